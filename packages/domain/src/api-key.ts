@@ -1,0 +1,32 @@
+import { DateTime, Option, Schema } from "effect"
+import { ApiKeyEnvironment } from "./api-key-secret.ts"
+import { ApiKeyScope } from "./api-key-scope.ts"
+import { Actor } from "./actor.ts"
+import { ApiKeyId, WorkspaceId } from "./ids.ts"
+
+/** A workspace API key as stored: a digest and a display prefix, never the plaintext. */
+export class ApiKey extends Schema.Class<ApiKey>("@atrium/domain/ApiKey")({
+  id: ApiKeyId,
+  workspaceId: WorkspaceId,
+  name: Schema.String,
+  environment: ApiKeyEnvironment,
+  displayPrefix: Schema.String,
+  digest: Schema.String,
+  scopes: Schema.Array(ApiKeyScope),
+  createdBy: Actor,
+  createdAt: Schema.DateTimeUtc,
+  expiresAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
+  revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
+  lastUsedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc)
+}) {
+  /** Past its expiry at `now`. */
+  isExpiredAt(now: DateTime.Utc): boolean {
+    return Option.isSome(this.expiresAt) && DateTime.isGreaterThanOrEqualTo(now, this.expiresAt.value)
+  }
+}
+
+/** Name length bounds shared by every interface that names a key. */
+export const ApiKeyName = Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({
+  description: "A label for people, e.g. where the key is used",
+  examples: ["CI deploy"]
+})

@@ -1,0 +1,47 @@
+import { Schema } from "effect"
+import { ApiKeyScope } from "./api-key-scope.ts"
+
+/** A record that does not exist in the caller's workspace (another workspace's records look the same). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  code: Schema.tag("not_found"),
+  resource: Schema.String
+}) {}
+
+/** The change collides with existing state (a taken slug, a duplicate name). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  code: Schema.tag("conflict"),
+  detail: Schema.String
+}) {}
+
+/** A dependency (the database) could not answer: the caller should retry, never treat it as a denial. */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", {
+  code: Schema.tag("unavailable"),
+  dependency: Schema.String
+}) {}
+
+/** Why a presented API key was refused, as the contract's error codes. */
+export const ApiKeyRejection = Schema.Literals([
+  "missing_credentials",
+  "malformed_credentials",
+  "invalid_api_key",
+  "api_key_revoked",
+  "api_key_expired"
+])
+export type ApiKeyRejection = typeof ApiKeyRejection.Type
+
+/** The presented credential does not authenticate: missing, malformed, unknown, revoked or expired. */
+export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
+  code: ApiKeyRejection
+}) {}
+
+/** The key authenticates but lacks the scope the operation requires. */
+export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
+  code: Schema.tag("insufficient_scope"),
+  requiredScope: ApiKeyScope
+}) {}
+
+/** Input that passed its schema but breaks a business rule. */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  code: Schema.tag("invalid_request"),
+  detail: Schema.String
+}) {}

@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+
+/** A prefixed random identifier such as `ws_…` (brand it at the use site). */
+const prefixedId = (prefix: string, description: string) =>
+  Schema.String.check(Schema.isPattern(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`))).annotate({
+    description,
+    examples: [`${prefix}_4xQ9aZ1b7HkP0mVcT3sLeR`]
+  })
+
+/** Identifier of a workspace, the tenant boundary. */
+export const WorkspaceId = prefixedId("ws", "Workspace identifier").pipe(Schema.brand("WorkspaceId"))
+export type WorkspaceId = typeof WorkspaceId.Type
+
+/** Identifier of a user account. */
+export const UserId = prefixedId("usr", "User identifier").pipe(Schema.brand("UserId"))
+export type UserId = typeof UserId.Type
+
+/** Identifier of an API key (never the key itself). */
+export const ApiKeyId = prefixedId("key", "API key identifier").pipe(Schema.brand("ApiKeyId"))
+export type ApiKeyId = typeof ApiKeyId.Type
+
+/** Identifier of a domain event, stable across webhook retries and replays. */
+export const EventId = prefixedId("evt", "Event identifier").pipe(Schema.brand("EventId"))
+export type EventId = typeof EventId.Type
+
+/** Identifier of an audit entry. */
+export const AuditEntryId = prefixedId("aud", "Audit entry identifier").pipe(Schema.brand("AuditEntryId"))
+export type AuditEntryId = typeof AuditEntryId.Type
+
+/** The id prefixes the design reserves, one per kind of record. */
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"

@@ -1,0 +1,17 @@
+import { Layer, Option, type Redacted } from "effect"
+import { ApiKeys } from "./api-keys.ts"
+import { Entitlements } from "./entitlements.ts"
+import { IdGenerator } from "./id-generator.ts"
+import { ModelCatalog } from "./model-catalog.ts"
+import { SecretHasher } from "./secret-hasher.ts"
+import { SecureRandom } from "./secure-random.ts"
+import { Workspaces } from "./workspaces.ts"
+
+/** The domain services; they need the ports (repositories, transactor) and the primitives below. */
+export const DomainServices = Layer.mergeAll(ApiKeys.layer, Workspaces.layer, Entitlements.layer)
+
+/** Randomness, ids and hashing, with an optional server pepper for secret digests. */
+export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>
+  Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(pepper)).pipe(Layer.provideMerge(SecureRandom.layer))
+
+export { ModelCatalog }

@@ -1,0 +1,23 @@
+import { Schema } from "effect"
+
+/** How many records a list returns at most: `?limit=` 1–100, default 20. */
+export const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })).annotate({
+  description: "Page size, 1–100 (default 20)"
+})
+
+/** Opaque position after which the next page starts. */
+export const Cursor = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,200}$/)).annotate({
+  description: "Opaque cursor from a previous page's `nextCursor`"
+})
+
+/** A request for one page of a list. */
+export interface PageRequest {
+  readonly limit: number
+  readonly cursor: string | undefined
+}
+
+/** One page of a list and where the next one starts (`null` at the end). */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly nextCursor: string | null
+}

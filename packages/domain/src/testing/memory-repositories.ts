@@ -1,0 +1,126 @@
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { ApiKey } from "../api-key.ts"
+import { Conflict } from "../errors.ts"
+import { ApiKeyRepository } from "../ports/api-key-repository.ts"
+import { AuditLog } from "../ports/audit-log.ts"
+import { EntitlementRepository } from "../ports/entitlement-repository.ts"
+import { EventOutbox } from "../ports/event-outbox.ts"
+import { WorkspaceRepository } from "../ports/workspace-repository.ts"
+import { ensureUp, MemoryStore, pageOf, withEntry } from "./memory-store.ts"
+
+const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(items: Iterable<A>) =>
+  Array.from(items).sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
+
+/** In-memory workspaces. */
+export const WorkspaceRepositoryMemory = Layer.effect(
+  WorkspaceRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+    const all = up.pipe(Effect.andThen(Ref.get(store.state)), Effect.map((s) => Array.from(s.workspaces.values())))
+    return WorkspaceRepository.of({
+      insert: (workspace) =>
+        all.pipe(
+          Effect.flatMap((existing) =>
+            existing.some((w) => w.slug === workspace.slug)
+              ? Effect.fail(new Conflict({ detail: `The slug "${workspace.slug}" is taken` }))
+              : Ref.update(store.state, (s) => ({ ...s, workspaces: withEntry(s.workspaces, workspace.id, workspace) }))
+          )
+        ),
+      findById: (id) => all.pipe(Effect.map((ws) => Option.fromNullishOr(ws.find((w) => w.id === id)))),
+      findBySlug: (slug) => all.pipe(Effect.map((ws) => Option.fromNullishOr(ws.find((w) => w.slug === slug)))),
+      count: all.pipe(Effect.map((ws) => ws.length))
+    })
+  })
+)
+
+/** In-memory API keys. */
+export const ApiKeyRepositoryMemory = Layer.effect(
+  ApiKeyRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+    const keys = up.pipe(Effect.andThen(Ref.get(store.state)), Effect.map((s) => Array.from(s.apiKeys.values())))
+    const save = (key: ApiKey) => Ref.update(store.state, (s) => ({ ...s, apiKeys: withEntry(s.apiKeys, key.id, key) }))
+    return ApiKeyRepository.of({
+      insert: (key) => up.pipe(Effect.andThen(save(key))),
+      findByDigest: (digest) => keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.digest === digest)))),
+      findById: (workspaceId, id) =>
+        keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId)))),
+      list: (workspaceId, page) => keys.pipe(Effect.map((all) => pageOf(newestFirst(all.filter((k) => k.workspaceId === workspaceId)), page))),
+      revoke: (workspaceId, id, at) =>
+        keys.pipe(
+          Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId))),
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.succeedNone,
+            onSome: (key) => {
+              const revoked = Option.isSome(key.revokedAt) ? key : new ApiKey({ ...key, revokedAt: Option.some(at) })
+              return save(revoked).pipe(Effect.as(Option.some(revoked)))
+            }
+          }))
+        ),
+      touchLastUsed: (id, at) =>
+        up.pipe(
+          Effect.andThen(Ref.update(store.state, (s) => {
+            const key = s.apiKeys.get(id)
+            return key === undefined ? s : { ...s, apiKeys: withEntry(s.apiKeys, id, new ApiKey({ ...key, lastUsedAt: Option.some(at) })) }
+          }))
+        )
+    })
+  })
+)
+
+/** In-memory entitlements, one per workspace and feature. */
+export const EntitlementRepositoryMemory = Layer.effect(
+  EntitlementRepository,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+    return EntitlementRepository.of({
+      upsert: (entitlement) =>
+        up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({
+          ...s,
+          entitlements: withEntry(s.entitlements, `${entitlement.workspaceId}/${entitlement.feature}`, entitlement)
+        })))),
+      listByWorkspace: (workspaceId) =>
+        up.pipe(
+          Effect.andThen(Ref.get(store.state)),
+          Effect.map((s) => Array.from(s.entitlements.values()).filter((e) => e.workspaceId === workspaceId))
+        )
+    })
+  })
+)
+
+/** In-memory audit log. */
+export const AuditLogMemory = Layer.effect(
+  AuditLog,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+    return AuditLog.of({
+      append: (entry) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, audit: [...s.audit, entry] })))),
+      list: (workspaceId, page) =>
+        up.pipe(
+          Effect.andThen(Ref.get(store.state)),
+          Effect.map((s) => pageOf(s.audit.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+        )
+    })
+  })
+)
+
+/** In-memory event outbox. */
+export const EventOutboxMemory = Layer.effect(
+  EventOutbox,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+    return EventOutbox.of({
+      append: (event) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, events: [...s.events, event] })))),
+      list: (workspaceId, page) =>
+        up.pipe(
+          Effect.andThen(Ref.get(store.state)),
+          Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+        )
+    })
+  })
+)

@@ -1,0 +1,83 @@
+import { Context, Effect, Layer, Ref, Semaphore } from "effect"
+import { Unavailable } from "../errors.ts"
+import type { ApiKey } from "../api-key.ts"
+import type { AuditEntry } from "../audit-entry.ts"
+import type { Entitlement } from "../entitlement.ts"
+import type { Page, PageRequest } from "../page.ts"
+import { Transactor } from "../ports/transactor.ts"
+import type { DomainEvent } from "../webhook-events.ts"
+import type { Workspace } from "../workspace.ts"
+
+/** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
+export interface MemoryState {
+  readonly workspaces: ReadonlyMap<string, Workspace>
+  readonly apiKeys: ReadonlyMap<string, ApiKey>
+  readonly entitlements: ReadonlyMap<string, Entitlement>
+  readonly audit: ReadonlyArray<AuditEntry>
+  readonly events: ReadonlyArray<DomainEvent>
+}
+
+const emptyState: MemoryState = {
+  workspaces: new Map(),
+  apiKeys: new Map(),
+  entitlements: new Map(),
+  audit: [],
+  events: []
+}
+
+/** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */
+export class MemoryStore extends Context.Service<MemoryStore, {
+  readonly state: Ref.Ref<MemoryState>
+  readonly down: Ref.Ref<boolean>
+}>()("@atrium/domain/testing/MemoryStore") {
+  static readonly layer = Layer.effect(
+    MemoryStore,
+    Effect.all({ state: Ref.make(emptyState), down: Ref.make(false) }).pipe(Effect.map(MemoryStore.of))
+  )
+}
+
+/** Fails like an unreachable database while the store is switched down. */
+export const ensureUp = Effect.gen(function*() {
+  const store = yield* MemoryStore
+  if (yield* Ref.get(store.down)) return yield* new Unavailable({ dependency: "database" })
+  return store
+})
+
+/** Returns a copy of `map` with `key` set to `value`. */
+export const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
+  new Map(map).set(key, value)
+
+/** Pages newest-first records by their position; the cursor is the index of the next record. */
+export const pageOf = <A>(items: ReadonlyArray<A>, page: PageRequest): Page<A> => {
+  const start = page.cursor === undefined ? 0 : Number.parseInt(page.cursor, 10) || 0
+  const data = items.slice(start, start + page.limit)
+  const next = start + data.length
+  return { data, nextCursor: next < items.length ? String(next) : null }
+}
+
+// Marks the fiber as inside a transaction so nested calls join it instead of waiting on the lock.
+const InTransaction = Context.Reference<boolean>("@atrium/domain/testing/InTransaction", { defaultValue: () => false })
+
+/** In-memory transactions: one at a time, nested ones join, and a failure restores the state as it was before. */
+export const TransactorMemory = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const store = yield* MemoryStore
+    const lock = yield* Semaphore.make(1)
+    return Transactor.of({
+      withTransaction: Effect.fnUntraced(function*(effect) {
+        if (yield* InTransaction) return yield* effect
+        yield* ensureUp.pipe(Effect.provideService(MemoryStore, store))
+        return yield* lock.withPermits(1)(
+          Effect.gen(function*() {
+            const before = yield* Ref.get(store.state)
+            return yield* effect.pipe(
+              Effect.onError(() => Ref.set(store.state, before)),
+              Effect.provideService(InTransaction, true)
+            )
+          })
+        )
+      })
+    })
+  })
+)

@@ -1,0 +1,77 @@
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { Actor } from "./actor.ts"
+import { type ChangeDeps, recordChange } from "./change-recorder.ts"
+import { type Conflict, InvalidInput, NotFound, type Unavailable } from "./errors.ts"
+import { IdGenerator } from "./id-generator.ts"
+import { WorkspaceId } from "./ids.ts"
+import { Transactor } from "./ports/transactor.ts"
+import { WorkspaceRepository } from "./ports/workspace-repository.ts"
+import { slugify, Workspace, WorkspaceSlug } from "./workspace.ts"
+
+/** What creating a workspace needs. */
+export interface CreateWorkspaceInput {
+  readonly name: string
+  readonly slug?: string | undefined
+  readonly personal?: boolean | undefined
+  readonly actor: Actor
+}
+
+/** Workspaces: the tenant boundary. */
+export class Workspaces extends Context.Service<Workspaces, {
+  readonly create: (input: CreateWorkspaceInput) => Effect.Effect<Workspace, Conflict | InvalidInput | Unavailable>
+  /** The workspace a principal acts in; missing means the credential no longer leads anywhere. */
+  readonly get: (id: WorkspaceId) => Effect.Effect<Workspace, NotFound | Unavailable>
+  readonly count: Effect.Effect<number, Unavailable>
+}>()("@atrium/domain/Workspaces") {
+  static readonly layer = Layer.effect(
+    Workspaces,
+    Effect.gen(function*() {
+      const repo = yield* WorkspaceRepository
+      const tx = yield* Transactor
+      const ids = yield* IdGenerator
+      const context = yield* Effect.context<ChangeDeps>()
+
+      // A free slug: the wanted one, else the name's with a short random suffix.
+      const freeSlug = Effect.fnUntraced(function*(wanted: string | undefined, name: string) {
+        const decode = (text: string) => Option.getOrUndefined(WorkspaceSlug.makeOption(text))
+        if (wanted !== undefined) {
+          const slug = decode(wanted)
+          if (slug === undefined) return yield* new InvalidInput({ detail: "slug must be 2–48 lower-case letters, digits or dashes" })
+          return slug
+        }
+        const base = slugify(name)
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const suffix = attempt === 0 ? "" : `-${(yield* ids.make("ws")).slice(3, 9).toLowerCase()}`
+          const slug = decode(`${base.slice(0, 40)}${suffix}`)
+          if (slug !== undefined && Option.isNone(yield* repo.findBySlug(slug))) return slug
+        }
+        return yield* new InvalidInput({ detail: "could not derive a free slug; pass one" })
+      })
+
+      const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspaceInput) {
+        const workspace = new Workspace({
+          id: WorkspaceId.make(yield* ids.make("ws")),
+          name: input.name,
+          slug: yield* freeSlug(input.slug, input.name),
+          personal: input.personal ?? false,
+          createdAt: yield* DateTime.now
+        })
+        yield* tx.withTransaction(
+          Effect.gen(function*() {
+            yield* repo.insert(workspace)
+            yield* recordChange({ workspaceId: workspace.id, actor: input.actor, action: "workspace.created", target: workspace.id })
+          })
+        ).pipe(Effect.provide(context))
+        return workspace
+      })
+
+      const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
+        const found = yield* repo.findById(id)
+        if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace" })
+        return found.value
+      })
+
+      return Workspaces.of({ create, get, count: repo.count })
+    })
+  )
+}

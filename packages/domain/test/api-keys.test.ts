@@ -1,0 +1,110 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ApiKeys, ApiKeyRepository, DomainEvent, parseApiKey, systemActor, WorkspaceId, Workspaces } from "@atrium/domain"
+import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { DateTime, Effect, Option, Redacted, Ref } from "effect"
+import { TestClock } from "effect/testing"
+
+const actor = systemActor("test")
+
+const seed = Effect.gen(function*() {
+  const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+  const created = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci", actor })
+  return { workspace, ...created }
+})
+
+describe("ApiKeys", () => {
+  it.effect("mints a well-formed key, stores only its digest, and authenticates it", () =>
+    Effect.gen(function*() {
+      const { workspace, apiKey, plaintext } = yield* seed
+      const text = Redacted.value(plaintext)
+      assert.match(text, /^sk_live_[0-9A-Za-z]{39}$/)
+      assert.isTrue(Option.isSome(parseApiKey(plaintext)))
+      assert.notInclude(JSON.stringify(apiKey), text)
+      assert.notStrictEqual(apiKey.digest, text)
+      assert.strictEqual(apiKey.displayPrefix, text.slice(0, 16))
+      const principal = yield* (yield* ApiKeys).authenticate(plaintext)
+      assert.strictEqual(principal.workspaceId, workspace.id)
+      assert.deepStrictEqual(principal.scopes, ["read"])
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("refuses missing, malformed, wrong-checksum and unknown keys with distinct codes", () =>
+    Effect.gen(function*() {
+      const { plaintext } = yield* seed
+      const keys = yield* ApiKeys
+      const code = (text: string) => keys.authenticate(Redacted.make(text)).pipe(Effect.flip, Effect.map((e) => e.code))
+      assert.strictEqual(yield* code(""), "missing_credentials")
+      assert.strictEqual(yield* code("hello"), "malformed_credentials")
+      const text = Redacted.value(plaintext)
+      const flipped = text.slice(0, 20) + (text[20] === "A" ? "B" : "A") + text.slice(21)
+      assert.strictEqual(yield* code(flipped), "malformed_credentials")
+      const other = yield* (yield* Workspaces).create({ name: "Other", actor }).pipe(
+        Effect.flatMap((ws) => keys.create({ workspaceId: ws.id, name: "x", actor })),
+        Effect.map((c) => Redacted.value(c.plaintext))
+      )
+      // A key minted elsewhere with a valid checksum but never stored here.
+      const store = yield* MemoryStore
+      yield* Ref.update(store.state, (s) => ({ ...s, apiKeys: new Map([...s.apiKeys].filter(([, k]) => !other.startsWith(k.displayPrefix))) }))
+      assert.strictEqual(yield* code(other), "invalid_api_key")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("revocation takes effect on the next request and records audit + event in the same change", () =>
+    Effect.gen(function*() {
+      const { workspace, apiKey, plaintext } = yield* seed
+      const keys = yield* ApiKeys
+      yield* keys.authenticate(plaintext)
+      yield* keys.revoke(workspace.id, apiKey.id, actor)
+      const error = yield* keys.authenticate(plaintext).pipe(Effect.flip)
+      assert.strictEqual(error.code, "api_key_revoked")
+      const state = yield* Ref.get((yield* MemoryStore).state)
+      assert.deepStrictEqual(state.events.map((e: DomainEvent) => e.type), ["api_key.created", "api_key.revoked"])
+      assert.deepStrictEqual(state.audit.map((e) => e.action), ["workspace.created", "api_key.created", "api_key.revoked"])
+      assert.notInclude(JSON.stringify(state.events), apiKey.digest)
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("another workspace's key is not found, and revoking it changes nothing", () =>
+    Effect.gen(function*() {
+      const { apiKey, plaintext } = yield* seed
+      const error = yield* (yield* ApiKeys).revoke(WorkspaceId.make("ws_someoneelse"), apiKey.id, actor).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "NotFound")
+      yield* (yield* ApiKeys).authenticate(plaintext)
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("an expired key is refused once its expiry passes", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
+      const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "t", expiresAt, actor })
+      yield* (yield* ApiKeys).authenticate(plaintext)
+      yield* TestClock.adjust("11 minutes")
+      const error = yield* (yield* ApiKeys).authenticate(plaintext).pipe(Effect.flip)
+      assert.strictEqual(error.code, "api_key_expired")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a database failure is Unavailable, never a rejection", () =>
+    Effect.gen(function*() {
+      const { plaintext } = yield* seed
+      yield* Ref.set((yield* MemoryStore).down, true)
+      const error = yield* (yield* ApiKeys).authenticate(plaintext).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "Unavailable")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("last-used time is written at most once a minute", () =>
+    Effect.gen(function*() {
+      const { workspace, apiKey, plaintext } = yield* seed
+      const keys = yield* ApiKeys
+      const repo = yield* ApiKeyRepository
+      const lastUsed = repo.findById(workspace.id, apiKey.id).pipe(Effect.map((k) => Option.flatMap(k, (key) => key.lastUsedAt)))
+      yield* keys.authenticate(plaintext)
+      yield* Effect.yieldNow
+      const first = yield* lastUsed
+      assert.isTrue(Option.isSome(first))
+      yield* TestClock.adjust("30 seconds")
+      yield* keys.authenticate(plaintext)
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(yield* lastUsed, first)
+      yield* TestClock.adjust("31 seconds")
+      yield* keys.authenticate(plaintext)
+      yield* Effect.yieldNow
+      assert.notDeepStrictEqual(yield* lastUsed, first)
+    }).pipe(Effect.provide(DomainMemory)))
+})

@@ -1,0 +1,18 @@
+import { defineConfig } from "vitest/config"
+
+const packages = ["domain", "adapters-http", "adapters-pg", "adapters-webhook", "app"]
+
+// vitest 5 reads projects from the config it is given; `npm test` names this file.
+export default defineConfig({
+  test: {
+    projects: packages.map((name) => ({
+      test: {
+        name,
+        root: `packages/${name}`,
+        include: ["test/**/*.test.ts"],
+        testTimeout: 30_000,
+        hookTimeout: 60_000
+      }
+    }))
+  }
+})
