@@ -1,0 +1,94 @@
+import { ApiKey, type ApiKeyId, ApiKeyRepository, type PageRequest, type WorkspaceId } from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
+import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
+import { orUnavailable } from "./sql-errors.ts"
+
+/** The `api_keys` row as the driver returns it: `timestamptz` as `Date`, `scopes` as `text[]`, `created_by` as parsed `jsonb`. */
+const ApiKeyRow = Schema.Struct({
+  ...ApiKey.fields,
+  createdAt: Schema.DateTimeUtcFromDate,
+  expiresAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  lastUsedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+}).pipe(Schema.encodeKeys({
+  workspaceId: "workspace_id",
+  displayPrefix: "display_prefix",
+  createdBy: "created_by",
+  createdAt: "created_at",
+  expiresAt: "expires_at",
+  revokedAt: "revoked_at",
+  lastUsedAt: "last_used_at"
+}))
+
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ApiKeyRow))
+
+const columns = "id, workspace_id, name, environment, display_prefix, digest, scopes, created_by, created_at, expires_at, revoked_at, last_used_at"
+
+const toDate = (time: Option.Option<DateTime.Utc>): Date | null => Option.getOrNull(Option.map(time, DateTime.toDateUtc))
+
+/** Postgres API keys: looked up by digest (unique) for authentication, by workspace for management. */
+export const ApiKeyRepositoryPg = Layer.effect(
+  ApiKeyRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const toKeys = (rows: ReadonlyArray<unknown>) =>
+      decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new ApiKey(row))))
+
+    const findOne = (where: Fragment) =>
+      sql`SELECT ${sql.literal(columns)} FROM api_keys WHERE ${where}`.pipe(
+        Effect.flatMap(toKeys),
+        Effect.map((keys) => Option.fromNullishOr(keys[0])),
+        orUnavailable
+      )
+
+    const insert = Effect.fn("ApiKeyRepository.insert")(function*(key: ApiKey) {
+      yield* sql`
+        INSERT INTO api_keys (${sql.literal(columns)})
+        VALUES (
+          ${key.id}, ${key.workspaceId}, ${key.name}, ${key.environment}, ${key.displayPrefix}, ${key.digest},
+          ${[...key.scopes]}::text[], ${JSON.stringify(key.createdBy)}::jsonb, ${DateTime.toDateUtc(key.createdAt)},
+          ${toDate(key.expiresAt)}, ${toDate(key.revokedAt)}, ${toDate(key.lastUsedAt)}
+        )
+      `.pipe(orUnavailable)
+    })
+
+    const findByDigest = Effect.fn("ApiKeyRepository.findByDigest")(function*(digest: string) {
+      return yield* findOne(sql`digest = ${digest}`)
+    })
+
+    const findById = Effect.fn("ApiKeyRepository.findById")(function*(workspaceId: WorkspaceId, id: ApiKeyId) {
+      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+    })
+
+    const list = Effect.fn("ApiKeyRepository.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+      const keys = yield* sql`
+        SELECT ${sql.literal(columns)} FROM api_keys
+        WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${fetchSize(page)}
+      `.pipe(Effect.flatMap(toKeys), orUnavailable)
+      return toPage(keys, page)
+    })
+
+    // COALESCE keeps the first revocation time when two revocations race.
+    const revoke = Effect.fn("ApiKeyRepository.revoke")(function*(workspaceId: WorkspaceId, id: ApiKeyId, at: DateTime.Utc) {
+      const keys = yield* sql`
+        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${DateTime.toDateUtc(at)})
+        WHERE workspace_id = ${workspaceId} AND id = ${id}
+        RETURNING ${sql.literal(columns)}
+      `.pipe(Effect.flatMap(toKeys), orUnavailable)
+      return Option.fromNullishOr(keys[0])
+    })
+
+    // GREATEST keeps the latest time when processes write out of order.
+    const touchLastUsed = Effect.fn("ApiKeyRepository.touchLastUsed")(function*(id: ApiKeyId, at: DateTime.Utc) {
+      const time = DateTime.toDateUtc(at)
+      yield* sql`UPDATE api_keys SET last_used_at = GREATEST(last_used_at, ${time}::timestamptz) WHERE id = ${id}`.pipe(orUnavailable)
+    })
+
+    return ApiKeyRepository.of({ insert, findByDigest, findById, list, revoke, touchLastUsed })
+  })
+)

@@ -1,0 +1,32 @@
+import type { ApiKeyRepository, AuditLog, EntitlementRepository, EventOutbox, Transactor, WorkspaceRepository } from "@atrium/domain"
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import { Layer, type Redacted } from "effect"
+import type { MigrationError } from "effect/sql/Migrator"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded-postgres.ts"
+import { Migrations } from "./migrations.ts"
+import { PortsPg } from "./ports-pg.ts"
+import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
+
+/** The six storage ports the domain needs. */
+export type Ports = WorkspaceRepository | ApiKeyRepository | EntitlementRepository | AuditLog | EventOutbox | Transactor
+
+/** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */
+export const layerPorts = <E>(
+  client: Layer.Layer<PgClient.PgClient | SqlClient, E>
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, E | SqlError | MigrationError> =>
+  PortsPg.pipe(Layer.provideMerge(Migrations.pipe(Layer.provideMerge(client))))
+
+/** Embedded PGlite (persisted in `dataDir`, in memory without it), migrated, with every port. */
+export const layerEmbedded = (
+  options: EmbeddedPostgresOptions = {}
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, EmbeddedPostgresError | SqlError | MigrationError> =>
+  layerPorts(EmbeddedPostgres(options))
+
+/** A real Postgres server at `url`, migrated, with every port. */
+export const layerUrl = (
+  url: Redacted.Redacted<string>,
+  options: PostgresUrlOptions = {}
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, SqlError | MigrationError> =>
+  layerPorts(PostgresUrl(url, options))

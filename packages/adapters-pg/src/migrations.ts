@@ -1,0 +1,17 @@
+import { Layer } from "effect"
+import * as Migrator from "effect/sql/Migrator"
+import initial from "./migrations/0001_initial.ts"
+
+/** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
+export const migrations = {
+  "0001_initial": initial
+}
+
+// The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.
+const run = Migrator.make({})
+
+/** Applies pending migrations (none when up to date) and returns the ones it ran. Safe to run concurrently: Postgres locks the migrations table. */
+export const runMigrations = run({ loader: Migrator.fromRecord(migrations), table: "atrium_migrations" })
+
+/** A layer that brings the schema up to date while it is built. */
+export const Migrations = Layer.effectDiscard(runMigrations)

@@ -1,0 +1,17 @@
+import { Layer } from "effect"
+import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
+import { AuditLogPg } from "./audit-log-pg.ts"
+import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
+import { EventOutboxPg } from "./event-outbox-pg.ts"
+import { TransactorPg } from "./transactor-pg.ts"
+import { WorkspaceRepositoryPg } from "./workspace-repository-pg.ts"
+
+/** Every domain storage port over one `SqlClient`; the same code runs on embedded PGlite and on a real server. */
+export const PortsPg = Layer.mergeAll(
+  WorkspaceRepositoryPg,
+  ApiKeyRepositoryPg,
+  EntitlementRepositoryPg,
+  AuditLogPg,
+  EventOutboxPg,
+  TransactorPg
+)

@@ -1,0 +1,63 @@
+import { Conflict, type Unavailable, Workspace, type WorkspaceId, WorkspaceRepository, type WorkspaceSlug } from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import type { Fragment } from "effect/sql/Statement"
+import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+
+/** The `workspaces` row as the driver returns it (`timestamptz` as `Date`). */
+const WorkspaceRow = Schema.Struct({
+  ...Workspace.fields,
+  createdAt: Schema.DateTimeUtcFromDate
+}).pipe(Schema.encodeKeys({ createdAt: "created_at" }))
+
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(WorkspaceRow))
+const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
+
+// Named in the migration, so a slug collision is told apart from a duplicate id (a bug).
+const slugConstraint = "workspaces_slug_key"
+
+/** Postgres workspaces. */
+export const WorkspaceRepositoryPg = Layer.effect(
+  WorkspaceRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const findOne = (where: Fragment) =>
+      sql`SELECT id, name, slug, personal, created_at FROM workspaces WHERE ${where}`.pipe(
+        Effect.flatMap(decodeRows),
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => new Workspace(row))),
+        orUnavailable
+      )
+
+    const insert = Effect.fn("WorkspaceRepository.insert")(function*(workspace: Workspace) {
+      yield* sql`
+        INSERT INTO workspaces (id, name, slug, personal, created_at)
+        VALUES (${workspace.id}, ${workspace.name}, ${workspace.slug}, ${workspace.personal}, ${DateTime.toDateUtc(workspace.createdAt)})
+      `.pipe(
+        Effect.catch((error: SqlError): Effect.Effect<never, Conflict | Unavailable> =>
+          error.reason._tag === "UniqueViolation" && error.reason.constraint === slugConstraint
+            ? Effect.fail(new Conflict({ detail: `The slug "${workspace.slug}" is taken` }))
+            : sqlFailure(error)
+        )
+      )
+    })
+
+    const findById = Effect.fn("WorkspaceRepository.findById")(function*(id: WorkspaceId) {
+      return yield* findOne(sql`id = ${id}`)
+    })
+
+    const findBySlug = Effect.fn("WorkspaceRepository.findBySlug")(function*(slug: WorkspaceSlug) {
+      return yield* findOne(sql`slug = ${slug}`)
+    })
+
+    const count = sql`SELECT count(*)::int AS count FROM workspaces`.pipe(
+      Effect.flatMap(decodeCount),
+      Effect.map(([row]) => row.count),
+      orUnavailable,
+      Effect.withSpan("WorkspaceRepository.count")
+    )
+
+    return WorkspaceRepository.of({ insert, findById, findBySlug, count })
+  })
+)

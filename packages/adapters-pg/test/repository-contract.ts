@@ -1,0 +1,238 @@
+import {
+  ApiKeyRepository,
+  ApiKeys,
+  AuditLog,
+  DomainServices,
+  Entitlement,
+  EntitlementRepository,
+  EventOutbox,
+  Feature,
+  ModelCatalog,
+  type Page,
+  type PageRequest,
+  Primitives,
+  systemActor,
+  Transactor,
+  WorkspaceId,
+  WorkspaceRepository,
+  Workspaces
+} from "@atrium/domain"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Effect, Layer, Option } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import { type Ports, runMigrations } from "../src/index.ts"
+import { at, makeApiKey, makeAuditEntry, makeEvent, makeWorkspace } from "./fixtures.ts"
+
+/** Walks every page of a list, following `nextCursor` until it is `null`. */
+const collectPages = <A, E, R>(list: (page: PageRequest) => Effect.Effect<Page<A>, E, R>, limit: number) =>
+  Effect.gen(function*() {
+    const pages: Array<ReadonlyArray<A>> = []
+    let cursor: string | undefined = undefined
+    for (let guard = 0; guard < 100; guard++) {
+      const page: Page<A> = yield* list({ limit, cursor })
+      pages.push(page.data)
+      if (page.nextCursor === null) return pages
+      assert.match(page.nextCursor, /^[A-Za-z0-9_-]{1,200}$/)
+      cursor = page.nextCursor
+    }
+    return assert.fail("pagination did not terminate")
+  })
+
+const seedWorkspace = Effect.gen(function*() {
+  const workspace = makeWorkspace()
+  yield* (yield* WorkspaceRepository).insert(workspace)
+  return workspace
+})
+
+// A failure the test provokes on purpose, to roll a transaction back.
+class Boom {
+  readonly _tag = "Boom"
+}
+
+/** The behaviour every implementation of the storage ports must show, run against one database target. */
+export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+  layer(target, { timeout: "60 seconds", excludeTestServices: true })(`storage ports on ${label}`, (it) => {
+    it.effect("migrations are idempotent: a second run applies nothing", () =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(yield* runMigrations, [])
+        assert.deepStrictEqual(yield* runMigrations, [])
+      }))
+
+    it.effect("inserts and finds workspaces by id and slug, and counts them", () =>
+      Effect.gen(function*() {
+        const repo = yield* WorkspaceRepository
+        const before = yield* repo.count
+        const workspace = yield* seedWorkspace
+        assert.deepStrictEqual(yield* repo.findById(workspace.id), Option.some(workspace))
+        assert.deepStrictEqual(yield* repo.findBySlug(workspace.slug), Option.some(workspace))
+        assert.isTrue(Option.isNone(yield* repo.findById(WorkspaceId.make("ws_missing"))))
+        assert.isAtLeast(yield* repo.count, before + 1)
+      }))
+
+    it.effect("a taken slug is a Conflict, and nothing is written", () =>
+      Effect.gen(function*() {
+        const repo = yield* WorkspaceRepository
+        const workspace = yield* seedWorkspace
+        const twin = makeWorkspace({ slug: workspace.slug })
+        const error = yield* repo.insert(twin).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "Conflict")
+        assert.isTrue(Option.isNone(yield* repo.findById(twin.id)))
+      }))
+
+    it.effect("API keys are found by digest, and by id only within their workspace", () =>
+      Effect.gen(function*() {
+        const keys = yield* ApiKeyRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const key = makeApiKey(workspace.id, { expiresAt: Option.some(at(3600)) })
+        yield* keys.insert(key)
+        assert.deepStrictEqual(yield* keys.findByDigest(key.digest), Option.some(key))
+        assert.deepStrictEqual(yield* keys.findById(workspace.id, key.id), Option.some(key))
+        assert.isTrue(Option.isNone(yield* keys.findById(other.id, key.id)))
+        assert.isTrue(Option.isNone(yield* keys.findByDigest("no-such-digest")))
+      }))
+
+    it.effect("API keys list newest first, page by page, with tie-breaks on id and no duplicates", () =>
+      Effect.gen(function*() {
+        const repo = yield* ApiKeyRepository
+        const workspace = yield* seedWorkspace
+        const noise = yield* seedWorkspace
+        // Two keys share a timestamp: the cursor must still split them exactly once.
+        const created = [0, 10, 10, 20, 30, 40, 50].map((s) => makeApiKey(workspace.id, { createdAt: at(s) }))
+        yield* Effect.forEach(created, repo.insert, { discard: true })
+        yield* repo.insert(makeApiKey(noise.id, { createdAt: at(25) }))
+        const pages = yield* collectPages((page) => repo.list(workspace.id, page), 2)
+        assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 2, 1])
+        const listed = pages.flat()
+        const expected = [...created].sort((a, b) =>
+          DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (a.id < b.id ? 1 : -1)
+        )
+        assert.deepStrictEqual(listed.map((k) => k.id), expected.map((k) => k.id))
+        const exact = yield* repo.list(workspace.id, { limit: 7, cursor: undefined })
+        assert.strictEqual(exact.data.length, 7)
+        assert.isNull(exact.nextCursor)
+        // A cursor we never issued reads as "from the start" rather than failing.
+        const garbage = yield* repo.list(workspace.id, { limit: 2, cursor: "not-a-cursor" })
+        assert.deepStrictEqual(garbage.data.map((k) => k.id), expected.slice(0, 2).map((k) => k.id))
+      }))
+
+    it.effect("revoking is scoped to the workspace, idempotent, and keeps the first revocation time", () =>
+      Effect.gen(function*() {
+        const repo = yield* ApiKeyRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const key = makeApiKey(workspace.id)
+        yield* repo.insert(key)
+        assert.isTrue(Option.isNone(yield* repo.revoke(other.id, key.id, at(5))))
+        assert.isTrue(Option.isNone((yield* repo.findByDigest(key.digest)).pipe(Option.flatMap((k) => k.revokedAt))))
+        const first = yield* repo.revoke(workspace.id, key.id, at(10))
+        assert.deepStrictEqual(Option.flatMap(first, (k) => k.revokedAt), Option.some(at(10)))
+        const second = yield* repo.revoke(workspace.id, key.id, at(20))
+        assert.deepStrictEqual(Option.flatMap(second, (k) => k.revokedAt), Option.some(at(10)))
+        assert.deepStrictEqual(yield* repo.findByDigest(key.digest), second)
+      }))
+
+    it.effect("last-used time is recorded and never moves backwards", () =>
+      Effect.gen(function*() {
+        const repo = yield* ApiKeyRepository
+        const workspace = yield* seedWorkspace
+        const key = makeApiKey(workspace.id)
+        yield* repo.insert(key)
+        const lastUsed = repo.findById(workspace.id, key.id).pipe(Effect.map(Option.flatMap((k) => k.lastUsedAt)))
+        yield* repo.touchLastUsed(key.id, at(60))
+        assert.deepStrictEqual(yield* lastUsed, Option.some(at(60)))
+        yield* repo.touchLastUsed(key.id, at(30))
+        assert.deepStrictEqual(yield* lastUsed, Option.some(at(60)))
+        yield* repo.touchLastUsed(key.id, at(120))
+        assert.deepStrictEqual(yield* lastUsed, Option.some(at(120)))
+      }))
+
+    it.effect("an entitlement upsert replaces the earlier grant of the same feature", () =>
+      Effect.gen(function*() {
+        const repo = yield* EntitlementRepository
+        const workspace = yield* seedWorkspace
+        const grant = (feature: string, source: Entitlement["source"], expiresAt: Option.Option<DateTime.Utc>) =>
+          new Entitlement({ workspaceId: workspace.id, feature: Feature.make(feature), source, grantedAt: at(1), expiresAt })
+        yield* repo.upsert(grant("ai.basic", "trial", Option.some(at(100))))
+        yield* repo.upsert(grant("webhooks", "plan", Option.none()))
+        const replaced = grant("ai.basic", "purchase", Option.none())
+        yield* repo.upsert(replaced)
+        const listed = yield* repo.listByWorkspace(workspace.id)
+        assert.deepStrictEqual(listed, [replaced, grant("webhooks", "plan", Option.none())])
+        assert.deepStrictEqual(yield* repo.listByWorkspace((yield* seedWorkspace).id), [])
+      }))
+
+    it.effect("the audit log and the outbox list newest first, by cursor, per workspace", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const outbox = yield* EventOutbox
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const entries = [1, 2, 3, 4, 5].map((s) => makeAuditEntry(workspace.id, at(s)))
+        const events = [1, 2, 3, 4, 5].map((s) => makeEvent(workspace.id, at(s)))
+        yield* Effect.forEach(entries, audit.append, { discard: true })
+        yield* Effect.forEach(events, outbox.append, { discard: true })
+        yield* audit.append(makeAuditEntry(other.id, at(3)))
+        yield* outbox.append(makeEvent(other.id, at(3)))
+        const auditPages = yield* collectPages((page) => audit.list(workspace.id, page), 2)
+        assert.deepStrictEqual(auditPages.flat(), [...entries].reverse())
+        const eventPages = yield* collectPages((page) => outbox.list(workspace.id, page), 3)
+        assert.deepStrictEqual(eventPages.map((p) => p.length), [3, 2])
+        assert.deepStrictEqual(eventPages.flat(), [...events].reverse())
+      }))
+
+    it.effect("a failed transaction leaves neither the change nor its event (transactional outbox)", () =>
+      Effect.gen(function*() {
+        const tx = yield* Transactor
+        const keys = yield* ApiKeyRepository
+        const outbox = yield* EventOutbox
+        const workspace = yield* seedWorkspace
+        const key = makeApiKey(workspace.id)
+        const event = makeEvent(workspace.id, at(1))
+        const failed = yield* tx.withTransaction(
+          Effect.gen(function*() {
+            yield* keys.insert(key)
+            yield* outbox.append(event)
+            // Written and readable inside the transaction…
+            assert.isTrue(Option.isSome(yield* keys.findById(workspace.id, key.id)))
+            return yield* Effect.fail(new Boom())
+          })
+        ).pipe(Effect.flip)
+        assert.instanceOf(failed, Boom)
+        // …and gone after the rollback.
+        assert.isTrue(Option.isNone(yield* keys.findByDigest(key.digest)))
+        assert.deepStrictEqual((yield* outbox.list(workspace.id, { limit: 10, cursor: undefined })).data, [])
+
+        // The same change commits as a whole, nested transactions joining the outer one.
+        yield* tx.withTransaction(
+          Effect.gen(function*() {
+            yield* keys.insert(key)
+            yield* tx.withTransaction(outbox.append(event))
+          })
+        )
+        assert.isTrue(Option.isSome(yield* keys.findByDigest(key.digest)))
+        assert.deepStrictEqual((yield* outbox.list(workspace.id, { limit: 10, cursor: undefined })).data, [event])
+      }))
+
+    it.effect("the domain services run end to end: create, authenticate, revoke, refuse, with events", () =>
+      Effect.gen(function*() {
+        const actor = systemActor("test")
+        const workspace = yield* (yield* Workspaces).create({ name: "Acme Corp", actor })
+        const keys = yield* ApiKeys
+        const { apiKey, plaintext } = yield* keys.create({ workspaceId: workspace.id, name: "ci", scopes: ["write"], actor })
+        const principal = yield* keys.authenticate(plaintext)
+        assert.strictEqual(principal.workspaceId, workspace.id)
+        assert.deepStrictEqual(principal.scopes, ["write"])
+        yield* keys.revoke(workspace.id, apiKey.id, actor)
+        const refused = yield* keys.authenticate(plaintext).pipe(Effect.flip)
+        assert.strictEqual(refused._tag, "ApiKeyRejected")
+        assert.strictEqual(refused.code, "api_key_revoked")
+        const events = yield* (yield* EventOutbox).list(workspace.id, { limit: 10, cursor: undefined })
+        assert.sameMembers(events.data.map((e) => e.type), ["api_key.created", "api_key.revoked"])
+        assert.notInclude(JSON.stringify(events.data), apiKey.digest)
+        const audit = yield* (yield* AuditLog).list(workspace.id, { limit: 10, cursor: undefined })
+        assert.sameMembers(audit.data.map((e) => e.action), ["workspace.created", "api_key.created", "api_key.revoked"])
+        const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+        assert.deepStrictEqual(listed.data.map((k) => k.id), [apiKey.id])
+      }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer))))))
+  })

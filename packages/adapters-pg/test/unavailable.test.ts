@@ -1,0 +1,60 @@
+import {
+  ApiKeyRepository,
+  ApiKeys,
+  DomainServices,
+  mintApiKey,
+  ModelCatalog,
+  Primitives,
+  Transactor,
+  Unavailable,
+  WorkspaceId
+} from "@atrium/domain"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { PortsPg, PostgresUrl } from "../src/index.ts"
+
+// Nothing listens on port 1, so every connection attempt is refused at once.
+const unreachable = PortsPg.pipe(Layer.provide(PostgresUrl(Redacted.make("postgres://postgres@127.0.0.1:1/test"))))
+
+// Bounded, so a hang fails the test instead of stalling it.
+const failure = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.flip, Effect.timeout("10 seconds"))
+
+describe("a database that cannot answer", () => {
+  it.live("is Unavailable for repository calls and transactions, never a defect", () =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeyRepository
+      assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
+      assert.instanceOf(yield* failure(keys.list(WorkspaceId.make("ws_x"), { limit: 10, cursor: undefined })), Unavailable)
+      assert.instanceOf(yield* failure((yield* Transactor).withTransaction(Effect.void)), Unavailable)
+    }).pipe(Effect.provide(unreachable)))
+
+  it.live("makes authentication answer Unavailable (503), not a rejection (401)", () =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      // A well-formed key with a valid checksum gets past the offline checks to the lookup, which fails.
+      const minted = yield* mintApiKey("live")
+      assert.instanceOf(yield* failure(keys.authenticate(minted.plaintext)), Unavailable)
+      const created = yield* failure(keys.create({ workspaceId: WorkspaceId.make("ws_x"), name: "ci", actor: { type: "system", id: "test" } }))
+      assert.instanceOf(created, Unavailable)
+    }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(unreachable, Primitives(), ModelCatalog.layer))))))
+
+  it.live("is Unavailable when the embedded server goes away under an open connection", () =>
+    Effect.gen(function*() {
+      const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create()), (db) => Effect.promise(() => db.close()))
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
+      yield* Effect.promise(() => server.start())
+      const port = Number(server.getServerConn().split(":").at(-1))
+      const client = PgClient.layer({ host: "127.0.0.1", port, username: "postgres", database: "postgres", maxConnections: 1, connectTimeout: "2 seconds" })
+      yield* Effect.gen(function*() {
+        const keys = yield* ApiKeyRepository
+        // No tables yet: a healthy server answering a bad query is a defect (a bug), not an outage.
+        const exit = yield* keys.findByDigest("digest").pipe(Effect.exit)
+        assert.isTrue(exit._tag === "Failure" && exit.cause.reasons.some((reason) => reason._tag === "Die"))
+        yield* Effect.promise(() => server.stop())
+        assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
+      }).pipe(Effect.provide(PortsPg.pipe(Layer.provide(client))))
+    }))
+})
