@@ -27,5 +27,17 @@ export type EventId = typeof EventId.Type
 export const AuditEntryId = prefixedId("aud", "Audit entry identifier").pipe(Schema.brand("AuditEntryId"))
 export type AuditEntryId = typeof AuditEntryId.Type
 
+/** Identifier of a webhook endpoint (subscription). */
+export const WebhookEndpointId = prefixedId("whe", "Webhook endpoint identifier").pipe(Schema.brand("WebhookEndpointId"))
+export type WebhookEndpointId = typeof WebhookEndpointId.Type
+
+/** Identifier of a webhook delivery: one event to one endpoint, with its chain of attempts. */
+export const DeliveryId = prefixedId("msg", "Webhook delivery identifier").pipe(Schema.brand("DeliveryId"))
+export type DeliveryId = typeof DeliveryId.Type
+
+/** Identifier of one delivery attempt. */
+export const AttemptId = prefixedId("att", "Delivery attempt identifier").pipe(Schema.brand("AttemptId"))
+export type AttemptId = typeof AttemptId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
 export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { DomainServices, Primitives } from "../layers.ts"
+import { SecretBox } from "../secret-box.ts"
 import { ModelCatalog } from "../model-catalog.ts"
 import {
   ApiKeyRepositoryMemory,
@@ -9,9 +10,13 @@ import {
   WorkspaceRepositoryMemory
 } from "./memory-repositories.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
+import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
+export * from "./memory-webhook-transport.ts"
+export * from "./memory-webhooks.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
 export const PortsMemory = Layer.mergeAll(
@@ -20,10 +25,12 @@ export const PortsMemory = Layer.mergeAll(
   EntitlementRepositoryMemory,
   AuditLogMemory,
   EventOutboxMemory,
+  WebhookEndpointRepositoryMemory,
+  DeliveryRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
-/** The whole domain with no I/O: services, memory ports, primitives and the built-in model catalog. */
+/** The whole domain with no I/O: services, memory ports, a scripted webhook receiver, primitives and the built-in model catalog. */
 export const DomainMemory = DomainServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer))
+  Layer.provideMerge(Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))
 )

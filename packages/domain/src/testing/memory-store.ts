@@ -6,6 +6,8 @@ import type { Entitlement } from "../entitlement.ts"
 import type { Page, PageRequest } from "../page.ts"
 import { Transactor } from "../ports/transactor.ts"
 import type { DomainEvent } from "../webhook-events.ts"
+import type { DeliveryAttempt, WebhookDelivery } from "../webhook-delivery.ts"
+import type { EndpointSecret, WebhookEndpoint } from "../webhook-endpoint.ts"
 import type { Workspace } from "../workspace.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
@@ -15,6 +17,10 @@ export interface MemoryState {
   readonly entitlements: ReadonlyMap<string, Entitlement>
   readonly audit: ReadonlyArray<AuditEntry>
   readonly events: ReadonlyArray<DomainEvent>
+  readonly endpoints: ReadonlyMap<string, WebhookEndpoint>
+  readonly secrets: ReadonlyArray<EndpointSecret>
+  readonly deliveries: ReadonlyMap<string, WebhookDelivery>
+  readonly attempts: ReadonlyArray<DeliveryAttempt>
 }
 
 const emptyState: MemoryState = {
@@ -22,7 +28,11 @@ const emptyState: MemoryState = {
   apiKeys: new Map(),
   entitlements: new Map(),
   audit: [],
-  events: []
+  events: [],
+  endpoints: new Map(),
+  secrets: [],
+  deliveries: new Map(),
+  attempts: []
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */

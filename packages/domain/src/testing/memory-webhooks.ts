@@ -1,0 +1,121 @@
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { DeliveryRepository } from "../ports/delivery-repository.ts"
+import { WebhookEndpointRepository } from "../ports/webhook-endpoint-repository.ts"
+import { WebhookDelivery } from "../webhook-delivery.ts"
+import { EndpointSecret } from "../webhook-endpoint.ts"
+import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+
+const millis = DateTime.toEpochMillis
+const newestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
+  Array.from(items).sort((a, b) => millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id))
+
+const useStore = Effect.gen(function*() {
+  const store = yield* MemoryStore
+  const read = ensureUp.pipe(Effect.provideService(MemoryStore, store), Effect.andThen(Ref.get(store.state)))
+  const write = (f: (s: MemoryState) => MemoryState) =>
+    ensureUp.pipe(Effect.provideService(MemoryStore, store), Effect.andThen(Ref.update(store.state, f)))
+  return { read, write }
+})
+
+/** In-memory webhook endpoints and secrets. */
+export const WebhookEndpointRepositoryMemory = Layer.effect(
+  WebhookEndpointRepository,
+  Effect.gen(function*() {
+    const { read, write } = yield* useStore
+    const inWorkspace = (s: MemoryState, workspaceId: string) => Array.from(s.endpoints.values()).filter((e) => e.workspaceId === workspaceId)
+    return WebhookEndpointRepository.of({
+      insert: (endpoint) => write((s) => ({ ...s, endpoints: withEntry(s.endpoints, endpoint.id, endpoint) })),
+      update: (endpoint) => write((s) => ({ ...s, endpoints: withEntry(s.endpoints, endpoint.id, endpoint) })),
+      delete: (workspaceId, id) =>
+        read.pipe(Effect.flatMap((s) => {
+          const found = s.endpoints.get(id)
+          if (found === undefined || found.workspaceId !== workspaceId) return Effect.succeed(false)
+          const endpoints = new Map(s.endpoints)
+          endpoints.delete(id)
+          return write((state) => ({
+            ...state,
+            endpoints,
+            secrets: state.secrets.filter((secret) => secret.endpointId !== id),
+            deliveries: new Map(Array.from(state.deliveries).filter(([, d]) => d.endpointId !== id))
+          })).pipe(Effect.as(true))
+        })),
+      findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(inWorkspace(s, workspaceId).find((e) => e.id === id)))),
+      list: (workspaceId, page) => read.pipe(Effect.map((s) => pageOf(newestFirst(inWorkspace(s, workspaceId)), page))),
+      count: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).length)),
+      listSubscribed: (workspaceId, type) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((e) => e.wants(type)))),
+      addSecret: (secret) => write((s) => ({ ...s, secrets: [secret, ...s.secrets] })),
+      secrets: (id) => read.pipe(Effect.map((s) => s.secrets.filter((secret) => secret.endpointId === id))),
+      expireSecrets: (id, at) =>
+        write((s) => ({
+          ...s,
+          secrets: s.secrets.map((secret) =>
+            secret.endpointId === id && (Option.isNone(secret.expiresAt) || DateTime.isGreaterThan(secret.expiresAt.value, at))
+              ? new EndpointSecret({ ...secret, expiresAt: Option.some(at) })
+              : secret
+          )
+        }))
+    })
+  })
+)
+
+/** In-memory deliveries and attempts, with the same lease semantics as the Postgres queue. */
+export const DeliveryRepositoryMemory = Layer.effect(
+  DeliveryRepository,
+  Effect.gen(function*() {
+    const { read, write } = yield* useStore
+    const store = yield* MemoryStore
+    return DeliveryRepository.of({
+      insertMany: (deliveries) =>
+        write((s) => ({ ...s, deliveries: deliveries.reduce((map, d) => withEntry(map, d.id, d), s.deliveries) })),
+      findById: (workspaceId, id) =>
+        read.pipe(Effect.map((s) => Option.fromNullishOr(s.deliveries.get(id)).pipe(Option.filter((d) => d.workspaceId === workspaceId)))),
+      listByEndpoint: (workspaceId, endpointId, status, page) =>
+        read.pipe(Effect.map((s) =>
+          pageOf(
+            newestFirst(Array.from(s.deliveries.values()).filter((d) =>
+              d.workspaceId === workspaceId && d.endpointId === endpointId && (status === undefined || d.status === status)
+            )),
+            page
+          )
+        )),
+      attempts: (id) => read.pipe(Effect.map((s) => s.attempts.filter((a) => a.deliveryId === id).sort((a, b) => a.number - b.number))),
+      claimDue: (now, limit, leaseUntil) =>
+        ensureUp.pipe(
+          Effect.provideService(MemoryStore, store),
+          Effect.andThen(Ref.modify(store.state, (s) => {
+            const due = Array.from(s.deliveries.values())
+              .filter((d) => d.status === "pending" && Option.isSome(d.nextAttemptAt) && !DateTime.isGreaterThan(d.nextAttemptAt.value, now))
+              .filter((d) => s.endpoints.get(d.endpointId)?.enabled === true)
+              .sort((a, b) => millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)))
+              .slice(0, limit)
+            const leased = due.map((d) => new WebhookDelivery({ ...d, nextAttemptAt: Option.some(leaseUntil) }))
+            const claimed = due.flatMap((d) => {
+              const event = s.events.find((e) => e.id === d.eventId)
+              const endpoint = s.endpoints.get(d.endpointId)
+              if (event === undefined || endpoint === undefined) return []
+              return [{ delivery: d, event, endpoint, secrets: s.secrets.filter((secret) => secret.endpointId === d.endpointId) }]
+            })
+            return [claimed, { ...s, deliveries: leased.reduce((map, d) => withEntry(map, d.id, d), s.deliveries) }]
+          }))
+        ),
+      recordAttempt: (attempt, delivery) =>
+        write((s) => ({ ...s, attempts: [...s.attempts, attempt], deliveries: withEntry(s.deliveries, delivery.id, delivery) })),
+      failedSince: (workspaceId, endpointId, since) =>
+        read.pipe(Effect.map((s) =>
+          Array.from(s.deliveries.values()).filter((d) =>
+            d.workspaceId === workspaceId && d.endpointId === endpointId && d.status === "failed" && !DateTime.isLessThan(d.createdAt, since)
+          )
+        )),
+      failPending: (endpointId, at) =>
+        write((s) => ({
+          ...s,
+          deliveries: new Map(Array.from(s.deliveries).map(([id, d]) => [
+            id,
+            d.endpointId === endpointId && d.status === "pending"
+              ? new WebhookDelivery({ ...d, status: "failed", nextAttemptAt: Option.none(), updatedAt: at })
+              : d
+          ]))
+        }))
+    })
+  })
+)
