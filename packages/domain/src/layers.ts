@@ -5,18 +5,16 @@ import { IdGenerator } from "./id-generator.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { SecretHasher } from "./secret-hasher.ts"
 import { SecureRandom } from "./secure-random.ts"
-import { WebhookDeliveries } from "./webhook-deliveries.ts"
+import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhook-deliveries.ts"
 import { WebhookEndpoints } from "./webhook-endpoints.ts"
 import { Workspaces } from "./workspaces.ts"
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
-export const DomainServices = Layer.mergeAll(
-  ApiKeys.layer,
-  Workspaces.layer,
-  Entitlements.layer,
-  WebhookEndpoints.layer,
-  WebhookDeliveries.layer
-)
+export const domainServices = (policy: DeliveryPolicy = defaultDeliveryPolicy) =>
+  Layer.mergeAll(ApiKeys.layer, Workspaces.layer, Entitlements.layer, WebhookEndpoints.layer, WebhookDeliveries.layerWith(policy))
+
+/** The domain services with the default delivery policy. */
+export const DomainServices = domainServices()
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

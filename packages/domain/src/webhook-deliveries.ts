@@ -9,7 +9,7 @@ import { Transactor } from "./ports/transactor.ts"
 import { WebhookEndpointRepository } from "./ports/webhook-endpoint-repository.ts"
 import type { TransportRequest, TransportResult } from "./ports/webhook-transport.ts"
 import { SecretBox } from "./secret-box.ts"
-import { defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, WebhookDelivery } from "./webhook-delivery.ts"
+import { defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
 import { WebhookEndpoint } from "./webhook-endpoint.ts"
 import { signWebhook } from "./webhook-signature.ts"
 
@@ -21,6 +21,8 @@ export interface DeliveryPolicy {
   readonly lease: Duration.Duration
   /** Continuous failure after which an endpoint is disabled. */
   readonly disableAfter: Duration.Duration
+  /** Delay before each retry (the documented schedule unless shortened for tests or development). */
+  readonly retryDelays: ReadonlyArray<Duration.Duration>
 }
 
 /** The defaults: 15 s per attempt, 5 s to connect, 60 s lease, disable after 5 days of failure. */
@@ -28,7 +30,8 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
   timeout: Duration.seconds(15),
   connectTimeout: Duration.seconds(5),
   lease: Duration.seconds(60),
-  disableAfter: defaultDisableAfter
+  disableAfter: defaultDisableAfter,
+  retryDelays
 }
 
 /** The delivery side of webhooks: claim due deliveries, sign them, and record what each attempt did. */
@@ -81,7 +84,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           function*(claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) {
             const now = yield* DateTime.now
             const number = claimed.delivery.attemptCount + 1
-            const verdict = judgeAttempt(number, result, (yield* Random.next) * 2 - 1)
+            const verdict = judgeAttempt(number, result, (yield* Random.next) * 2 - 1, policy.retryDelays)
             const nextAttemptAt = verdict._tag === "RetryAfter" ? Option.some(DateTime.addDuration(now, verdict.delay)) : Option.none()
             const attempt = new DeliveryAttempt({
               id: AttemptId.make(yield* ids.make("att")),

@@ -66,10 +66,15 @@ export type AttemptVerdict =
  * The retry policy: a 2xx is done; 410 Gone disables the endpoint; otherwise retry on the schedule with ±20 % jitter
  * (`jitter` in [-1, 1]), honouring a 429/503 `Retry-After` within bounds, until the schedule runs out.
  */
-export const judgeAttempt = (attemptNumber: number, result: TransportResult, jitter: number): AttemptVerdict => {
+export const judgeAttempt = (
+  attemptNumber: number,
+  result: TransportResult,
+  jitter: number,
+  delays: ReadonlyArray<Duration.Duration> = retryDelays
+): AttemptVerdict => {
   if (result.ok) return { _tag: "Delivered" }
   if (result.statusCode === 410) return { _tag: "EndpointGone" }
-  const step = retryDelays[attemptNumber - 1]
+  const step = delays[attemptNumber - 1]
   if (step === undefined) return { _tag: "Exhausted" }
   const honoursRetryAfter = (result.statusCode === 429 || result.statusCode === 503) && result.retryAfterSeconds !== null
   if (honoursRetryAfter && result.retryAfterSeconds !== null) {

@@ -1,0 +1,127 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DeliveryWorker, WebhookTransportNode } from "@atrium/adapters-webhook"
+import {
+  ApiKeys,
+  defaultDeliveryPolicy,
+  type DeliveryPolicy,
+  domainServices,
+  ModelCatalog,
+  Primitives,
+  SecretBox,
+  systemActor,
+  WebhookEndpoints,
+  Workspaces
+} from "@atrium/domain"
+import { MemoryStore, PortsMemory } from "@atrium/domain/testing"
+import { Duration, Effect, Exit, Layer, Redacted, Ref, Scope } from "effect"
+import { Webhook as StandardWebhook } from "standardwebhooks"
+import { Webhook as SvixWebhook } from "svix"
+import { type ReceivedRequest, receiver } from "./receiver.ts"
+
+const actor = systemActor("test")
+
+/** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
+const domainWith = (policy: Partial<DeliveryPolicy>) =>
+  domainServices({ ...defaultDeliveryPolicy, ...policy }).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      PortsMemory,
+      Primitives(),
+      ModelCatalog.layer,
+      SecretBox.layerRandom,
+      WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
+    ))
+  )
+
+const fast = { retryDelays: [Duration.millis(200), Duration.millis(200), Duration.millis(200)], timeout: Duration.seconds(2) }
+
+const headersOf = (request: ReceivedRequest): Record<string, string> =>
+  Object.fromEntries(Object.entries(request.headers).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
+
+const waitUntil = <R>(check: Effect.Effect<boolean, never, R>, limit: Duration.Input = "10 seconds") =>
+  Effect.gen(function*() {
+    while (!(yield* check)) yield* Effect.sleep("20 millis")
+  }).pipe(Effect.timeout(limit))
+
+/** Runs the worker in its own scope, so a test can stop it like a crashed or restarted process. */
+const startWorker = Effect.fn(function*() {
+  const scope = yield* Scope.make()
+  yield* Layer.buildWithScope(DeliveryWorker.layer({ concurrency: 16, perEndpoint: 2, idlePoll: "20 millis" }), scope)
+  return scope
+})
+
+const state = Effect.gen(function*() {
+  return yield* Ref.get((yield* MemoryStore).state)
+})
+
+describe("delivery worker over loopback", () => {
+  it.live("a receiver failing twice then succeeding gets three signed attempts, verified by standardwebhooks and svix", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const hook = yield* receiver((_request, response) => {
+        calls++
+        response.writeHead(calls <= 2 ? 500 : 200).end(calls <= 2 ? "not yet" : "ok")
+      })
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const { secret } = yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: hook.url(), actor })
+      yield* startWorker()
+      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
+
+      assert.strictEqual(hook.requests.length, 3)
+      const ids = new Set(hook.requests.map((r) => r.headers["webhook-id"]))
+      assert.strictEqual(ids.size, 1)
+      for (const request of hook.requests) {
+        const payload = new StandardWebhook(Redacted.value(secret).slice("whsec_".length)).verify(request.body, headersOf(request))
+        assert.deepInclude(payload, { type: "api_key.created", workspaceId: workspace.id })
+        assert.deepInclude(new SvixWebhook(Redacted.value(secret)).verify(request.body, {
+          "svix-id": String(request.headers["webhook-id"]),
+          "svix-timestamp": String(request.headers["webhook-timestamp"]),
+          "svix-signature": String(request.headers["webhook-signature"])
+        }), { type: "api_key.created" })
+      }
+      const attempts = (yield* state).attempts
+      assert.deepStrictEqual(attempts.map((a) => a.statusCode._tag === "Some" ? a.statusCode.value : 0), [500, 500, 200])
+      assert.deepStrictEqual(attempts.map((a) => a.number), [1, 2, 3])
+      assert.isTrue(attempts.slice(0, 2).every((a) => a.responseBody === "not yet" && a.errorKind._tag === "Some"))
+    }).pipe(Effect.provide(domainWith(fast))))
+
+  it.live("a worker interrupted mid-delivery loses nothing: the delivery is sent again after restart", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const hook = yield* receiver((_request, response) => {
+        calls++
+        // The first attempt hangs until the worker is stopped; the one after the restart succeeds.
+        if (calls > 1) response.writeHead(204).end()
+      })
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: hook.url(), actor })
+      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      const first = yield* startWorker()
+      yield* Effect.promise(() => hook.requestArrived)
+      yield* Scope.close(first, Exit.void)
+      yield* Effect.promise(() => hook.firstSocketClosed).pipe(Effect.timeout("2 seconds"))
+      assert.strictEqual((yield* state).attempts.length, 0)
+
+      yield* startWorker()
+      yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
+      assert.strictEqual(hook.requests.length, 2)
+      assert.strictEqual(hook.requests[0]?.headers["webhook-id"], hook.requests[1]?.headers["webhook-id"])
+    }).pipe(Effect.provide(domainWith({ ...fast, lease: Duration.millis(500) }))))
+
+  it.live("one slow endpoint never delays the others", () =>
+    Effect.gen(function*() {
+      const slow = yield* receiver(() => {
+        // never answers: every attempt runs into the timeout
+      })
+      const quick = yield* receiver((_request, response) => response.writeHead(200).end())
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: slow.url(), actor })
+      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: quick.url(), actor })
+      yield* startWorker()
+      for (let i = 0; i < 10; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      const started = Date.now()
+      yield* waitUntil(Effect.sync(() => quick.requests.length === 10), "3 seconds")
+      // All ten reached the fast endpoint well inside one attempt timeout of the slow one.
+      assert.isBelow(Date.now() - started, 2_000)
+    }).pipe(Effect.provide(domainWith({ ...fast, timeout: Duration.seconds(5) }))))
+})
