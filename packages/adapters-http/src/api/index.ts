@@ -1,0 +1,11 @@
+/** The HTTP contract of Atrium, importable by clients without any server code. */
+export * from "./api.ts"
+export * from "./authentication.ts"
+export * from "./authorization.ts"
+export * from "./entitlement-view.ts"
+export * from "./model-requirement-view.ts"
+export * from "./problems.ts"
+export * from "./rate-limit.ts"
+export * from "./required-scope.ts"
+export * from "./v1-group.ts"
+export * from "./workspace-view.ts"

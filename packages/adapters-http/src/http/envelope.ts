@@ -1,0 +1,99 @@
+import { CurrentRequestId } from "@atrium/domain"
+import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { problemFor, problemOf, problemResponse, withProblemBody } from "./problem-body.ts"
+import { requestIdFor } from "./request-id.ts"
+import type { RouteTable } from "./route-table.ts"
+
+/** Options of the router-level envelope. */
+export interface EnvelopeOptions {
+  /** Largest accepted request body, in bytes (1 MiB by default). */
+  readonly maxBodyBytes?: number | undefined
+  /** Seconds a client should wait after a 503. */
+  readonly retryAfterSeconds?: number | undefined
+}
+
+const defaultMaxBodyBytes = 1024 * 1024
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * The outermost middleware: request ids, body limits, 404/405/413 problems, defects as bare 500s,
+ * and `code` + `requestId` filled into every problem body that lacks them.
+ */
+export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
+  const maxBodyBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
+  const maxBodySize = ByteSize.bytes(maxBodyBytes)
+  const retryAfter = String(options?.retryAfterSeconds ?? 1)
+
+  const tooLarge = (requestId: string) =>
+    problemResponse(413, { ...problemFor(413, "payload_too_large", `The request body exceeds ${maxBodyBytes} bytes`), requestId }, {
+      // The rest of an oversized body is not read: do not reuse the connection.
+      connection: "close"
+    })
+
+  // Turns what escaped the app (unknown route, unreadable body, defect) into a response.
+  const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+    const failure = Result.getOrUndefined(Cause.findError(cause))
+    const problem = failure ?? Result.getOrUndefined(Cause.findDefect(cause))
+    if (HttpServerError.isHttpServerError(problem)) {
+      const reason = problem.reason
+      if (reason._tag === "RouteNotFound") {
+        const allowed = routes.allowed(pathOf(request.url))
+        if (allowed.length > 0) {
+          return Effect.succeed(problemResponse(405, problemFor(405, "method_not_allowed", `${request.method} is not allowed here`), {
+            allow: allowed.join(", ")
+          }))
+        }
+        return Effect.succeed(problemResponse(404, problemFor(404, "route_not_found", "No route matches this path")))
+      }
+      if (reason._tag === "RequestParseError") {
+        return Effect.succeed(
+          reason.reason === "BodyTooLarge"
+            ? tooLarge(requestId)
+            : problemResponse(400, problemFor(400, "invalid_request", "The request body could not be read"))
+        )
+      }
+    }
+    // The cause goes to the logs; the client learns nothing about it.
+    return Effect.logError("Request failed with an unexpected cause", cause).pipe(
+      Effect.as(problemResponse(500, problemFor(500, "internal_error")))
+    )
+  }
+
+  // Every response leaves with its request id; every failure with a complete problem body.
+  const finish = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+    if (response.status < 400) return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    const found = problemOf(response)
+    // Nothing from a 5xx body other than 503 is trusted to be free of internals.
+    const problem = found === undefined || (response.status >= 500 && found.code !== "unavailable")
+      ? problemFor(response.status)
+      : found
+    if (typeof problem.code !== "string") problem.code = problemFor(response.status).code
+    problem.requestId = requestId
+    let out = withProblemBody(response, problem)
+    out = HttpServerResponse.setHeader(out, "x-request-id", requestId)
+    if (response.status === 503 && response.headers["retry-after"] === undefined) {
+      out = HttpServerResponse.setHeader(out, "retry-after", retryAfter)
+    }
+    return out
+  }
+
+  return HttpRouter.middleware((httpEffect) =>
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const requestId = requestIdFor(request.headers["x-request-id"])
+      const length = request.headers["content-length"]
+      if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(finish(tooLarge(requestId), requestId))
+      return httpEffect.pipe(
+        Effect.provideService(CurrentRequestId, Option.some(requestId)),
+        // Enforced while reading too, for bodies without a Content-Length.
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
+        Effect.map((response) => finish(response, requestId))
+      )
+    }), { global: true })
+}

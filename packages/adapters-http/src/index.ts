@@ -1,0 +1,10 @@
+/** @atrium/adapters-http — the HTTP contract (`Api`), its middleware and handlers, served as one `HttpRouter` layer. */
+export * from "./api/index.ts"
+export { V1Handlers } from "./handlers/v1-handlers.ts"
+export type { EnvelopeOptions } from "./http/envelope.ts"
+export { makeEnvelope } from "./http/envelope.ts"
+export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./http/route-table.ts"
+export { ApiMiddlewareLayer, HttpAppLayer, type HttpAppOptions, makeHttpAppLayer } from "./http-app.ts"
+export { AuthenticationLive } from "./middleware/authentication-live.ts"
+export { AuthorizationLive } from "./middleware/authorization-live.ts"
+export { RateLimitLive, RateLimitMemory, type RateLimitOptions } from "./middleware/rate-limit-live.ts"

@@ -1,0 +1,123 @@
+import { Entitlements, Feature, systemActor } from "@atrium/domain"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { AppUnderTest, seedKey, send } from "./harness.ts"
+
+describe("/api/v1", () => {
+  it.effect("GET /workspaces/current answers the key's workspace with an ISO createdAt", () =>
+    Effect.gen(function*() {
+      const { key, workspace } = yield* seedKey()
+      const reply = yield* send("GET", "/api/v1/workspaces/current", { key })
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(Object.keys(reply.body).sort(), ["createdAt", "id", "name", "personal", "slug"])
+      assert.strictEqual(reply.body.id, workspace.id)
+      assert.strictEqual(reply.body.slug, workspace.slug)
+      assert.strictEqual(reply.body.personal, false)
+      assert.match(String(reply.body.createdAt), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/)
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("a workspace id in the query or headers changes nothing", () =>
+    Effect.gen(function*() {
+      const mine = yield* seedKey({ name: "Mine" })
+      const other = yield* seedKey({ name: "Other" })
+      for (const options of [
+        { path: `/api/v1/workspaces/current?workspaceId=${other.workspace.id}`, headers: {} },
+        { path: "/api/v1/workspaces/current", headers: { "x-workspace-id": other.workspace.id, "workspace-id": other.workspace.id } }
+      ]) {
+        const reply = yield* send("GET", options.path, { key: mine.key, headers: options.headers })
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.body.id, mine.workspace.id)
+      }
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("GET /entitlements lists the workspace's grants in force", () =>
+    Effect.gen(function*() {
+      const { key, workspace } = yield* seedKey()
+      const other = yield* seedKey({ name: "Other" })
+      const grant = (workspaceId: typeof workspace.id, feature: string) =>
+        Entitlements.use((service) =>
+          service.grant({ workspaceId, feature: Feature.make(feature), source: "plan", actor: systemActor("test") }))
+      yield* grant(workspace.id, "ai.basic")
+      yield* grant(other.workspace.id, "ai.advanced")
+      const reply = yield* send("GET", "/api/v1/entitlements", { key })
+      assert.strictEqual(reply.status, 200)
+      const data = reply.body.data
+      assert.isTrue(Array.isArray(data))
+      assert.deepStrictEqual(data, [{
+        feature: "ai.basic",
+        source: "plan",
+        grantedAt: Array.isArray(data) ? data[0].grantedAt : "",
+        expiresAt: null
+      }])
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("GET /models/requirements lists the catalog", () =>
+    Effect.gen(function*() {
+      const { key } = yield* seedKey()
+      const reply = yield* send("GET", "/api/v1/models/requirements", { key })
+      assert.strictEqual(reply.status, 200)
+      const data = reply.body.data
+      assert.isTrue(Array.isArray(data) && data.length > 0)
+      const first = Array.isArray(data) ? data[0] : undefined
+      assert.strictEqual(first.model, "atrium-local-1")
+      for (const field of ["provider", "requiredFeature", "inputPriceMicrosPerMTok", "outputPriceMicrosPerMTok", "maxInputTokens", "maxOutputTokens", "description"]) {
+        assert.property(first, field)
+      }
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("over the per-key limit answers 429 rate_limited with Retry-After and RateLimit headers", () =>
+    Effect.gen(function*() {
+      const { key } = yield* seedKey()
+      const other = yield* seedKey({ name: "Other" })
+      for (let i = 0; i < 3; i++) {
+        const ok = yield* send("GET", "/api/v1/workspaces/current", { key })
+        assert.strictEqual(ok.status, 200)
+        assert.strictEqual(ok.headers["ratelimit-policy"], "3;w=60")
+        assert.match(ok.headers["ratelimit"] ?? "", new RegExp(`^limit=3, remaining=${2 - i}, reset=\\d+$`))
+      }
+      const limited = yield* send("GET", "/api/v1/workspaces/current", { key })
+      assert.strictEqual(limited.status, 429)
+      assert.strictEqual(limited.body.code, "rate_limited")
+      assert.strictEqual(limited.headers["content-type"], "application/problem+json")
+      assert.match(limited.headers["retry-after"] ?? "", /^\d+$/)
+      assert.isAbove(Number(limited.headers["retry-after"]), 0)
+      assert.match(limited.headers["ratelimit"] ?? "", /^limit=3, remaining=0, reset=\d+$/)
+      // The limit is per key.
+      assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key: other.key })).status, 200)
+    }).pipe(Effect.provide(AppUnderTest({ rateLimit: { limit: 3, window: "1 minute" } }))))
+
+  it.effect("GET /api/v1/openapi is an OpenAPI 3.1 document with the paths, bearer scheme and error codes", () =>
+    Effect.gen(function*() {
+      const reply = yield* send("GET", "/api/v1/openapi")
+      assert.strictEqual(reply.status, 200)
+      assert.match(String(reply.body.openapi), /^3\.1\.\d+$/)
+      const text = reply.text
+      for (const path of ["/api/v1/workspaces/current", "/api/v1/entitlements", "/api/v1/models/requirements"]) {
+        assert.include(Object.keys(Object(reply.body.paths)), path)
+      }
+      const spec = JSON.parse(text)
+      assert.deepInclude(spec.components.securitySchemes.bearer, { type: "http", scheme: "Bearer" })
+      assert.deepStrictEqual(spec.paths["/api/v1/workspaces/current"].get.security, [{ bearer: [] }])
+      assert.strictEqual(spec.info.title, "Atrium API")
+      assert.strictEqual(spec.info.version, "1")
+      const responses = spec.paths["/api/v1/workspaces/current"].get.responses
+      for (const status of ["400", "401", "403", "404", "429", "500", "503"]) {
+        assert.property(responses, status)
+        assert.property(responses[status].content, "application/problem+json")
+      }
+      for (const code of ["invalid_request", "missing_credentials", "malformed_credentials", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "not_found", "rate_limited", "internal_error", "unavailable"]) {
+        assert.include(text, `"${code}"`)
+      }
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("GET /api/docs is an offline HTML reference naming no CDN", () =>
+    Effect.gen(function*() {
+      const reply = yield* send("GET", "/api/docs")
+      assert.strictEqual(reply.status, 200)
+      assert.include(reply.headers["content-type"] ?? "", "text/html")
+      assert.include(reply.text, "Atrium API")
+      assert.include(reply.text, "createApiReference")
+      for (const host of ["https://cdn", "unpkg", "jsdelivr"]) assert.notInclude(reply.text, host)
+      assert.notMatch(reply.text, /<script[^>]+src=/)
+    }).pipe(Effect.provide(AppUnderTest())))
+})

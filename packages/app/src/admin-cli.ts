@@ -1,0 +1,119 @@
+import {
+  ApiKeyId,
+  ApiKeys,
+  Entitlements,
+  EntitlementSource,
+  Feature,
+  NotFound,
+  systemActor,
+  WorkspaceId,
+  WorkspaceRepository,
+  Workspaces,
+  WorkspaceSlug
+} from "@atrium/domain"
+import { Console, DateTime, Effect, Option, Redacted } from "effect"
+import { Command, Flag } from "effect/cli"
+import { appConfig } from "./app-config.ts"
+import { domainLayer } from "./domain-layer.ts"
+
+const actor = systemActor("cli")
+
+/** Runs an operator command against the configured database (migrated first). */
+const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))
+
+/** A workspace named by id (`ws_…`) or slug. */
+const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
+  const repo = yield* WorkspaceRepository
+  const byId = Option.getOrUndefined(WorkspaceId.makeOption(ref))
+  const found = byId !== undefined
+    ? yield* repo.findById(byId)
+    : Option.isSome(WorkspaceSlug.makeOption(ref))
+    ? yield* repo.findBySlug(WorkspaceSlug.make(ref))
+    : Option.none()
+  if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace" })
+  return found.value
+})
+
+const workspaceFlag = Flag.String("workspace").pipe(Flag.withDescription("Workspace id (ws_…) or slug"))
+
+const migrate = Command.make("migrate", {}, () =>
+  withDomain(Console.log("database migrated"))).pipe(Command.withDescription("Apply pending database migrations"))
+
+const createWorkspace = Command.make(
+  "create-workspace",
+  {
+    name: Flag.String("name").pipe(Flag.withDescription("Display name")),
+    slug: Flag.String("slug").pipe(Flag.withDescription("URL-safe handle (derived from the name when absent)"), Flag.optional)
+  },
+  ({ name, slug }) =>
+    withDomain(Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name, slug: Option.getOrUndefined(slug), actor })
+      yield* Console.log(JSON.stringify({ id: workspace.id, slug: workspace.slug, name: workspace.name }))
+    }))
+).pipe(Command.withDescription("Create a workspace"))
+
+const createKey = Command.make(
+  "create-key",
+  {
+    workspace: workspaceFlag,
+    name: Flag.String("name").pipe(Flag.withDescription("Label for the key"), Flag.withDefault("cli")),
+    scope: Flag.Literals("scope", ["read", "ai_tasks:write", "webhooks:write", "write"]).pipe(
+      Flag.withDescription("Scope to grant (repeatable; default read)"),
+      Flag.atLeast(0)
+    ),
+    environment: Flag.Literals("env", ["live", "test"]).pipe(Flag.withDefault("live")),
+    expiresInDays: Flag.Int("expires-in-days").pipe(Flag.withDescription("Expire the key after this many days"), Flag.optional)
+  },
+  ({ environment, expiresInDays, name, scope, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      const now = yield* DateTime.now
+      const expiresAt = Option.getOrUndefined(Option.map(expiresInDays, (days) => DateTime.add(now, { days })))
+      const { apiKey, plaintext } = yield* (yield* ApiKeys).create({
+        workspaceId: target.id,
+        name,
+        scopes: scope,
+        environment,
+        expiresAt,
+        actor
+      })
+      // The key goes to stdout once and nowhere else; it cannot be shown again.
+      yield* Console.log(JSON.stringify({ id: apiKey.id, workspaceId: target.id, scopes: apiKey.scopes, key: Redacted.value(plaintext) }))
+    }))
+).pipe(Command.withDescription("Create an API key and print it once"))
+
+const revokeKey = Command.make(
+  "revoke-key",
+  { workspace: workspaceFlag, key: Flag.String("key").pipe(Flag.withSchema(ApiKeyId), Flag.withDescription("Key id (key_…)")) },
+  ({ key, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      const revoked = yield* (yield* ApiKeys).revoke(target.id, key, actor)
+      yield* Console.log(JSON.stringify({ id: revoked.id, revokedAt: Option.map(revoked.revokedAt, DateTime.formatIso).pipe(Option.getOrNull) }))
+    }))
+).pipe(Command.withDescription("Revoke an API key"))
+
+const grantEntitlement = Command.make(
+  "grant-entitlement",
+  {
+    workspace: workspaceFlag,
+    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key, e.g. ai.basic")),
+    source: Flag.Literals("source", EntitlementSource.literals).pipe(Flag.withDefault("manual")),
+    expiresInDays: Flag.Int("expires-in-days").pipe(Flag.optional)
+  },
+  ({ expiresInDays, feature, source, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      const now = yield* DateTime.now
+      const expiresAt = Option.getOrUndefined(Option.map(expiresInDays, (days) => DateTime.add(now, { days })))
+      const granted = yield* (yield* Entitlements).grant({ workspaceId: target.id, feature, source, expiresAt, actor })
+      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature: granted.feature, source: granted.source }))
+    }))
+).pipe(Command.withDescription("Grant a feature to a workspace"))
+
+/** The admin CLI: `npm run atrium -- <command> …`. */
+export const cli = Command.make("atrium").pipe(
+  Command.withDescription("Atrium operator commands (stop the server first when using the embedded database)"),
+  Command.withSubcommands([migrate, createWorkspace, createKey, revokeKey, grantEntitlement])
+)

@@ -1,0 +1,60 @@
+import { Config, Effect, Option, type Redacted, Schema } from "effect"
+import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
+
+/** Where the data lives: the embedded PGlite directory, or a Postgres server. */
+export type DatabaseTarget =
+  | { readonly _tag: "Embedded"; readonly dataDir: string }
+  | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
+
+/** Everything the server reads from its environment (documented in the README). */
+export interface AppConfig {
+  readonly host: string
+  readonly port: number
+  readonly database: DatabaseTarget
+  readonly keyPepper: Option.Option<Redacted.Redacted<string>>
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  readonly webhookAllowNetworks: ReadonlyArray<string>
+  readonly webhookDisableAfterDays: number
+  readonly workers: boolean
+  readonly rateLimitPerMinute: number
+  readonly modelCatalog: ReadonlyArray<ModelSpec>
+}
+
+const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
+  Config.map(Option.getOrElse(() => defaultModelCatalog))
+)
+
+const database = Config.all({
+  url: Config.option(Config.Redacted("DATABASE_URL")),
+  dataDir: Config.String("ATRIUM_DATA_DIR").pipe(Config.withDefault(".atrium/data"))
+}).pipe(
+  Config.map(({ dataDir, url }): DatabaseTarget =>
+    Option.match(url, {
+      onNone: () => ({ _tag: "Embedded", dataDir }),
+      onSome: (url) => ({ _tag: "Url", url })
+    })
+  )
+)
+
+/** The configuration as one `Config`, so a bad value fails at start with the variable's name. */
+export const appConfig: Config.Config<AppConfig> = Config.all({
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  // 0 asks the OS for a free port (tests); the address is logged once listening.
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(Config.withDefault(3000)),
+  database,
+  keyPepper: Config.option(Config.Redacted("ATRIUM_KEY_PEPPER")),
+  secretKey: Config.option(Config.Redacted("ATRIUM_SECRET_KEY")),
+  webhookAllowNetworks: Config.String("ATRIUM_WEBHOOK_ALLOW_NETWORKS").pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  ),
+  webhookDisableAfterDays: Config.Int("ATRIUM_WEBHOOK_DISABLE_AFTER_DAYS").pipe(Config.withDefault(5)),
+  workers: Config.Boolean("ATRIUM_WORKERS").pipe(Config.withDefault(true)),
+  rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
+  modelCatalog
+})
+
+/** Reads the configuration from the environment. */
+export const loadConfig = Effect.fn("loadConfig")(function*() {
+  return yield* appConfig
+})

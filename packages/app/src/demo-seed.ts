@@ -1,0 +1,26 @@
+import { ApiKeys, Entitlements, Feature, systemActor, Workspaces } from "@atrium/domain"
+import { Console, Effect, Redacted } from "effect"
+
+const actor = systemActor("demo-seed")
+
+/** On a fresh embedded database: a demo workspace and one `write` key, printed once, so a newcomer can curl at once. */
+export const seedDemo = Effect.fn("seedDemo")(function*(baseUrl: string) {
+  const workspaces = yield* Workspaces
+  if ((yield* workspaces.count) > 0) return
+  const workspace = yield* workspaces.create({ name: "Demo", slug: "demo", actor })
+  yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
+  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "demo", scopes: ["write"], actor })
+  // Printed to the console once, never logged: it is the only copy of the key.
+  yield* Console.log(
+    [
+      "",
+      "  First start: created workspace \"Demo\" and an API key with scope `write`.",
+      "  It is shown this once; store it now:",
+      "",
+      `    ${Redacted.value(plaintext)}`,
+      "",
+      `  curl -H "Authorization: Bearer ${Redacted.value(plaintext)}" ${baseUrl}/api/v1/workspaces/current`,
+      ""
+    ].join("\n")
+  )
+})

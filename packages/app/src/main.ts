@@ -1,0 +1,16 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Layer, Logger, Runtime } from "effect"
+import { appConfig } from "./app-config.ts"
+import { serverLayer } from "./server.ts"
+
+// JSON log lines; the logger never sees a secret because none is ever logged.
+const program = Effect.gen(function*() {
+  const config = yield* appConfig
+  yield* Layer.launch(serverLayer(config))
+})
+
+// SIGTERM/SIGINT interrupt the program; once every layer has shut down cleanly that is a successful exit.
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  exit._tag === "Failure" && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+program.pipe(Effect.provide(Logger.layer([Logger.consoleJson])), NodeRuntime.runMain({ teardown }))

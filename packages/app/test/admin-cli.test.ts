@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { startServer } from "./server-process.ts"
+
+const run = promisify(execFile)
+const root = join(import.meta.dirname, "..", "..", "..")
+const dataDir = mkdtempSync(join(tmpdir(), "atrium-cli-"))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const atrium = async (...args: Array<string>) => {
+  const { stdout } = await run(process.execPath, ["packages/app/src/cli.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: undefined, ATRIUM_DATA_DIR: dataDir }
+  })
+  return stdout
+}
+
+const lastJson = (stdout: string): Record<string, unknown> => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}")
+
+describe("admin CLI", () => {
+  it("creates a workspace and a scoped key that the server accepts, then revokes it", async () => {
+    const workspace = lastJson(await atrium("create-workspace", "--name", "Acme Corp", "--slug", "acme"))
+    expect(workspace).toMatchObject({ slug: "acme", name: "Acme Corp" })
+    await atrium("grant-entitlement", "--workspace", "acme", "--feature", "ai.basic")
+    const created = lastJson(await atrium("create-key", "--workspace", "acme", "--name", "deploy", "--scope", "read"))
+    expect(created.scopes).toEqual(["read"])
+    const key = String(created.key)
+    expect(key).toMatch(/^sk_live_/)
+
+    const server = await startServer({ ATRIUM_DATA_DIR: dataDir })
+    try {
+      const auth = { authorization: `Bearer ${key}` }
+      const current = await fetch(`${server.baseUrl}/api/v1/workspaces/current`, { headers: auth })
+      expect(await current.json()).toMatchObject({ id: workspace.id, slug: "acme" })
+      const entitlements: { data: Array<{ feature: string }> } = await (await fetch(`${server.baseUrl}/api/v1/entitlements`, { headers: auth })).json()
+      expect(entitlements.data.map((e) => e.feature)).toEqual(["ai.basic"])
+    } finally {
+      await server.stop()
+    }
+
+    await atrium("revoke-key", "--workspace", "acme", "--key", String(created.id))
+    const again = await startServer({ ATRIUM_DATA_DIR: dataDir })
+    try {
+      const refused = await fetch(`${again.baseUrl}/api/v1/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })
+      expect(refused.status).toBe(401)
+      expect(await refused.json()).toMatchObject({ code: "api_key_revoked" })
+    } finally {
+      await again.stop()
+    }
+  }, 90_000)
+
+  it("an unknown workspace is an error, not a crash with a stack", async () => {
+    await expect(atrium("create-key", "--workspace", "nope-nope")).rejects.toMatchObject({ code: 1 })
+  }, 30_000)
+})

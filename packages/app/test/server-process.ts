@@ -1,0 +1,44 @@
+// Starts `packages/app/src/main.ts` as `npm start` would, on an ephemeral port, and waits until it listens.
+import { type ChildProcess, spawn } from "node:child_process"
+import { join } from "node:path"
+
+/** A running server process and what it printed. */
+export interface ServerProcess {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  readonly output: () => string
+  readonly stop: () => Promise<number | null>
+}
+
+const root = join(import.meta.dirname, "..", "..", "..")
+
+/** Spawns the server with `env` and resolves once it logs its address (and, when `waitFor` is given, once that appears too). */
+export const startServer = (env: Record<string, string | undefined>, waitFor?: RegExp): Promise<ServerProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["packages/app/src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: undefined, PORT: "0", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    let settled = false
+    const stop = () =>
+      new Promise<number | null>((done) => {
+        if (child.exitCode !== null) return done(child.exitCode)
+        child.once("exit", (code) => done(code))
+        child.kill("SIGTERM")
+      })
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const address = /Listening on (http:\/\/[0-9.:]+)/.exec(output)
+      if (!settled && address?.[1] !== undefined && (waitFor === undefined || waitFor.test(output))) {
+        settled = true
+        resolve({ child, baseUrl: address[1], output: () => output, stop })
+      }
+    }
+    child.stdout?.on("data", onData)
+    child.stderr?.on("data", onData)
+    child.once("exit", (code) => {
+      if (!settled) reject(new Error(`server exited with ${code} before listening:\n${output}`))
+    })
+  })

@@ -1,0 +1,55 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startServer } from "./server-process.ts"
+
+const dataDir = mkdtempSync(join(tmpdir(), "atrium-app-"))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const keyPattern = /sk_live_[0-9A-Za-z]{39}/
+
+describe("npm start on the embedded database", () => {
+  it("first start seeds a demo workspace and prints a working key once; a restart keeps the data and prints none", async () => {
+    const first = await startServer({ ATRIUM_DATA_DIR: dataDir }, keyPattern)
+    const key = keyPattern.exec(first.output())?.[0] ?? ""
+    const current = await fetch(`${first.baseUrl}/api/v1/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })
+    expect(current.status).toBe(200)
+    const workspace: unknown = await current.json()
+    expect(workspace).toMatchObject({ name: "Demo", slug: "demo", personal: false })
+    expect(current.headers.get("x-request-id")).toMatch(/.+/)
+
+    const anonymous = await fetch(`${first.baseUrl}/api/v1/workspaces/current`)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get("content-type")).toContain("application/problem+json")
+    expect(await first.stop()).toBe(0)
+    // The key is shown on the console once and never written into a log line.
+    const logLines = first.output().split("\n").filter((line) => line.startsWith("{"))
+    expect(logLines.length).toBeGreaterThan(0)
+    expect(logLines.filter((line) => line.includes(key))).toEqual([])
+
+    const second = await startServer({ ATRIUM_DATA_DIR: dataDir })
+    try {
+      const again = await fetch(`${second.baseUrl}/api/v1/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })
+      expect(again.status).toBe(200)
+      expect(second.output()).not.toMatch(keyPattern)
+    } finally {
+      await second.stop()
+    }
+  }, 60_000)
+
+  it("serves the OpenAPI document and the offline docs page", async () => {
+    const server = await startServer({ ATRIUM_DATA_DIR: join(dataDir, "docs") })
+    try {
+      const openapi = await fetch(`${server.baseUrl}/api/v1/openapi`)
+      expect(openapi.status).toBe(200)
+      const document: { openapi?: string } = await openapi.json()
+      expect(document.openapi).toMatch(/^3\.1\./)
+      const docs = await fetch(`${server.baseUrl}/api/docs`)
+      expect(docs.status).toBe(200)
+      expect(await docs.text()).not.toMatch(/cdn\.|unpkg|jsdelivr/)
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+})
