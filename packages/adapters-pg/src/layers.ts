@@ -1,4 +1,13 @@
-import type { ApiKeyRepository, AuditLog, EntitlementRepository, EventOutbox, Transactor, WorkspaceRepository } from "@atrium/domain"
+import type {
+  ApiKeyRepository,
+  AuditLog,
+  DeliveryRepository,
+  EntitlementRepository,
+  EventOutbox,
+  Transactor,
+  WebhookEndpointRepository,
+  WorkspaceRepository
+} from "@atrium/domain"
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Layer, type Redacted } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
@@ -9,8 +18,16 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The six storage ports the domain needs. */
-export type Ports = WorkspaceRepository | ApiKeyRepository | EntitlementRepository | AuditLog | EventOutbox | Transactor
+/** The eight storage ports the domain needs. */
+export type Ports =
+  | WorkspaceRepository
+  | ApiKeyRepository
+  | EntitlementRepository
+  | AuditLog
+  | EventOutbox
+  | WebhookEndpointRepository
+  | DeliveryRepository
+  | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */
 export const layerPorts = <E>(

@@ -1,10 +1,12 @@
 import { Layer } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import initial from "./migrations/0001_initial.ts"
+import webhooks from "./migrations/0002_webhooks.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_webhooks": webhooks
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

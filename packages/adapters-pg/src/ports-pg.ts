@@ -1,9 +1,11 @@
 import { Layer } from "effect"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
+import { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
 import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
+import { WebhookEndpointRepositoryPg } from "./webhook-endpoint-repository-pg.ts"
 import { WorkspaceRepositoryPg } from "./workspace-repository-pg.ts"
 
 /** Every domain storage port over one `SqlClient`; the same code runs on embedded PGlite and on a real server. */
@@ -13,5 +15,7 @@ export const PortsPg = Layer.mergeAll(
   EntitlementRepositoryPg,
   AuditLogPg,
   EventOutboxPg,
+  WebhookEndpointRepositoryPg,
+  DeliveryRepositoryPg,
   TransactorPg
 )

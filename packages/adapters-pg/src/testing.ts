@@ -3,13 +3,16 @@ import { randomBytes } from "node:crypto"
 import { Effect, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { PostgresUrl } from "./postgres-url.ts"
+import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
 /**
  * A client for a real server confined to a fresh schema `atrium_test_<random>`, dropped when the layer
  * closes: test runs can share one database, in parallel and again and again, without seeing each other.
  */
-export const PostgresTestSchema = (url: Redacted.Redacted<string>): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
+export const PostgresTestSchema = (
+  url: Redacted.Redacted<string>,
+  options: Omit<PostgresUrlOptions, "schema"> = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const schema = `atrium_test_${randomBytes(8).toString("hex")}`
@@ -20,6 +23,6 @@ export const PostgresTestSchema = (url: Redacted.Redacted<string>): Layer.Layer<
         admin((sql) => sql`CREATE SCHEMA ${sql(schema)}`),
         () => admin((sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`).pipe(Effect.ignore)
       )
-      return PostgresUrl(url, { schema, maxConnections: 4 })
+      return PostgresUrl(url, { maxConnections: 4, ...options, schema })
     })
   )

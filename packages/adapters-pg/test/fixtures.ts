@@ -2,10 +2,17 @@ import {
   ApiKey,
   ApiKeyId,
   AuditEntry,
+  AttemptId,
   AuditEntryId,
+  DeliveryAttempt,
+  DeliveryId,
   DomainEvent,
+  EndpointSecret,
   EventId,
   systemActor,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointId,
   Workspace,
   WorkspaceId,
   WorkspaceSlug
@@ -68,4 +75,56 @@ export const makeEvent = (workspaceId: WorkspaceId, createdAt: DateTime.Utc): Do
     workspaceId,
     createdAt,
     data: { feature: "ai.basic", source: "plan", expiresAt: null, nested: { list: [1, 2, 3] } }
+  })
+
+export const makeEndpoint = (workspaceId: WorkspaceId, overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint =>
+  new WebhookEndpoint({
+    id: WebhookEndpointId.make(`whe_${token()}`),
+    workspaceId,
+    url: "https://example.com/hooks",
+    description: "orders",
+    eventTypes: Option.none(),
+    enabled: true,
+    disabledReason: Option.none(),
+    failingSince: Option.none(),
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides
+  })
+
+export const makeSecret = (endpointId: WebhookEndpointId, createdAt: DateTime.Utc, expiresAt: Option.Option<DateTime.Utc> = Option.none()): EndpointSecret =>
+  new EndpointSecret({ endpointId, sealed: `v1.${token()}.${token()}`, createdAt, expiresAt })
+
+/** A pending delivery of `event`; not due for a long while unless `nextAttemptAt` says otherwise, so queue tests only see their own. */
+export const makeDelivery = (event: DomainEvent, endpointId: WebhookEndpointId, overrides: Partial<WebhookDelivery> = {}): WebhookDelivery =>
+  new WebhookDelivery({
+    id: DeliveryId.make(`msg_${token()}`),
+    workspaceId: event.workspaceId,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: "pending",
+    attemptCount: 0,
+    nextAttemptAt: Option.some(at(10_000_000)),
+    lastStatusCode: Option.none(),
+    replayOf: Option.none(),
+    createdAt: event.createdAt,
+    updatedAt: event.createdAt,
+    ...overrides
+  })
+
+export const makeAttempt = (deliveryId: DeliveryId, number: number, overrides: Partial<DeliveryAttempt> = {}): DeliveryAttempt =>
+  new DeliveryAttempt({
+    id: AttemptId.make(`att_${token()}`),
+    deliveryId,
+    number,
+    startedAt: at(number * 60),
+    durationMillis: 120,
+    statusCode: Option.some(500),
+    errorKind: Option.some("non_2xx"),
+    responseHeaders: { "content-type": "text/plain", "retry-after": "5" },
+    responseBody: "upstream down",
+    remoteAddress: Option.some("192.0.2.10"),
+    nextAttemptAt: Option.some(at(number * 60 + 5)),
+    ...overrides
   })

@@ -1,12 +1,16 @@
-import { type Layer, Redacted } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
-import { layerEmbedded, layerPorts, type Ports } from "../src/index.ts"
+import { Unavailable } from "@atrium/domain"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { layerEmbedded, layerPorts, type Ports, PostgresUrl } from "../src/index.ts"
+import { orUnavailable } from "../src/sql-errors.ts"
 import { PostgresTestSchema } from "../src/testing.ts"
 import { repositoryContract } from "./repository-contract.ts"
+import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
   readonly label: string
-  readonly layer: Layer.Layer<Ports | SqlClient, unknown>
+  readonly layer: Layer.Layer<Ports | SqlClient.SqlClient, unknown>
 }
 
 const databaseUrl = process.env.DATABASE_URL
@@ -16,7 +20,34 @@ const targets: ReadonlyArray<Target> = [
   { label: "embedded PGlite", layer: layerEmbedded() },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl))) }])
+    // Eight connections, so concurrent claims really run side by side.
+    : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })) }])
 ]
 
-for (const target of targets) repositoryContract(target.label, target.layer)
+for (const target of targets) {
+  repositoryContract(target.label, target.layer)
+  webhookContract(target.label, target.layer)
+}
+
+// The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.
+if (databaseUrl !== undefined && databaseUrl !== "") {
+  const url = Redacted.make(databaseUrl)
+  describe("a statement that runs too long on Postgres at DATABASE_URL", () => {
+    it.live("is cancelled by the server and reported as Unavailable", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const started = Date.now()
+        const error = yield* sql`SELECT pg_sleep(5)`.pipe(orUnavailable, Effect.flip, Effect.timeout("4 seconds"))
+        assert.instanceOf(error, Unavailable)
+        assert.isBelow(Date.now() - started, 4000)
+        // The connection survives the cancellation and answers the next statement.
+        assert.deepStrictEqual(yield* sql`SELECT 1 AS one`, [{ one: 1 }])
+      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1, statementTimeout: "300 millis" }))))
+
+    it.live("runs every connection with the default 10 second limit", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        assert.deepStrictEqual(yield* sql`SHOW statement_timeout`, [{ statement_timeout: "10s" }])
+      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1 }))))
+  })
+}

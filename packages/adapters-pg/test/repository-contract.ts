@@ -11,12 +11,17 @@ import {
   type Page,
   type PageRequest,
   Primitives,
+  SecretBox,
   systemActor,
   Transactor,
+  WebhookDeliveries,
+  WebhookEndpoints,
+  WebhookTransport,
   WorkspaceId,
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
+import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -24,7 +29,7 @@ import { type Ports, runMigrations } from "../src/index.ts"
 import { at, makeApiKey, makeAuditEntry, makeEvent, makeWorkspace } from "./fixtures.ts"
 
 /** Walks every page of a list, following `nextCursor` until it is `null`. */
-const collectPages = <A, E, R>(list: (page: PageRequest) => Effect.Effect<Page<A>, E, R>, limit: number) =>
+export const collectPages = <A, E, R>(list: (page: PageRequest) => Effect.Effect<Page<A>, E, R>, limit: number) =>
   Effect.gen(function*() {
     const pages: Array<ReadonlyArray<A>> = []
     let cursor: string | undefined = undefined
@@ -38,11 +43,17 @@ const collectPages = <A, E, R>(list: (page: PageRequest) => Effect.Effect<Page<A
     return assert.fail("pagination did not terminate")
   })
 
-const seedWorkspace = Effect.gen(function*() {
+/** A fresh workspace, stored. */
+export const seedWorkspace = Effect.gen(function*() {
   const workspace = makeWorkspace()
   yield* (yield* WorkspaceRepository).insert(workspace)
   return workspace
 })
+
+// The domain services over the ports under test, with an in-memory receiver standing in for the network.
+const domain = DomainServices.pipe(
+  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))
+)
 
 // A failure the test provokes on purpose, to roll a transaction back.
 class Boom {
@@ -234,5 +245,47 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports |
         assert.sameMembers(audit.data.map((e) => e.action), ["workspace.created", "api_key.created", "api_key.revoked"])
         const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
         assert.deepStrictEqual(listed.data.map((k) => k.id), [apiKey.id])
-      }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer))))))
+      }).pipe(Effect.provide(domain)))
+
+    it.effect("webhooks run end to end: a subscribed change enqueues a delivery that is claimed, signed, sent and recorded", () =>
+      Effect.gen(function*() {
+        const actor = systemActor("test")
+        const workspace = yield* (yield* Workspaces).create({ name: "Hooked", actor })
+        const webhooks = yield* WebhookEndpoints
+        const { endpoint } = yield* webhooks.create({
+          workspaceId: workspace.id,
+          url: "https://example.com/hooks",
+          eventTypes: ["api_key.created"],
+          actor
+        })
+        yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci", actor })
+        const pending = yield* webhooks.deliveries(workspace.id, endpoint.id, "pending", { limit: 10, cursor: undefined })
+        assert.strictEqual(pending.data.length, 1)
+        const [delivery] = pending.data
+        if (delivery === undefined) return assert.fail("no delivery")
+        assert.strictEqual(delivery.eventType, "api_key.created")
+
+        const deliveries = yield* WebhookDeliveries
+        // The queue is shared by the whole database: keep to this workspace's claims.
+        const claimed = (yield* deliveries.claim(100)).filter((c) => c.delivery.workspaceId === workspace.id)
+        assert.deepStrictEqual(claimed.map((c) => c.delivery.id), [delivery.id])
+        const [claim] = claimed
+        if (claim === undefined) return assert.fail("nothing claimed")
+        assert.strictEqual(claim.event.type, "api_key.created")
+        assert.strictEqual(claim.secrets.length, 1)
+        const startedAt = yield* DateTime.now
+        const request = yield* deliveries.prepare(claim)
+        assert.strictEqual(request.headers["webhook-id"], claim.event.id)
+        assert.match(request.headers["webhook-signature"] ?? "", /^v1,/)
+        const result = yield* (yield* WebhookTransport).send(request)
+        assert.isTrue(result.ok)
+        const attempt = yield* deliveries.complete(claim, startedAt, result)
+
+        const stored = yield* webhooks.delivery(workspace.id, delivery.id)
+        assert.strictEqual(stored.delivery.status, "succeeded")
+        assert.strictEqual(stored.delivery.attemptCount, 1)
+        assert.isTrue(Option.isNone(stored.delivery.nextAttemptAt))
+        assert.deepStrictEqual(stored.attempts, [attempt])
+        assert.deepStrictEqual(attempt.statusCode, Option.some(result.statusCode ?? 0))
+      }).pipe(Effect.provide(domain)))
   })

@@ -10,6 +10,7 @@ describe("isUnavailable", () => {
   it("treats outages and retryable failures as Unavailable", () => {
     assert.isTrue(isUnavailable(new SqlError({ reason: new ConnectionError({ cause: new Error("ECONNREFUSED") }) })))
     assert.isTrue(isUnavailable(new SqlError({ reason: new StatementTimeoutError({ cause: new Error("timeout") }) })))
+    assert.isTrue(isUnavailable(unknownWithState("57014"))) // query_canceled (statement_timeout), should it arrive unclassified
     assert.isTrue(isUnavailable(unknownWithState("57P01"))) // admin_shutdown
     assert.isTrue(isUnavailable(unknownWithState("57P03"))) // cannot_connect_now
     assert.isTrue(isUnavailable(unknownWithState("53300"))) // too_many_connections

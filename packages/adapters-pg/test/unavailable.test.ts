@@ -5,10 +5,12 @@ import {
   mintApiKey,
   ModelCatalog,
   Primitives,
+  SecretBox,
   Transactor,
   Unavailable,
   WorkspaceId
 } from "@atrium/domain"
+import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -39,7 +41,7 @@ describe("a database that cannot answer", () => {
       assert.instanceOf(yield* failure(keys.authenticate(minted.plaintext)), Unavailable)
       const created = yield* failure(keys.create({ workspaceId: WorkspaceId.make("ws_x"), name: "ci", actor: { type: "system", id: "test" } }))
       assert.instanceOf(created, Unavailable)
-    }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(unreachable, Primitives(), ModelCatalog.layer))))))
+    }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(unreachable, Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))))))
 
   it.live("is Unavailable when the embedded server goes away under an open connection", () =>
     Effect.gen(function*() {

@@ -1,0 +1,213 @@
+import {
+  type ClaimedDelivery,
+  DeliveryAttempt,
+  type DeliveryId,
+  DeliveryRepository,
+  type DeliveryStatus,
+  DomainEvent,
+  EndpointSecret,
+  type PageRequest,
+  WebhookDelivery,
+  WebhookEndpoint,
+  type WebhookEndpointId,
+  type WorkspaceId
+} from "@atrium/domain"
+import { Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
+import { orUnavailable } from "./sql-errors.ts"
+import {
+  ClaimedEndpointRow,
+  ClaimedEventRow,
+  dateOrNull,
+  DeliveryAttemptRow,
+  EndpointSecretRow,
+  WebhookDeliveryRow
+} from "./webhook-rows.ts"
+
+const decodeDeliveries = Schema.decodeUnknownEffect(Schema.Array(WebhookDeliveryRow))
+const decodeAttempts = Schema.decodeUnknownEffect(Schema.Array(DeliveryAttemptRow))
+const decodeSecrets = Schema.decodeUnknownEffect(Schema.Array(EndpointSecretRow))
+const decodeClaimedEvents = Schema.decodeUnknownEffect(Schema.Array(ClaimedEventRow))
+const decodeClaimedEndpoints = Schema.decodeUnknownEffect(Schema.Array(ClaimedEndpointRow))
+
+const columns =
+  "id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at, last_status_code, replay_of, created_at, updated_at"
+
+/** Postgres delivery queue and attempt log; any number of processes may claim from it at once. */
+export const DeliveryRepositoryPg = Layer.effect(
+  DeliveryRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const toDeliveries = (rows: ReadonlyArray<unknown>) =>
+      decodeDeliveries(rows).pipe(Effect.map((decoded) => decoded.map((row) => new WebhookDelivery(row))))
+
+    const insertMany = Effect.fn("DeliveryRepository.insertMany")(function*(deliveries: ReadonlyArray<WebhookDelivery>) {
+      const rows = deliveries.map((d): Record<string, unknown> => ({
+        id: d.id,
+        workspace_id: d.workspaceId,
+        endpoint_id: d.endpointId,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        status: d.status,
+        attempt_count: d.attemptCount,
+        next_attempt_at: dateOrNull(d.nextAttemptAt),
+        last_status_code: Option.getOrNull(d.lastStatusCode),
+        replay_of: Option.getOrNull(d.replayOf),
+        created_at: DateTime.toDateUtc(d.createdAt),
+        updated_at: DateTime.toDateUtc(d.updatedAt)
+      }))
+      if (!Arr.isReadonlyArrayNonEmpty(rows)) return
+      yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows)}`.pipe(orUnavailable)
+    })
+
+    const findById = Effect.fn("DeliveryRepository.findById")(function*(workspaceId: WorkspaceId, id: DeliveryId) {
+      const deliveries = yield* sql`
+        SELECT ${sql.literal(columns)} FROM webhook_deliveries WHERE workspace_id = ${workspaceId} AND id = ${id}
+      `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
+      return Option.fromNullishOr(deliveries[0])
+    })
+
+    const listByEndpoint = Effect.fn("DeliveryRepository.listByEndpoint")(
+      function*(workspaceId: WorkspaceId, endpointId: WebhookEndpointId, status: DeliveryStatus | undefined, page: PageRequest) {
+        const deliveries = yield* sql`
+          SELECT ${sql.literal(columns)} FROM webhook_deliveries
+          WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId}
+            AND ${status === undefined ? sql`TRUE` : sql`status = ${status}`}
+            AND ${afterCursor(sql, page)}
+          ORDER BY created_at DESC, id DESC
+          LIMIT ${fetchSize(page)}
+        `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
+        return toPage(deliveries, page)
+      }
+    )
+
+    const attempts = Effect.fn("DeliveryRepository.attempts")(function*(id: DeliveryId) {
+      return yield* sql`
+        SELECT id, delivery_id, number, started_at, duration_millis, status_code, error_kind, response_headers,
+          response_body, remote_address, next_attempt_at
+        FROM webhook_attempts WHERE delivery_id = ${id} ORDER BY number, started_at
+      `.pipe(
+        Effect.flatMap(decodeAttempts),
+        Effect.map((rows) => rows.map((row) => new DeliveryAttempt(row))),
+        orUnavailable
+      )
+    })
+
+    // Every secret of the claimed endpoints in one query, grouped per endpoint, newest first.
+    const secretsOf = (endpointIds: ReadonlyArray<WebhookEndpointId>) =>
+      sql`
+        SELECT endpoint_id, sealed, created_at, expires_at FROM webhook_endpoint_secrets
+        WHERE endpoint_id = ANY (${[...endpointIds]}::text[])
+        ORDER BY created_at DESC, seq DESC
+      `.pipe(
+        Effect.flatMap(decodeSecrets),
+        Effect.map((rows) => {
+          const byEndpoint = new Map<string, Array<EndpointSecret>>()
+          for (const row of rows) {
+            const secret = new EndpointSecret(row)
+            const list = byEndpoint.get(secret.endpointId)
+            if (list === undefined) byEndpoint.set(secret.endpointId, [secret])
+            else list.push(secret)
+          }
+          return byEndpoint
+        }),
+        orUnavailable
+      )
+
+    // One statement picks, locks and leases the due rows and returns them joined with their events and endpoints.
+    // SKIP LOCKED lets concurrent claimers pass over each other's rows instead of waiting or taking them twice; the
+    // CTE is MATERIALIZED so the locking pick with its LIMIT runs exactly once. The returned delivery carries its
+    // due time (as the in-memory queue does); the stored row carries the lease.
+    const claimDue = Effect.fn("DeliveryRepository.claimDue")(function*(now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) {
+      const size = Math.max(0, Math.trunc(limit))
+      if (size === 0) return []
+      const rows = yield* sql`
+        WITH due AS MATERIALIZED (
+          SELECT d.id, d.next_attempt_at AS due_at
+          FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= ${DateTime.toDateUtc(now)} AND e.enabled
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT ${size}
+          FOR UPDATE OF d SKIP LOCKED
+        ), leased AS (
+          UPDATE webhook_deliveries d SET next_attempt_at = ${DateTime.toDateUtc(leaseUntil)}
+          FROM due WHERE d.id = due.id
+          RETURNING d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempt_count,
+            due.due_at AS next_attempt_at, d.last_status_code, d.replay_of, d.created_at, d.updated_at
+        )
+        SELECT leased.*,
+          ev.created_at AS event_created_at, ev.data AS event_data,
+          e.workspace_id AS endpoint_workspace_id, e.url AS endpoint_url, e.description AS endpoint_description,
+          e.event_types AS endpoint_event_types, e.enabled AS endpoint_enabled, e.disabled_reason AS endpoint_disabled_reason,
+          e.failing_since AS endpoint_failing_since, e.created_at AS endpoint_created_at, e.updated_at AS endpoint_updated_at
+        FROM leased
+        JOIN events ev ON ev.id = leased.event_id
+        JOIN webhook_endpoints e ON e.id = leased.endpoint_id
+        ORDER BY leased.next_attempt_at, leased.id
+      `.pipe(orUnavailable)
+      if (rows.length === 0) return []
+      const [deliveries, events, endpoints] = yield* Effect.all([
+        toDeliveries(rows),
+        decodeClaimedEvents(rows),
+        decodeClaimedEndpoints(rows)
+      ]).pipe(orUnavailable)
+      const secrets = yield* secretsOf(Array.from(new Set(deliveries.map((d) => d.endpointId))))
+      return deliveries.flatMap((delivery, index): Array<ClaimedDelivery> => {
+        const event = events[index]
+        const endpoint = endpoints[index]
+        if (event === undefined || endpoint === undefined) return []
+        return [{
+          delivery,
+          event: new DomainEvent(event),
+          endpoint: new WebhookEndpoint(endpoint),
+          secrets: secrets.get(delivery.endpointId) ?? []
+        }]
+      })
+    })
+
+    // The attempt and the delivery's new state in one statement, so neither is ever stored without the other.
+    const recordAttempt = Effect.fn("DeliveryRepository.recordAttempt")(function*(attempt: DeliveryAttempt, delivery: WebhookDelivery) {
+      yield* sql`
+        WITH attempt AS (
+          INSERT INTO webhook_attempts (
+            id, delivery_id, number, started_at, duration_millis, status_code, error_kind, response_headers,
+            response_body, remote_address, next_attempt_at
+          ) VALUES (
+            ${attempt.id}, ${attempt.deliveryId}, ${attempt.number}, ${DateTime.toDateUtc(attempt.startedAt)}, ${attempt.durationMillis},
+            ${Option.getOrNull(attempt.statusCode)}, ${Option.getOrNull(attempt.errorKind)}, ${JSON.stringify(attempt.responseHeaders)}::jsonb,
+            ${attempt.responseBody}, ${Option.getOrNull(attempt.remoteAddress)}, ${dateOrNull(attempt.nextAttemptAt)}
+          )
+        )
+        UPDATE webhook_deliveries SET
+          status = ${delivery.status},
+          attempt_count = ${delivery.attemptCount},
+          next_attempt_at = ${dateOrNull(delivery.nextAttemptAt)},
+          last_status_code = ${Option.getOrNull(delivery.lastStatusCode)},
+          updated_at = ${DateTime.toDateUtc(delivery.updatedAt)}
+        WHERE id = ${delivery.id}
+      `.pipe(orUnavailable)
+    })
+
+    const failedSince = Effect.fn("DeliveryRepository.failedSince")(
+      function*(workspaceId: WorkspaceId, endpointId: WebhookEndpointId, since: DateTime.Utc) {
+        return yield* sql`
+          SELECT ${sql.literal(columns)} FROM webhook_deliveries
+          WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND status = 'failed'
+            AND created_at >= ${DateTime.toDateUtc(since)}
+          ORDER BY created_at, id
+        `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
+      }
+    )
+
+    const failPending = Effect.fn("DeliveryRepository.failPending")(function*(endpointId: WebhookEndpointId, at: DateTime.Utc) {
+      yield* sql`
+        UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ${DateTime.toDateUtc(at)}
+        WHERE endpoint_id = ${endpointId} AND status = 'pending'
+      `.pipe(orUnavailable)
+    })
+
+    return DeliveryRepository.of({ insertMany, findById, listByEndpoint, attempts, claimDue, recordAttempt, failedSince, failPending })
+  })
+)
