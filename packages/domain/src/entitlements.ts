@@ -2,7 +2,7 @@ import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Actor } from "./actor.ts"
 import { type ChangeDeps, recordChange } from "./change-recorder.ts"
 import { Entitlement, type EntitlementSource, type Feature } from "./entitlement.ts"
-import type { Unavailable } from "./errors.ts"
+import { NotFound, type Unavailable } from "./errors.ts"
 import type { WorkspaceId } from "./ids.ts"
 import { EntitlementRepository } from "./ports/entitlement-repository.ts"
 import { Transactor } from "./ports/transactor.ts"
@@ -16,11 +16,20 @@ export interface GrantInput {
   readonly actor: Actor
 }
 
+/** What revoking a feature needs. */
+export interface RevokeInput {
+  readonly workspaceId: WorkspaceId
+  readonly feature: Feature
+  readonly actor: Actor
+}
+
 /** Feature grants of a workspace. */
 export class Entitlements extends Context.Service<Entitlements, {
   /** Grants in force now (expired ones are left out). */
   readonly active: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<Entitlement>, Unavailable>
   readonly grant: (input: GrantInput) => Effect.Effect<Entitlement, Unavailable>
+  /** Ends the grant in force now (kept as a grant that expired now); not found when none is in force. */
+  readonly revoke: (input: RevokeInput) => Effect.Effect<Entitlement, NotFound | Unavailable>
 }>()("@atrium/domain/Entitlements") {
   static readonly layer = Layer.effect(
     Entitlements,
@@ -65,7 +74,28 @@ export class Entitlements extends Context.Service<Entitlements, {
         return entitlement
       })
 
-      return Entitlements.of({ active, grant })
+      // Revocation is an upsert expiring the grant now, so the repository port (and its Postgres version) needs no delete.
+      const revoke = Effect.fn("Entitlements.revoke")(function*(input: RevokeInput) {
+        return yield* tx.withTransaction(
+          Effect.gen(function*() {
+            const now = yield* DateTime.now
+            const current = (yield* repo.listByWorkspace(input.workspaceId)).find((e) => e.feature === input.feature && e.isActiveAt(now))
+            if (current === undefined) return yield* new NotFound({ resource: "entitlement" })
+            const revoked = new Entitlement({ ...current, expiresAt: Option.some(now) })
+            yield* repo.upsert(revoked)
+            yield* recordChange({
+              workspaceId: input.workspaceId,
+              actor: input.actor,
+              action: "entitlement.revoked",
+              target: input.feature,
+              event: { type: "entitlement.revoked", data: { feature: revoked.feature, source: revoked.source, expiresAt: DateTime.formatIso(now) } }
+            })
+            return revoked
+          })
+        ).pipe(Effect.provide(context))
+      })
+
+      return Entitlements.of({ active, grant, revoke })
     })
   )
 }

@@ -45,3 +45,29 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   code: Schema.tag("invalid_request"),
   detail: Schema.String
 }) {}
+
+/** The workspace lacks the feature the operation (or the chosen model) requires. */
+export class NotEntitled extends Schema.TaggedError<NotEntitled>()("NotEntitled", {
+  code: Schema.tag("not_entitled"),
+  feature: Schema.String
+}) {}
+
+/** Usage meters whose monthly cap can stop an operation. */
+export const CapMeter = Schema.Literals(["ai_spend", "ai_tasks"]).annotate({ description: "ai_spend: micro-USD spent on AI; ai_tasks: AI tasks submitted" })
+export type CapMeter = typeof CapMeter.Type
+
+/** The operation would take a usage meter beyond its monthly cap. */
+export class UsageCapReached extends Schema.TaggedError<UsageCapReached>()("UsageCapReached", {
+  code: Schema.tag("usage_cap_reached"),
+  meter: CapMeter
+}) {}
+
+/** The credit balance (less what unfinished tasks hold) cannot cover the operation's worst-case cost. */
+export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
+  code: Schema.tag("insufficient_credits")
+}) {}
+
+/** The `Idempotency-Key` was already used, within its 24 hours, for a different request. */
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
+  code: Schema.tag("idempotency_key_reused")
+}) {}

@@ -39,5 +39,9 @@ export type DeliveryId = typeof DeliveryId.Type
 export const AttemptId = prefixedId("att", "Delivery attempt identifier").pipe(Schema.brand("AttemptId"))
 export type AttemptId = typeof AttemptId.Type
 
+/** Identifier of an AI task. */
+export const TaskId = prefixedId("task", "AI task identifier").pipe(Schema.brand("TaskId"))
+export type TaskId = typeof TaskId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
 export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"

@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
 import type { Actor } from "./actor.ts"
 import { type ChangeDeps, recordChange } from "./change-recorder.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "./errors.ts"
@@ -65,8 +65,14 @@ export class Workspaces extends Context.Service<Workspaces, {
         return workspace
       })
 
+      // Every authenticated request reads its workspace; a one-second cache keeps that off the database.
+      const byId = yield* Cache.makeWith(repo.findById, {
+        capacity: 10_000,
+        timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
+      })
+
       const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
-        const found = yield* repo.findById(id)
+        const found = yield* Cache.get(byId, id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace" })
         return found.value
       })

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { DomainServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, Primitives } from "../layers.ts"
 import { SecretBox } from "../secret-box.ts"
 import { ModelCatalog } from "../model-catalog.ts"
 import {
@@ -9,10 +9,14 @@ import {
   EventOutboxMemory,
   WorkspaceRepositoryMemory
 } from "./memory-repositories.ts"
+import { AiProviderMemory } from "./memory-ai-provider.ts"
+import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
+export * from "./memory-ai-provider.ts"
+export * from "./memory-ai-tasks.ts"
 export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
@@ -27,10 +31,17 @@ export const PortsMemory = Layer.mergeAll(
   EventOutboxMemory,
   WebhookEndpointRepositoryMemory,
   DeliveryRepositoryMemory,
+  AiTaskRepositoryMemory,
+  BillingRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
-/** The whole domain with no I/O: services, memory ports, a scripted webhook receiver, primitives and the built-in model catalog. */
-export const DomainMemory = DomainServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))
+/**
+ * The whole domain with no I/O: services, memory ports, a scripted webhook receiver, a scripted AI provider that acts
+ * as the local provider until a test scripts it, primitives and the built-in model catalog.
+ */
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices).pipe(
+  Layer.provideMerge(
+    Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom)
+  )
 )

@@ -1,9 +1,12 @@
-import { Context, Effect, Layer, Ref, Semaphore } from "effect"
+import { Context, type DateTime, Effect, Layer, Ref, Semaphore } from "effect"
 import { Unavailable } from "../errors.ts"
+import type { AiTask } from "../ai-task.ts"
 import type { ApiKey } from "../api-key.ts"
 import type { AuditEntry } from "../audit-entry.ts"
+import type { BillingAccount, MonthlyUsage, UsageRecord } from "../billing.ts"
 import type { Entitlement } from "../entitlement.ts"
 import type { Page, PageRequest } from "../page.ts"
+import type { IdempotencyEntry } from "../ports/ai-task-repository.ts"
 import { Transactor } from "../ports/transactor.ts"
 import type { DomainEvent } from "../webhook-events.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhook-delivery.ts"
@@ -21,6 +24,13 @@ export interface MemoryState {
   readonly secrets: ReadonlyArray<EndpointSecret>
   readonly deliveries: ReadonlyMap<string, WebhookDelivery>
   readonly attempts: ReadonlyArray<DeliveryAttempt>
+  readonly aiTasks: ReadonlyMap<string, AiTask>
+  /** By `workspaceId/key`. */
+  readonly idempotencyKeys: ReadonlyMap<string, IdempotencyEntry & { readonly createdAt: DateTime.Utc }>
+  readonly billingAccounts: ReadonlyMap<string, BillingAccount>
+  /** By `workspaceId/month`. */
+  readonly monthlyUsage: ReadonlyMap<string, MonthlyUsage>
+  readonly usageRecords: ReadonlyArray<UsageRecord>
 }
 
 const emptyState: MemoryState = {
@@ -32,7 +42,12 @@ const emptyState: MemoryState = {
   endpoints: new Map(),
   secrets: [],
   deliveries: new Map(),
-  attempts: []
+  attempts: [],
+  aiTasks: new Map(),
+  idempotencyKeys: new Map(),
+  billingAccounts: new Map(),
+  monthlyUsage: new Map(),
+  usageRecords: []
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */

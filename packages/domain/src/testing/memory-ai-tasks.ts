@@ -1,0 +1,87 @@
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { AiTask } from "../ai-task.ts"
+import { BillingAccount, MonthlyUsage } from "../billing.ts"
+import { AiTaskRepository, idempotencyWindowMillis } from "../ports/ai-task-repository.ts"
+import { BillingRepository } from "../ports/billing-repository.ts"
+import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+
+const millis = DateTime.toEpochMillis
+
+const useStore = Effect.gen(function*() {
+  const store = yield* MemoryStore
+  const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+  const read = up.pipe(Effect.andThen(Ref.get(store.state)))
+  const write = (f: (s: MemoryState) => MemoryState) => up.pipe(Effect.andThen(Ref.update(store.state, f)))
+  // Read-and-write in one step, like a single SQL statement.
+  const modify = <A>(f: (s: MemoryState) => readonly [A, MemoryState]) => up.pipe(Effect.andThen(Ref.modify(store.state, f)))
+  return { read, write, modify }
+})
+
+/** In-memory AI tasks, with the same lease and idempotency semantics as the Postgres version. */
+export const AiTaskRepositoryMemory = Layer.effect(
+  AiTaskRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    const save = (task: AiTask) => write((s) => ({ ...s, aiTasks: withEntry(s.aiTasks, task.id, task) }))
+    return AiTaskRepository.of({
+      insert: save,
+      update: save,
+      findById: (workspaceId, id) =>
+        read.pipe(Effect.map((s) => Option.fromNullishOr(s.aiTasks.get(id)).pipe(Option.filter((t) => t.workspaceId === workspaceId)))),
+      claimDue: (now, limit, leaseUntil) =>
+        modify((s) => {
+          const due = Array.from(s.aiTasks.values())
+            .filter((t) => !t.isFinished && Option.isSome(t.nextAttemptAt) && !DateTime.isGreaterThan(t.nextAttemptAt.value, now))
+            .sort((a, b) =>
+              millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)) ||
+              a.id.localeCompare(b.id)
+            )
+            .slice(0, Math.max(0, limit))
+          const leased = due.map((t) =>
+            new AiTask({
+              ...t,
+              status: "running",
+              attempts: t.attempts + 1,
+              nextAttemptAt: Option.some(leaseUntil),
+              startedAt: Option.orElse(t.startedAt, () => Option.some(now))
+            })
+          )
+          return [leased, { ...s, aiTasks: leased.reduce((map, t) => withEntry(map, t.id, t), s.aiTasks) }]
+        }),
+      reserveIdempotencyKey: (workspaceId, key, requestHash, taskId, now) =>
+        modify((s) => {
+          const id = `${workspaceId}/${key}`
+          const existing = s.idempotencyKeys.get(id)
+          if (existing !== undefined && millis(now) - millis(existing.createdAt) < idempotencyWindowMillis) {
+            return [Option.some({ requestHash: existing.requestHash, taskId: existing.taskId }), s]
+          }
+          return [Option.none(), { ...s, idempotencyKeys: withEntry(s.idempotencyKeys, id, { requestHash, taskId, createdAt: now }) }]
+        })
+    })
+  })
+)
+
+/** In-memory billing accounts, monthly meters and usage records. */
+export const BillingRepositoryMemory = Layer.effect(
+  BillingRepository,
+  Effect.gen(function*() {
+    const { read, write } = yield* useStore
+    return BillingRepository.of({
+      account: (workspaceId) =>
+        read.pipe(Effect.map((s) => s.billingAccounts.get(workspaceId) ?? BillingAccount.empty(workspaceId))),
+      saveAccount: (account) => write((s) => ({ ...s, billingAccounts: withEntry(s.billingAccounts, account.workspaceId, account) })),
+      monthlyUsage: (workspaceId, month) =>
+        read.pipe(Effect.map((s) => s.monthlyUsage.get(`${workspaceId}/${month}`) ?? MonthlyUsage.empty(workspaceId, month))),
+      saveMonthlyUsage: (usage) =>
+        write((s) => ({ ...s, monthlyUsage: withEntry(s.monthlyUsage, `${usage.workspaceId}/${usage.month}`, usage) })),
+      insertUsageRecord: (record) =>
+        write((s) => ({
+          ...s,
+          // One record per task, like the unique constraint in Postgres.
+          usageRecords: s.usageRecords.some((r) => r.taskId === record.taskId) ? s.usageRecords : [...s.usageRecords, record]
+        })),
+      listUsageRecords: (workspaceId, page) =>
+        read.pipe(Effect.map((s) => pageOf(s.usageRecords.filter((r) => r.workspaceId === workspaceId).reverse(), page)))
+    })
+  })
+)
