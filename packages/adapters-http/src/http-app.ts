@@ -1,7 +1,9 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { Api, docsPath, openApiPath } from "./api/api.ts"
+import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
+import { WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./http/envelope.ts"
 import { docsLayer } from "./http/offline-docs.ts"
 import { makeRouteTable, routesOf } from "./http/route-table.ts"
@@ -47,8 +49,12 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
   )
 }
 
+/** The handlers of every group of `Api`. */
+export const ApiHandlers = Layer.mergeAll(V1Handlers, WebhooksHandlers, AiTasksHandlers)
+
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/v1/openapi`, `/api/docs`) as an `HttpRouter` layer.
- * Needs the domain services `ApiKeys`, `Workspaces`, `Entitlements`, `ModelCatalog` and the platform services a server layer brings.
+ * Needs the domain services `ApiKeys`, `Workspaces`, `Entitlements`, `ModelCatalog`, `WebhookEndpoints`, `AiTasks`,
+ * `Usage`, the `EventOutbox` port, and the platform services a server layer brings.
  */
-export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, V1Handlers, options)
+export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)

@@ -1,4 +1,4 @@
-import { ApiKeys, type ApiKeyScope, systemActor, Workspaces } from "@atrium/domain"
+import { ApiKeys, type ApiKeyScope, systemActor, type WorkspaceId, Workspaces } from "@atrium/domain"
 import { DomainMemory } from "@atrium/domain/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
@@ -36,6 +36,13 @@ export const seedKey = (options?: {
       actor
     })
     return { workspace, apiKey: created.apiKey, key: Redacted.value(created.plaintext) }
+  })
+
+/** Another API key in an existing workspace. */
+export const addKey = (workspaceId: WorkspaceId, scopes: ReadonlyArray<ApiKeyScope>) =>
+  Effect.gen(function*() {
+    const created = yield* (yield* ApiKeys).create({ workspaceId, name: scopes.join(" "), scopes, actor })
+    return Redacted.value(created.plaintext)
   })
 
 /** What a test inspects of a response. */
@@ -78,3 +85,12 @@ export const send = (
     const reply: Reply = { status: response.status, headers: response.headers, text, body: parse(text) }
     return reply
   })
+
+/** Sends `body` as JSON. */
+export const sendJson = (
+  method: "POST" | "PUT" | "PATCH",
+  path: string,
+  key: string,
+  body: unknown,
+  headers?: Record<string, string>
+) => send(method, path, { key, body: JSON.stringify(body), ...(headers === undefined ? {} : { headers }) })

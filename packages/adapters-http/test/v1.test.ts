@@ -92,8 +92,26 @@ describe("/api/v1", () => {
       assert.strictEqual(reply.status, 200)
       assert.match(String(reply.body.openapi), /^3\.1\.\d+$/)
       const text = reply.text
-      for (const path of ["/api/v1/workspaces/current", "/api/v1/entitlements", "/api/v1/models/requirements"]) {
-        assert.include(Object.keys(Object(reply.body.paths)), path)
+      const paths: Record<string, ReadonlyArray<string>> = {
+        "/api/v1/workspaces/current": ["get"],
+        "/api/v1/entitlements": ["get"],
+        "/api/v1/models/requirements": ["get"],
+        "/api/v1/usage": ["get"],
+        "/api/v1/ai-tasks": ["post"],
+        "/api/v1/ai-tasks/{id}": ["get"],
+        "/api/v1/webhook-endpoints": ["get", "post"],
+        "/api/v1/webhook-endpoints/{id}": ["delete", "get", "patch"],
+        "/api/v1/webhook-endpoints/{id}/rotate-secret": ["post"],
+        "/api/v1/webhook-endpoints/{id}/test": ["post"],
+        "/api/v1/webhook-endpoints/{id}/recover": ["post"],
+        "/api/v1/webhook-endpoints/{id}/deliveries": ["get"],
+        "/api/v1/webhook-deliveries/{id}": ["get"],
+        "/api/v1/webhook-deliveries/{id}/replay": ["post"],
+        "/api/v1/events": ["get"],
+        "/api/v1/event-types": ["get"]
+      }
+      for (const [path, methods] of Object.entries(paths)) {
+        assert.deepStrictEqual(Object.keys(Object(Object(reply.body.paths)[path])).sort(), methods, path)
       }
       const spec = JSON.parse(text)
       assert.deepInclude(spec.components.securitySchemes.bearer, { type: "http", scheme: "Bearer" })
@@ -105,9 +123,25 @@ describe("/api/v1", () => {
         assert.property(responses, status)
         assert.property(responses[status].content, "application/problem+json")
       }
-      for (const code of ["invalid_request", "missing_credentials", "malformed_credentials", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "not_found", "rate_limited", "internal_error", "unavailable"]) {
+      for (const code of ["invalid_request", "missing_credentials", "malformed_credentials", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "not_found", "rate_limited", "internal_error", "unavailable", "conflict", "not_entitled", "usage_cap_reached", "insufficient_credits", "idempotency_key_reused"]) {
         assert.include(text, `"${code}"`)
       }
+      // Domain failures are documented on the operations that answer them.
+      const submit = spec.paths["/api/v1/ai-tasks"].post
+      for (const status of ["202", "400", "402", "403", "409"]) assert.property(submit.responses, status)
+      assert.property(submit.responses["202"].headers, "idempotent-replayed")
+      const idempotencyKey = submit.parameters.find((parameter: { readonly name: string }) => parameter.name === "idempotency-key")
+      assert.deepInclude(idempotencyKey, { in: "header", required: false })
+      assert.property(spec.paths["/api/v1/webhook-endpoints"].post.responses, "201")
+      assert.property(spec.paths["/api/v1/webhook-endpoints"].post.responses, "409")
+      assert.property(spec.paths["/api/v1/webhook-endpoints/{id}"].delete.responses, "204")
+      assert.property(spec.paths["/api/v1/webhook-endpoints/{id}/test"].post.responses, "202")
+      // The webhook schemas are named components, so another interface can expose the very same ones.
+      for (const name of ["WebhookEndpoint", "WebhookEndpointWithSecret", "CreateWebhookEndpoint", "UpdateWebhookEndpoint", "WebhookDelivery", "WebhookDeliveryWithAttempts", "Event", "EventTypeList", "AiTask", "AiTaskRequest", "Usage"]) {
+        assert.property(spec.components.schemas, name)
+      }
+      assert.strictEqual(spec.components.schemas.CreateWebhookEndpoint.additionalProperties, false)
+      assert.notProperty(spec.components.schemas.WebhookEndpoint.properties, "secret")
     }).pipe(Effect.provide(AppUnderTest())))
 
   it.effect("GET /api/docs is an offline HTML reference naming no CDN", () =>

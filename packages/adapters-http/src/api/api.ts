@@ -1,6 +1,8 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AiTasksGroup } from "./ai-tasks-group.ts"
 import { documentEnvelopeMembers } from "./openapi-problems.ts"
 import { V1Group } from "./v1-group.ts"
+import { WebhooksGroup } from "./webhooks-group.ts"
 
 /** Paths the API serves besides its endpoints. */
 export const openApiPath = "/api/v1/openapi"
@@ -9,13 +11,16 @@ export const docsPath = "/api/docs"
 /** The Atrium HTTP contract: import it to build clients; the server implements it in `handlers/`. */
 export class Api extends HttpApi.make("atrium")
   .add(V1Group)
+  .add(WebhooksGroup)
+  .add(AiTasksGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Atrium API",
     version: "1",
     description: "Every failure is an RFC 9457 `application/problem+json` body with a stable `code` and the `requestId` " +
       "(also the `x-request-id` header). Codes: 400 `invalid_request`; 401 `missing_credentials`, `malformed_credentials`, " +
-      "`invalid_api_key`, `api_key_revoked`, `api_key_expired`; 403 `insufficient_scope`; 404 `not_found`, `route_not_found`; " +
-      "405 `method_not_allowed`; 413 `payload_too_large`; 415 `unsupported_media_type`; 429 `rate_limited`; " +
+      "`invalid_api_key`, `api_key_revoked`, `api_key_expired`; 402 `usage_cap_reached`, `insufficient_credits`; " +
+      "403 `insufficient_scope`, `not_entitled`; 404 `not_found`, `route_not_found`; 405 `method_not_allowed`; " +
+      "409 `conflict`, `idempotency_key_reused`; 413 `payload_too_large`; 415 `unsupported_media_type`; 429 `rate_limited`; " +
       "500 `internal_error`; 503 `unavailable`.",
     transform: documentEnvelopeMembers
   }))

@@ -90,3 +90,6 @@ export class UnavailableProblem extends HttpApiError.Problem<UnavailableProblem>
   code: Schema.tag("unavailable"),
   requestId
 }) {}
+
+/** Failures any endpoint can answer besides those its middleware declares. */
+export const serverProblems = [UnavailableProblem, InternalErrorProblem] as const

@@ -3,20 +3,18 @@ import { Authentication } from "./authentication.ts"
 import { Authorization } from "./authorization.ts"
 import { EntitlementList } from "./entitlement-view.ts"
 import { ModelRequirementList } from "./model-requirement-view.ts"
-import { InternalErrorProblem, NotFoundProblem, UnavailableProblem } from "./problems.ts"
+import { NotFoundProblem, serverProblems } from "./problems.ts"
 import { RateLimit } from "./rate-limit.ts"
 import { RequiredScope } from "./required-scope.ts"
+import { UsageView } from "./usage-view.ts"
 import { WorkspaceView } from "./workspace-view.ts"
-
-// Failures any endpoint can answer besides those its middleware declares.
-const serverErrors = [UnavailableProblem, InternalErrorProblem] as const
 
 /** The public, API-key interface `/api/v1`. */
 export class V1Group extends HttpApiGroup.make("v1")
   .add(
     HttpApiEndpoint.get("getCurrentWorkspace", "/workspaces/current", {
       success: WorkspaceView,
-      error: [NotFoundProblem, ...serverErrors]
+      error: [NotFoundProblem, ...serverProblems]
     })
       .annotate(RequiredScope, "read")
       .annotateMerge(OpenApi.annotations({
@@ -25,7 +23,7 @@ export class V1Group extends HttpApiGroup.make("v1")
       })),
     HttpApiEndpoint.get("listEntitlements", "/entitlements", {
       success: EntitlementList,
-      error: serverErrors
+      error: serverProblems
     })
       .annotate(RequiredScope, "read")
       .annotateMerge(OpenApi.annotations({
@@ -34,12 +32,21 @@ export class V1Group extends HttpApiGroup.make("v1")
       })),
     HttpApiEndpoint.get("listModelRequirements", "/models/requirements", {
       success: ModelRequirementList,
-      error: serverErrors
+      error: serverProblems
     })
       .annotate(RequiredScope, "read")
       .annotateMerge(OpenApi.annotations({
         summary: "The model catalog",
         description: "Every model, its provider, prices in micro-USD per million tokens, limits and the feature it requires. Needs scope `read`."
+      })),
+    HttpApiEndpoint.get("getUsage", "/usage", {
+      success: UsageView,
+      error: serverProblems
+    })
+      .annotate(RequiredScope, "read")
+      .annotateMerge(OpenApi.annotations({
+        summary: "AI usage this month",
+        description: "Spend, reservations and task count of the current UTC month, the caps, and the credit balance. Needs scope `read`."
       }))
   )
   // Listed innermost first: authentication runs outermost, then the rate limit, then the scope check.

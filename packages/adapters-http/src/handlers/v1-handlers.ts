@@ -1,4 +1,4 @@
-import { CurrentPrincipal, Entitlements, ModelCatalog, Workspaces } from "@atrium/domain"
+import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, Workspaces } from "@atrium/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
@@ -13,6 +13,7 @@ export const V1Handlers = HttpApiBuilder.group(
     const workspaces = yield* Workspaces
     const entitlements = yield* Entitlements
     const catalog = yield* ModelCatalog
+    const usage = yield* Usage
     return handlers
       .handle("getCurrentWorkspace", Effect.fn("V1.getCurrentWorkspace")(function*() {
         const principal = yield* CurrentPrincipal
@@ -31,6 +32,10 @@ export const V1Handlers = HttpApiBuilder.group(
       .handle("listModelRequirements", Effect.fn("V1.listModelRequirements")(function*() {
         const specs = yield* catalog.list
         return { data: specs.map(toModelRequirementView) }
+      }))
+      .handle("getUsage", Effect.fn("V1.getUsage")(function*() {
+        const principal = yield* CurrentPrincipal
+        return yield* usage.current(principal.workspaceId).pipe(Effect.catchTag("Unavailable", unavailableProblem))
       }))
   })
 )
