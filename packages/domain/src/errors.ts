@@ -71,3 +71,38 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
   code: Schema.tag("idempotency_key_reused")
 }) {}
+
+/** An account with this (normalised) email already exists. */
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {
+  code: Schema.tag("email_taken")
+}) {}
+
+/** Sign-in refused: one answer for an unknown email and a wrong password, so neither can be told apart. */
+export class InvalidCredentials extends Schema.TaggedError<InvalidCredentials>()("InvalidCredentials", {
+  code: Schema.tag("invalid_credentials")
+}) {}
+
+/**
+ * Why a presented session token was refused. `session_expired`: only an access token past its expiry (or one a
+ * refresh superseded) of a live session — the client refreshes and retries. `invalid_session`: unknown, revoked,
+ * signed-out, lapsed or reused — the client signs in again. A lookup that fails is `Unavailable`, never one of these.
+ */
+export const SessionRejection = Schema.Literals(["missing_credentials", "session_expired", "invalid_session"])
+export type SessionRejection = typeof SessionRejection.Type
+
+/** The presented session token does not authenticate. */
+export class SessionRejected extends Schema.TaggedError<SessionRejected>()("SessionRejected", {
+  code: SessionRejection
+}) {}
+
+/** The member's role (or membership) does not allow the action. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  code: Schema.tag("forbidden"),
+  detail: Schema.String
+}) {}
+
+/** The caller's `If-Match` names a version that is no longer current; nothing was written. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
+  code: Schema.tag("precondition_failed"),
+  currentVersion: Schema.Int
+}) {}

@@ -43,5 +43,17 @@ export type AttemptId = typeof AttemptId.Type
 export const TaskId = prefixedId("task", "AI task identifier").pipe(Schema.brand("TaskId"))
 export type TaskId = typeof TaskId.Type
 
+/** Identifier of a membership: one user's role in one workspace. */
+export const MembershipId = prefixedId("mem", "Membership identifier").pipe(Schema.brand("MembershipId"))
+export type MembershipId = typeof MembershipId.Type
+
+/** Identifier of an invitation (never its token). */
+export const InvitationId = prefixedId("inv", "Invitation identifier").pipe(Schema.brand("InvitationId"))
+export type InvitationId = typeof InvitationId.Type
+
+/** Identifier of a member session (never one of its tokens). */
+export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
+export type SessionId = typeof SessionId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
 export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"

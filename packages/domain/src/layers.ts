@@ -1,6 +1,13 @@
 import { Layer, Option, type Redacted } from "effect"
 import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy } from "./ai-tasks.ts"
+import { Accounts } from "./accounts.ts"
 import { ApiKeys } from "./api-keys.ts"
+import { Appearance } from "./appearances.ts"
+import { AuditTrail } from "./audit-trail.ts"
+import { Invitations } from "./invitations.ts"
+import { Members } from "./members.ts"
+import { Organization } from "./organization.ts"
+import { defaultSessionPolicy, type SessionPolicy } from "./session.ts"
 import { Entitlements } from "./entitlements.ts"
 import { IdGenerator } from "./id-generator.ts"
 import { ModelCatalog } from "./model-catalog.ts"
@@ -26,6 +33,17 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
+
+/**
+ * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of
+ * `domainServices` they need `UserRepository`, `MembershipRepository`, `SessionRepository`, `InvitationRepository`,
+ * `AppearanceRepository` and `PasswordHasher`; kept apart so compositions that lack those still build.
+ */
+export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =>
+  Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer)
+
+/** The identity services with 15-minute access and 30-day refresh tokens. */
+export const IdentityServices = identityServices()
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

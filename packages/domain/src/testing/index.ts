@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
 import { SecretBox } from "../secret-box.ts"
 import { ModelCatalog } from "../model-catalog.ts"
 import {
@@ -11,12 +11,16 @@ import {
 } from "./memory-repositories.ts"
 import { AiProviderMemory } from "./memory-ai-provider.ts"
 import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
+import { IdentityPortsMemory } from "./memory-identity.ts"
+import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
+export * from "./memory-identity.ts"
+export * from "./memory-password-hasher.ts"
 export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
@@ -33,15 +37,17 @@ export const PortsMemory = Layer.mergeAll(
   DeliveryRepositoryMemory,
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
+  IdentityPortsMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
 /**
- * The whole domain with no I/O: services, memory ports, a scripted webhook receiver, a scripted AI provider that acts
- * as the local provider until a test scripts it, primitives and the built-in model catalog.
+ * The whole domain with no I/O: services (identity included), memory ports, a fast test password hasher, a scripted
+ * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
+ * built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
   Layer.provideMerge(
-    Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom)
+    Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
   )
 )

@@ -12,6 +12,11 @@ import type { DomainEvent } from "../webhook-events.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhook-delivery.ts"
 import type { EndpointSecret, WebhookEndpoint } from "../webhook-endpoint.ts"
 import type { Workspace } from "../workspace.ts"
+import type { AppearanceSettings } from "../appearance.ts"
+import type { Invitation } from "../invitation.ts"
+import type { Membership } from "../membership.ts"
+import type { UserCredentials } from "../ports/user-repository.ts"
+import type { Session } from "../session.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -31,6 +36,15 @@ export interface MemoryState {
   /** By `workspaceId/month`. */
   readonly monthlyUsage: ReadonlyMap<string, MonthlyUsage>
   readonly usageRecords: ReadonlyArray<UsageRecord>
+  /** Users with their password hashes, by id. */
+  readonly users: ReadonlyMap<string, UserCredentials>
+  readonly memberships: ReadonlyMap<string, Membership>
+  readonly sessions: ReadonlyMap<string, Session>
+  /** Refresh token digests retired by rotation, to the session id they belonged to. */
+  readonly retiredRefreshDigests: ReadonlyMap<string, string>
+  readonly invitations: ReadonlyMap<string, Invitation>
+  /** By `workspaceId/userId`. */
+  readonly appearance: ReadonlyMap<string, AppearanceSettings>
 }
 
 const emptyState: MemoryState = {
@@ -47,7 +61,13 @@ const emptyState: MemoryState = {
   idempotencyKeys: new Map(),
   billingAccounts: new Map(),
   monthlyUsage: new Map(),
-  usageRecords: []
+  usageRecords: [],
+  users: new Map(),
+  memberships: new Map(),
+  sessions: new Map(),
+  retiredRefreshDigests: new Map(),
+  invitations: new Map(),
+  appearance: new Map()
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */

@@ -1,0 +1,185 @@
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { Conflict, EmailTaken } from "../errors.ts"
+import { AppearanceRepository } from "../ports/appearance-repository.ts"
+import { InvitationRepository } from "../ports/invitation-repository.ts"
+import { MembershipRepository } from "../ports/membership-repository.ts"
+import { SessionRepository } from "../ports/session-repository.ts"
+import { UserRepository } from "../ports/user-repository.ts"
+import { Session } from "../session.ts"
+import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+
+const millis = DateTime.toEpochMillis
+const oldestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
+  Array.from(items).sort((a, b) => millis(a.createdAt) - millis(b.createdAt) || a.id.localeCompare(b.id))
+
+const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> => {
+  const copy = new Map(map)
+  copy.delete(key)
+  return copy
+}
+
+const useStore = Effect.gen(function*() {
+  const store = yield* MemoryStore
+  const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+  const read = up.pipe(Effect.andThen(Ref.get(store.state)))
+  const write = (f: (s: MemoryState) => MemoryState) => up.pipe(Effect.andThen(Ref.update(store.state, f)))
+  // Read-and-write in one step, like a single SQL statement.
+  const modify = <A>(f: (s: MemoryState) => readonly [A, MemoryState]) => up.pipe(Effect.andThen(Ref.modify(store.state, f)))
+  return { read, write, modify }
+})
+
+/** In-memory users, unique by normalised email. */
+export const UserRepositoryMemory = Layer.effect(
+  UserRepository,
+  Effect.gen(function*() {
+    const { read, modify } = yield* useStore
+    return UserRepository.of({
+      insert: (user, passwordHash) =>
+        modify((s): readonly [boolean, MemoryState] =>
+          Array.from(s.users.values()).some((u) => u.user.email === user.email)
+            ? [false, s]
+            : [true, { ...s, users: withEntry(s.users, user.id, { user, passwordHash }) }]
+        ).pipe(Effect.flatMap((inserted) => inserted ? Effect.void : Effect.fail(new EmailTaken()))),
+      findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => u.user.email === email)))),
+      findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.users.get(id)?.user)))
+    })
+  })
+)
+
+/** In-memory memberships, unique per workspace and user. */
+export const MembershipRepositoryMemory = Layer.effect(
+  MembershipRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    const inWorkspace = (s: MemoryState, workspaceId: string) => Array.from(s.memberships.values()).filter((m) => m.workspaceId === workspaceId)
+    return MembershipRepository.of({
+      insert: (membership) =>
+        modify((s): readonly [boolean, MemoryState] =>
+          inWorkspace(s, membership.workspaceId).some((m) => m.userId === membership.userId)
+            ? [false, s]
+            : [true, { ...s, memberships: withEntry(s.memberships, membership.id, membership) }]
+        ).pipe(Effect.flatMap((inserted) => inserted ? Effect.void : Effect.fail(new Conflict({ detail: "Already a member of the workspace" })))),
+      find: (workspaceId, userId) => read.pipe(Effect.map((s) => Option.fromNullishOr(inWorkspace(s, workspaceId).find((m) => m.userId === userId)))),
+      findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.memberships.get(id)).pipe(Option.filter((m) => m.workspaceId === workspaceId)))),
+      listByWorkspace: (workspaceId, page) =>
+        read.pipe(Effect.map((s) =>
+          pageOf(
+            oldestFirst(inWorkspace(s, workspaceId)).flatMap((membership) => {
+              const user = s.users.get(membership.userId)?.user
+              return user === undefined ? [] : [{ membership, user }]
+            }),
+            page
+          )
+        )),
+      listByUser: (userId) => read.pipe(Effect.map((s) => oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)))),
+      update: (membership) =>
+        write((s) => s.memberships.has(membership.id) ? { ...s, memberships: withEntry(s.memberships, membership.id, membership) } : s),
+      delete: (workspaceId, id) =>
+        write((s) => s.memberships.get(id)?.workspaceId === workspaceId ? { ...s, memberships: withoutEntry(s.memberships, id) } : s),
+      countOwners: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((m) => m.role === "owner").length))
+    })
+  })
+)
+
+/** In-memory sessions, with retired refresh digests kept for reuse detection. */
+export const SessionRepositoryMemory = Layer.effect(
+  SessionRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    const sessions = (s: MemoryState) => Array.from(s.sessions.values())
+    const change = (id: string, f: (session: Session) => Session) =>
+      write((s) => {
+        const session = s.sessions.get(id)
+        return session === undefined ? s : { ...s, sessions: withEntry(s.sessions, id, f(session)) }
+      })
+    return SessionRepository.of({
+      insert: (session) => write((s) => ({ ...s, sessions: withEntry(s.sessions, session.id, session) })),
+      findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.sessions.get(id)))),
+      findByAccessDigest: (digest) =>
+        read.pipe(Effect.map((s) =>
+          Option.fromNullishOr(sessions(s).find((x) => x.accessDigest === digest || Option.contains(x.previousAccessDigest, digest)))
+        )),
+      findByRefreshDigest: (digest) =>
+        read.pipe(Effect.map((s) => {
+          const current = sessions(s).find((x) => x.refreshDigest === digest)
+          if (current !== undefined) return Option.some({ session: current, current: true })
+          const retiredFrom = s.retiredRefreshDigests.get(digest)
+          const session = retiredFrom === undefined ? undefined : s.sessions.get(retiredFrom)
+          return session === undefined ? Option.none() : Option.some({ session, current: false })
+        })),
+      rotate: (previous, next) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          const stored = s.sessions.get(previous.id)
+          if (stored === undefined || stored.isRevoked || stored.refreshDigest !== previous.refreshDigest) return [false, s]
+          return [true, {
+            ...s,
+            sessions: withEntry(s.sessions, next.id, next),
+            retiredRefreshDigests: withEntry(s.retiredRefreshDigests, previous.refreshDigest, previous.id)
+          }]
+        }),
+      setActiveWorkspace: (id, workspaceId) => change(id, (session) => new Session({ ...session, activeWorkspaceId: workspaceId })),
+      revoke: (id, at, reason) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          const session = s.sessions.get(id)
+          if (session === undefined || session.isRevoked) return [false, s]
+          const revoked = new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) })
+          return [true, { ...s, sessions: withEntry(s.sessions, id, revoked) }]
+        }),
+      touchLastUsed: (id, at) => change(id, (session) => new Session({ ...session, lastUsedAt: at })),
+      listByUser: (userId) =>
+        read.pipe(Effect.map((s) =>
+          sessions(s)
+            .filter((x) => x.userId === userId && !x.isRevoked)
+            .sort((a, b) => millis(b.lastUsedAt) - millis(a.lastUsedAt) || b.id.localeCompare(a.id))
+        ))
+    })
+  })
+)
+
+/** In-memory invitations. */
+export const InvitationRepositoryMemory = Layer.effect(
+  InvitationRepository,
+  Effect.gen(function*() {
+    const { read, write } = yield* useStore
+    const all = (s: MemoryState) => Array.from(s.invitations.values())
+    return InvitationRepository.of({
+      insert: (invitation) => write((s) => ({ ...s, invitations: withEntry(s.invitations, invitation.id, invitation) })),
+      findById: (workspaceId, id) =>
+        read.pipe(Effect.map((s) => Option.fromNullishOr(s.invitations.get(id)).pipe(Option.filter((i) => i.workspaceId === workspaceId)))),
+      findByTokenDigest: (digest) => read.pipe(Effect.map((s) => Option.fromNullishOr(all(s).find((i) => i.tokenDigest === digest)))),
+      listByWorkspace: (workspaceId, page) =>
+        read.pipe(Effect.map((s) => pageOf(oldestFirst(all(s).filter((i) => i.workspaceId === workspaceId)).reverse(), page))),
+      update: (invitation) =>
+        write((s) => s.invitations.has(invitation.id) ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) } : s)
+    })
+  })
+)
+
+/** In-memory appearance bundles with compare-and-set versions. */
+export const AppearanceRepositoryMemory = Layer.effect(
+  AppearanceRepository,
+  Effect.gen(function*() {
+    const { read, modify } = yield* useStore
+    const keyOf = (workspaceId: string, userId: string) => `${workspaceId}/${userId}`
+    return AppearanceRepository.of({
+      get: (workspaceId, userId) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.appearance.get(keyOf(workspaceId, userId))))),
+      put: (next, expectedVersion) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          const key = keyOf(next.workspaceId, next.userId)
+          const storedVersion = s.appearance.get(key)?.version ?? 0
+          return storedVersion === expectedVersion
+            ? [true, { ...s, appearance: withEntry(s.appearance, key, next) }]
+            : [false, s]
+        })
+    })
+  })
+)
+
+/** Every identity port in memory. */
+export const IdentityPortsMemory = Layer.mergeAll(
+  UserRepositoryMemory,
+  MembershipRepositoryMemory,
+  SessionRepositoryMemory,
+  InvitationRepositoryMemory,
+  AppearanceRepositoryMemory
+)
