@@ -1,0 +1,26 @@
+import { assert, it } from "@effect/vitest"
+import { PasswordHasher } from "@atrium/domain"
+import { Effect, Redacted } from "effect"
+import { PasswordHasherArgon2 } from "../src/argon2-password-hasher.ts"
+
+it.live("hashes in PHC format and verifies only the right password, in similar time for the dummy", () =>
+  Effect.gen(function*() {
+    const hasher = yield* PasswordHasher
+    const stored = yield* hasher.hash(Redacted.make("correct horse battery"))
+    assert.match(stored, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    assert.isTrue(yield* hasher.verify(Redacted.make("correct horse battery"), stored))
+    assert.isFalse(yield* hasher.verify(Redacted.make("correct horse batterz"), stored))
+    assert.isFalse(yield* hasher.verify(Redacted.make("x"), "garbage"))
+    assert.isFalse(yield* hasher.verify(Redacted.make("x"), stored.replace("m=19456", "m=99999999")))
+    const t0 = performance.now()
+    yield* hasher.verify(Redacted.make("wrong password"), stored)
+    const t1 = performance.now()
+    assert.isFalse(yield* hasher.verifyDummy(Redacted.make("wrong password")))
+    const t2 = performance.now()
+    // The dummy check runs the same Argon2id work: within a generous factor of a real one even on a busy machine.
+    const ratio = (t2 - t1) / (t1 - t0)
+    assert.isAbove(ratio, 0.3)
+    assert.isBelow(ratio, 3.5)
+    const again = yield* hasher.hash(Redacted.make("correct horse battery"))
+    assert.notStrictEqual(again, stored)
+  }).pipe(Effect.provide(PasswordHasherArgon2)))
