@@ -1,6 +1,8 @@
 /** @atrium/adapters-pg — the domain's storage ports on Postgres: embedded PGlite by default, a real server by URL. */
+export { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
 export { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 export { AuditLogPg } from "./audit-log-pg.ts"
+export { BillingRepositoryPg } from "./billing-repository-pg.ts"
 export { decodeCursor, encodeCursor } from "./cursor.ts"
 export { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
 export { EmbeddedPostgres, EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded-postgres.ts"

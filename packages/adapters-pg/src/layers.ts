@@ -1,6 +1,8 @@
 import type {
+  AiTaskRepository,
   ApiKeyRepository,
   AuditLog,
+  BillingRepository,
   DeliveryRepository,
   EntitlementRepository,
   EventOutbox,
@@ -18,7 +20,7 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The eight storage ports the domain needs. */
+/** The ten storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -27,6 +29,8 @@ export type Ports =
   | EventOutbox
   | WebhookEndpointRepository
   | DeliveryRepository
+  | AiTaskRepository
+  | BillingRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */

@@ -2,11 +2,13 @@ import { Layer } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
+import aiTasks from "./migrations/0003_ai_tasks.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
-  "0002_webhooks": webhooks
+  "0002_webhooks": webhooks,
+  "0003_ai_tasks": aiTasks
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

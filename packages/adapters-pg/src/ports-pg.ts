@@ -1,6 +1,8 @@
 import { Layer } from "effect"
+import { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
+import { BillingRepositoryPg } from "./billing-repository-pg.ts"
 import { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
 import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
@@ -17,5 +19,7 @@ export const PortsPg = Layer.mergeAll(
   EventOutboxPg,
   WebhookEndpointRepositoryPg,
   DeliveryRepositoryPg,
+  AiTaskRepositoryPg,
+  BillingRepositoryPg,
   TransactorPg
 )

@@ -1,4 +1,5 @@
 import {
+  AiTask,
   ApiKey,
   ApiKeyId,
   AuditEntry,
@@ -9,7 +10,11 @@ import {
   DomainEvent,
   EndpointSecret,
   EventId,
+  ModelId,
   systemActor,
+  TaskId,
+  UsageMonth,
+  UsageRecord,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointId,
@@ -126,5 +131,44 @@ export const makeAttempt = (deliveryId: DeliveryId, number: number, overrides: P
     responseBody: "upstream down",
     remoteAddress: Option.some("192.0.2.10"),
     nextAttemptAt: Option.some(at(number * 60 + 5)),
+    ...overrides
+  })
+
+/** A queued AI task on a prompt; not due for a long while unless `nextAttemptAt` says otherwise, so queue tests only see their own. */
+export const makeAiTask = (workspaceId: WorkspaceId, overrides: Partial<AiTask> = {}): AiTask =>
+  new AiTask({
+    id: TaskId.make(`task_${token()}`),
+    workspaceId,
+    model: ModelId.make("atrium-local-1"),
+    status: "queued",
+    input: { prompt: "hello" },
+    maxOutputTokens: 4000,
+    metadata: {},
+    output: Option.none(),
+    inputTokens: Option.none(),
+    outputTokens: Option.none(),
+    costMicros: Option.none(),
+    reservedMicros: 1601,
+    error: Option.none(),
+    attempts: 0,
+    nextAttemptAt: Option.some(at(10_000_000)),
+    submittedBy: { type: "api_key", id: "key_test" },
+    createdAt: at(0),
+    startedAt: Option.none(),
+    finishedAt: Option.none(),
+    ...overrides
+  })
+
+/** A usage record of a (made-up) succeeded task. */
+export const makeUsageRecord = (workspaceId: WorkspaceId, createdAt: DateTime.Utc, overrides: Partial<UsageRecord> = {}): UsageRecord =>
+  new UsageRecord({
+    taskId: TaskId.make(`task_${token()}`),
+    workspaceId,
+    model: ModelId.make("atrium-local-1"),
+    inputTokens: 2,
+    outputTokens: 6,
+    costMicros: 4,
+    month: UsageMonth.make("2030-01"),
+    createdAt,
     ...overrides
   })

@@ -5,6 +5,8 @@ import { SqlClient } from "effect/sql"
 import { layerEmbedded, layerPorts, type Ports, PostgresUrl } from "../src/index.ts"
 import { orUnavailable } from "../src/sql-errors.ts"
 import { PostgresTestSchema } from "../src/testing.ts"
+import { aiContract } from "./ai-contract.ts"
+import { aiDomainContract } from "./ai-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
@@ -27,6 +29,8 @@ const targets: ReadonlyArray<Target> = [
 for (const target of targets) {
   repositoryContract(target.label, target.layer)
   webhookContract(target.label, target.layer)
+  aiContract(target.label, target.layer)
+  aiDomainContract(target.label, target.layer)
 }
 
 // The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.

@@ -1,0 +1,313 @@
+import {
+  AiTask,
+  AiTaskRepository,
+  BillingAccount,
+  BillingRepository,
+  MonthlyUsage,
+  TaskId,
+  Transactor,
+  UsageMonth,
+  WorkspaceId
+} from "@atrium/domain"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Effect, Exit, type Layer, Option } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { Ports } from "../src/index.ts"
+import { at, makeAiTask, makeUsageRecord, token } from "./fixtures.ts"
+import { collectPages, seedWorkspace } from "./repository-contract.ts"
+
+const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
+
+const insertAll = (tasks: ReadonlyArray<AiTask>) =>
+  AiTaskRepository.pipe(Effect.flatMap((repo) => Effect.forEach(tasks, repo.insert, { discard: true })), Effect.as(tasks))
+
+// Finishes what a queue test leaves unfinished, so the next queue test sees only its own tasks.
+const finishAll = (tasks: ReadonlyArray<AiTask>) =>
+  AiTaskRepository.pipe(Effect.flatMap((repo) =>
+    Effect.forEach(
+      tasks,
+      (task) => repo.update(new AiTask({ ...task, status: "failed", nextAttemptAt: Option.none(), finishedAt: Option.some(at(0)) })),
+      { discard: true }
+    )
+  ))
+
+/** A claimed task as `claimDue` stores and returns it. */
+const leased = (task: AiTask, now: DateTime.Utc, leaseUntil: DateTime.Utc, attempts = task.attempts + 1) =>
+  new AiTask({
+    ...task,
+    status: "running",
+    attempts,
+    nextAttemptAt: Option.some(leaseUntil),
+    startedAt: Option.orElse(task.startedAt, () => Option.some(now))
+  })
+
+const march = UsageMonth.make("2030-03")
+const april = UsageMonth.make("2030-04")
+
+// A failure the test provokes on purpose, to roll a transaction back.
+class Boom {
+  readonly _tag = "Boom"
+}
+
+/** The AI task and billing ports against one database target. */
+export const aiContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+  layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI task and billing ports on ${label}`, (it) => {
+    it.effect("tasks round-trip every field, are found only within their workspace, and update in place", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const prompt = makeAiTask(workspace.id)
+        const chat = makeAiTask(workspace.id, {
+          input: { messages: [{ role: "system", content: "be brief" }, { role: "user", content: "héllo €" }] },
+          maxOutputTokens: 10,
+          metadata: { order: "42", "customer-ref": "" },
+          reservedMicros: 9_000_000_000_000,
+          submittedBy: { type: "user", id: "usr_1" }
+        })
+        yield* insertAll([prompt, chat])
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, prompt.id), Option.some(prompt))
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, chat.id), Option.some(chat))
+        assert.isTrue(Option.isNone(yield* repo.findById(other.id, prompt.id)))
+        assert.isTrue(Option.isNone(yield* repo.findById(workspace.id, TaskId.make("task_missing"))))
+
+        const succeeded = new AiTask({
+          ...chat,
+          status: "succeeded",
+          output: Option.some("[atrium-local-1] héllo €"),
+          inputTokens: Option.some(12),
+          outputTokens: Option.some(7),
+          costMicros: Option.some(5),
+          attempts: 2,
+          nextAttemptAt: Option.none(),
+          startedAt: Option.some(at(5)),
+          finishedAt: Option.some(at(9))
+        })
+        yield* repo.update(succeeded)
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, chat.id), Option.some(succeeded))
+        const failed = new AiTask({
+          ...prompt,
+          status: "failed",
+          costMicros: Option.some(0),
+          error: Option.some({ code: "provider_auth", message: "The provider refused the configured credentials" }),
+          nextAttemptAt: Option.none(),
+          finishedAt: Option.some(at(3))
+        })
+        yield* repo.update(failed)
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, prompt.id), Option.some(failed))
+        // An update naming another workspace touches nothing.
+        yield* repo.update(new AiTask({ ...failed, workspaceId: other.id, output: Option.some("stolen") }))
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, prompt.id), Option.some(failed))
+      }))
+
+    // The queue is global, so each queue test works in its own stretch of time and finishes what it leaves.
+    it.effect("claimDue leases due unfinished tasks oldest due first, counting attempts and stamping the first start", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const workspace = yield* seedWorkspace
+        const [dueLater, dueEarlier, notYetDue, done, lapsed] = yield* insertAll([
+          makeAiTask(workspace.id, { nextAttemptAt: Option.some(at(100)) }),
+          makeAiTask(workspace.id, { nextAttemptAt: Option.some(at(50)) }),
+          makeAiTask(workspace.id, { nextAttemptAt: Option.some(at(500)) }),
+          makeAiTask(workspace.id, { status: "succeeded", nextAttemptAt: Option.some(at(10)), finishedAt: Option.some(at(20)) }),
+          // A worker claimed it at 60 with a lease until 80, then died.
+          makeAiTask(workspace.id, { status: "running", attempts: 1, startedAt: Option.some(at(60)), nextAttemptAt: Option.some(at(80)) })
+        ])
+        if (dueLater === undefined || dueEarlier === undefined || notYetDue === undefined || done === undefined || lapsed === undefined) {
+          return assert.fail("seeding failed")
+        }
+
+        const claimed = yield* repo.claimDue(at(200), 10, at(260))
+        const expected = [leased(dueEarlier, at(200), at(260)), leased(lapsed, at(200), at(260)), leased(dueLater, at(200), at(260))]
+        assert.deepStrictEqual(claimed, expected)
+        assert.deepStrictEqual(claimed[1]?.startedAt, Option.some(at(60)), "a reclaimed task keeps its first start")
+        for (const task of expected) assert.deepStrictEqual(yield* repo.findById(workspace.id, task.id), Option.some(task))
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, done.id), Option.some(done))
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, notYetDue.id), Option.some(notYetDue))
+
+        // Leased: nothing is claimable again before the lease ends, and a limit of 0 claims nothing.
+        assert.deepStrictEqual(yield* repo.claimDue(at(200), 10, at(260)), [])
+        assert.deepStrictEqual(yield* repo.claimDue(at(259), 10, at(320)), [])
+        assert.deepStrictEqual(yield* repo.claimDue(at(260), 0, at(320)), [])
+        yield* finishAll([dueLater, dueEarlier, notYetDue, lapsed])
+        assert.deepStrictEqual(yield* repo.claimDue(at(100_000), 100, at(100_060)), [])
+      }))
+
+    it.effect("a crashed worker's tasks come back when the lease runs out, one attempt further", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const workspace = yield* seedWorkspace
+        const tasks = yield* insertAll([1, 2, 3].map((n) => makeAiTask(workspace.id, { nextAttemptAt: Option.some(at(1000 + n)) })))
+        const first = yield* repo.claimDue(at(1100), 10, at(1190))
+        assert.deepStrictEqual(ids(first), ids(tasks))
+        // The worker crashes: nothing is recorded. Another worker claims them after the lease, one at a time if it likes.
+        const one = yield* repo.claimDue(at(1190), 1, at(1500))
+        const rest = yield* repo.claimDue(at(1190), 10, at(1500))
+        // All three were due at the lease's end, so ties go by id.
+        assert.deepStrictEqual(ids([...one, ...rest]), ids(tasks).sort())
+        assert.deepStrictEqual([...one, ...rest].map((t) => t.attempts), [2, 2, 2])
+        assert.deepStrictEqual([...one, ...rest].map((t) => t.startedAt), tasks.map(() => Option.some(at(1100))))
+        // A requeued task (a retry) is claimable again once due.
+        const [retry] = one
+        if (retry === undefined) return assert.fail("nothing claimed")
+        yield* repo.update(new AiTask({ ...retry, status: "queued", nextAttemptAt: Option.some(at(1300)) }))
+        assert.deepStrictEqual(yield* repo.claimDue(at(1299), 10, at(1400)), [])
+        const again = yield* repo.claimDue(at(1300), 10, at(1400))
+        assert.deepStrictEqual(again.map((t) => [t.id, t.attempts, t.status]), [[retry.id, 3, "running"]])
+        yield* finishAll(tasks)
+      }))
+
+    it.effect("concurrent claims hand every due task to exactly one claimer", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const workspace = yield* seedWorkspace
+        // Ten tasks share each due time, so ties are contended too.
+        const due = yield* insertAll(Array.from({ length: 120 }, (_, index) => makeAiTask(workspace.id, { nextAttemptAt: Option.some(at(2000 + (index % 12))) })))
+        const rounds = yield* Effect.forEach(
+          Array.from({ length: 8 }, () => at(3000)),
+          (now) => repo.claimDue(now, 20, at(3060)),
+          { concurrency: "unbounded" }
+        )
+        const claimed = rounds.flat().map((t) => t.id)
+        assert.strictEqual(new Set(claimed).size, claimed.length, "a task was claimed twice")
+        for (const round of rounds) assert.isAtMost(round.length, 20)
+        const leftover = (yield* repo.claimDue(at(3000), 200, at(3060))).map((t) => t.id)
+        assert.sameMembers([...claimed, ...leftover], ids(due))
+        assert.deepStrictEqual(yield* repo.claimDue(at(3000), 200, at(3060)), [])
+        yield* finishAll(due)
+      }))
+
+    it.effect("an idempotency key answers with its first entry for 24 hours, per workspace, then may be reused", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const first = TaskId.make(`task_${token()}`)
+        const second = TaskId.make(`task_${token()}`)
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-a", first, at(0)), Option.none())
+        const entry = { requestHash: "hash-a", taskId: first }
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, at(60)), Option.some(entry))
+        const lastSecond = at(24 * 3600 - 1)
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, lastSecond), Option.some(entry))
+        // Another workspace's key of the same name is its own.
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(other.id, "order-1", "hash-c", second, at(60)), Option.none())
+        // Exactly 24 hours on, the key has expired and the new use replaces it.
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, at(24 * 3600)), Option.none())
+        assert.deepStrictEqual(
+          yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-a", first, at(24 * 3600 + 1)),
+          Option.some({ requestHash: "hash-b", taskId: second })
+        )
+      }))
+
+    it.effect("concurrent reservations of one key have exactly one winner, and a rolled-back one leaves no key", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const tx = yield* Transactor
+        const workspace = yield* seedWorkspace
+        const contenders = Array.from({ length: 16 }, () => TaskId.make(`task_${token()}`))
+        const results = yield* Effect.forEach(
+          contenders,
+          (taskId) => tx.withTransaction(repo.reserveIdempotencyKey(workspace.id, "race", `hash-${taskId}`, taskId, at(0))),
+          { concurrency: "unbounded" }
+        )
+        const winners = contenders.filter((_, index) => Option.isNone(results[index] ?? Option.none()))
+        assert.strictEqual(winners.length, 1)
+        const [winner] = winners
+        for (const result of results) {
+          if (Option.isSome(result)) assert.deepStrictEqual(result.value, { requestHash: `hash-${winner}`, taskId: winner })
+        }
+
+        const rolledBack = TaskId.make(`task_${token()}`)
+        const failure = yield* tx.withTransaction(
+          repo.reserveIdempotencyKey(workspace.id, "undone", "hash-x", rolledBack, at(0)).pipe(Effect.andThen(Effect.fail(new Boom())))
+        ).pipe(Effect.flip)
+        assert.instanceOf(failure, Boom)
+        const later = TaskId.make(`task_${token()}`)
+        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "undone", "hash-y", later, at(1)), Option.none())
+      }))
+
+    it.effect("an account starts empty, is stored with its caps, and an unknown workspace reads as empty", () =>
+      Effect.gen(function*() {
+        const billing = yield* BillingRepository
+        const workspace = yield* seedWorkspace
+        assert.deepStrictEqual(yield* billing.account(workspace.id), BillingAccount.empty(workspace.id))
+        const funded = new BillingAccount({
+          workspaceId: workspace.id,
+          creditBalanceMicros: 9_007_199_254_740_991,
+          reservedMicros: 1601,
+          spendCapMicros: Option.some(5_000_000_000_000),
+          taskCap: Option.some(0)
+        })
+        yield* billing.saveAccount(funded)
+        assert.deepStrictEqual(yield* billing.account(workspace.id), funded)
+        const uncapped = new BillingAccount({ ...funded, spendCapMicros: Option.none(), taskCap: Option.none() })
+        yield* billing.saveAccount(uncapped)
+        assert.deepStrictEqual(yield* billing.account(workspace.id), uncapped)
+        const unknown = WorkspaceId.make(`ws_${token()}`)
+        assert.deepStrictEqual(yield* billing.account(unknown), BillingAccount.empty(unknown))
+      }))
+
+    it.effect("the database refuses an account whose reservations exceed its balance", () =>
+      Effect.gen(function*() {
+        const billing = yield* BillingRepository
+        const workspace = yield* seedWorkspace
+        const overdrawn = new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 100, reservedMicros: 101 })
+        const exit = yield* Effect.exit(billing.saveAccount(overdrawn))
+        assert.isTrue(Exit.hasDies(exit), "an overdrawn account is a bug, not a state")
+        assert.deepStrictEqual(yield* billing.account(workspace.id), BillingAccount.empty(workspace.id))
+      }))
+
+    it.effect("the account is a lock: concurrent read-modify-write transactions lose no update", () =>
+      Effect.gen(function*() {
+        const billing = yield* BillingRepository
+        const tx = yield* Transactor
+        const workspace = yield* seedWorkspace
+        const credit = tx.withTransaction(Effect.gen(function*() {
+          const account = yield* billing.account(workspace.id)
+          // Give a concurrent transaction every chance to read the same balance.
+          yield* Effect.sleep("5 millis")
+          yield* billing.saveAccount(new BillingAccount({ ...account, creditBalanceMicros: account.creditBalanceMicros + 1 }))
+        }))
+        yield* Effect.all(Array.from({ length: 24 }, () => credit), { concurrency: "unbounded", discard: true })
+        assert.strictEqual((yield* billing.account(workspace.id)).creditBalanceMicros, 24)
+      }))
+
+    it.effect("monthly usage starts empty and is stored per workspace and month", () =>
+      Effect.gen(function*() {
+        const billing = yield* BillingRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        assert.deepStrictEqual(yield* billing.monthlyUsage(workspace.id, march), MonthlyUsage.empty(workspace.id, march))
+        const used = new MonthlyUsage({ workspaceId: workspace.id, month: march, spentMicros: 40, reservedMicros: 8_000_000_000_000, taskCount: 3, capNotices: [] })
+        yield* billing.saveMonthlyUsage(used)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(workspace.id, march), used)
+        const capped = new MonthlyUsage({ ...used, spentMicros: 100, reservedMicros: 0, taskCount: 4, capNotices: ["ai_spend", "ai_tasks"] })
+        yield* billing.saveMonthlyUsage(capped)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(workspace.id, march), capped)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(workspace.id, april), MonthlyUsage.empty(workspace.id, april))
+        assert.deepStrictEqual(yield* billing.monthlyUsage(other.id, march), MonthlyUsage.empty(other.id, march))
+      }))
+
+    it.effect("usage records are one per task and list newest first by cursor, within their workspace", () =>
+      Effect.gen(function*() {
+        const billing = yield* BillingRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        // Two records share a timestamp: the cursor must still split them exactly once.
+        const records = [1, 2, 2, 3, 4].map((s) => makeUsageRecord(workspace.id, at(s), { costMicros: s * 1_000_000_000_000 }))
+        yield* Effect.forEach(records, billing.insertUsageRecord, { discard: true })
+        yield* billing.insertUsageRecord(makeUsageRecord(other.id, at(3)))
+        const [first] = records
+        if (first === undefined) return assert.fail("no record")
+        // A second record for the same task (a settle that ran twice) is ignored; the first stays.
+        yield* billing.insertUsageRecord(makeUsageRecord(workspace.id, at(9), { taskId: first.taskId, costMicros: 999 }))
+        const pages = yield* collectPages((page) => billing.listUsageRecords(workspace.id, page), 2)
+        assert.deepStrictEqual(pages.map((p) => p.length), [2, 2, 1])
+        const newestFirst = [...records].sort((a, b) =>
+          DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (a.taskId < b.taskId ? 1 : -1)
+        )
+        assert.deepStrictEqual(pages.flat(), newestFirst)
+        const elsewhere = yield* billing.listUsageRecords(WorkspaceId.make(`ws_${token()}`), { limit: 10, cursor: undefined })
+        assert.deepStrictEqual(elsewhere, { data: [], nextCursor: null })
+      }))
+  })

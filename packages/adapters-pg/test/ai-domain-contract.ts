@@ -1,0 +1,139 @@
+import {
+  AiProvider,
+  AiServices,
+  AiTasks,
+  DomainServices,
+  Entitlements,
+  Feature,
+  ModelCatalog,
+  Primitives,
+  SecretBox,
+  type SubmitAiTaskInput,
+  systemActor,
+  Usage,
+  type WorkspaceId,
+  Workspaces
+} from "@atrium/domain"
+import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Ports } from "../src/index.ts"
+
+const actor = systemActor("test")
+
+// For atrium-local-1 and the prompt "hello": worst case ceil(5 × 0.1) + ceil(4000 × 0.4) = 1601 micro-USD; the local
+// model then uses 2 input and 6 output tokens, costing 1 + 3 (see the domain's ai-tasks tests).
+const worstHello = 1601
+const costHello = 4
+
+// The whole domain, AI included, over the Postgres ports under test; the local provider needs no network.
+const domain = Layer.mergeAll(DomainServices, AiServices).pipe(
+  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, AiProvider.layerLocal))
+)
+
+/** A workspace entitled to `ai.basic`, holding `credits` micro-USD. */
+const setup = (credits: number) =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
+    yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    return workspace.id
+  })
+
+const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): SubmitAiTaskInput => ({
+  workspaceId,
+  actor: { type: "api_key", id: "key_test" },
+  model: "atrium-local-1",
+  input: { prompt: "hello" },
+  ...extra
+})
+
+const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
+
+// Counted in SQL, so nothing the domain caches or returns can hide an extra row.
+const storedTasks = (workspaceId: WorkspaceId) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql`SELECT count(*)::int AS count FROM ai_tasks WHERE workspace_id = ${workspaceId}`.pipe(Effect.flatMap(decodeCount))
+    return row.count
+  })
+
+/** The domain's money rules over one database target, with as many connections as the target's pool has. */
+export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
+  layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI tasks and billing end to end on ${label}`, (it) => {
+    it.effect("50 concurrent submissions racing for credits worth 10 worst cases: exactly 10 win, and none overspends", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const ws = yield* setup(10 * worstHello)
+        const results = yield* Effect.all(
+          Array.from({ length: 50 }, () => tasks.submit(hello(ws)).pipe(Effect.result)),
+          { concurrency: "unbounded" }
+        )
+        const won = results.filter((r) => r._tag === "Success")
+        const lost = results.flatMap((r) => r._tag === "Failure" ? [r.failure] : [])
+        assert.strictEqual(won.length, 10)
+        assert.strictEqual(lost.length, 40)
+        assert.deepStrictEqual(new Set(lost.map((e) => e._tag)), new Set(["InsufficientCredits"]))
+        const held = yield* usage.current(ws)
+        assert.strictEqual(held.reservedMicros, 10 * worstHello)
+        assert.strictEqual(held.availableCreditMicros, 0)
+        assert.strictEqual(held.taskCount, 10)
+        assert.strictEqual(yield* storedTasks(ws), 10)
+
+        // Running them charges the real cost once each and releases every reservation.
+        const ran = (yield* tasks.runDue(100)).filter((task) => task.workspaceId === ws)
+        assert.strictEqual(ran.length, 10)
+        assert.isTrue(ran.every((task) => task.status === "succeeded"))
+        const settled = yield* usage.current(ws)
+        assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
+        assert.strictEqual(settled.reservedMicros, 0)
+        assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
+        const records = yield* usage.records(ws, { limit: 100, cursor: undefined })
+        assert.sameMembers(records.data.map((r) => r.taskId), ran.map((t) => t.id))
+        // Settling again (a second worker after a lapsed lease) changes nothing.
+        yield* Effect.forEach(won, (r) => r._tag === "Success" ? tasks.execute(r.success.task) : Effect.void, { concurrency: "unbounded" })
+        assert.deepStrictEqual(yield* usage.current(ws), settled)
+      }).pipe(Effect.provide(domain)))
+
+    it.effect("a task run by several workers at once (a lease that lapsed mid-call) is settled and charged once", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const ws = yield* setup(10 * worstHello)
+        const submitted = yield* Effect.forEach(Array.from({ length: 10 }), () => tasks.submit(hello(ws)))
+        const claimed = (yield* tasks.claim(100)).filter((task) => task.workspaceId === ws)
+        assert.strictEqual(claimed.length, submitted.length)
+        // Three workers settle each task concurrently; without a row lock each would read it unfinished and charge it.
+        const finished = yield* Effect.forEach(
+          claimed.flatMap((task) => [task, task, task]),
+          tasks.execute,
+          { concurrency: "unbounded" }
+        )
+        assert.isTrue(finished.every((task) => task.status === "succeeded"))
+        const settled = yield* usage.current(ws)
+        assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
+        assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
+        assert.strictEqual(settled.reservedMicros, 0)
+        assert.strictEqual((yield* usage.records(ws, { limit: 100, cursor: undefined })).data.length, 10)
+      }).pipe(Effect.provide(domain)))
+
+    it.effect("concurrent submissions with one Idempotency-Key create one task, reserved once", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const ws = yield* setup(100 * worstHello)
+        const results = yield* Effect.all(
+          Array.from({ length: 20 }, () => tasks.submit(hello(ws, { idempotencyKey: "order-7" }))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((r) => !r.replayed).length, 1)
+        assert.strictEqual(new Set(results.map((r) => r.task.id)).size, 1)
+        assert.strictEqual(yield* storedTasks(ws), 1)
+        assert.strictEqual((yield* (yield* Usage).current(ws)).reservedMicros, worstHello)
+        // A different body under the same key is refused.
+        const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "order-7", input: { prompt: "hello!" } })).pipe(Effect.flip)
+        assert.strictEqual(reused._tag, "IdempotencyKeyReused")
+        yield* tasks.runDue(100)
+      }).pipe(Effect.provide(domain)))
+  })
