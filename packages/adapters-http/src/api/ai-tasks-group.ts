@@ -2,20 +2,19 @@ import { AiTaskRequest, AiTaskView, TaskId } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AiTaskAccepted, IdempotencyKey } from "./ai-task-schemas.ts"
-import { Authentication } from "./authentication.ts"
-import { Authorization } from "./authorization.ts"
 import {
   IdempotencyKeyReusedProblem,
   InsufficientCreditsProblem,
   NotEntitledProblem,
   UsageCapReachedProblem
 } from "./business-problems.ts"
+import { KeyOrSessionAuthentication, KeyOrSessionAuthorization, KeyOrSessionRateLimit } from "./key-or-session.ts"
 import { InvalidRequestProblem, NotFoundProblem, serverProblems } from "./problems.ts"
-import { RateLimit } from "./rate-limit.ts"
+import { RequiredAction } from "./required-action.ts"
 import { RequiredScope } from "./required-scope.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
-/** AI tasks of `/api/v1`: submit (queued, run by a worker) and poll. */
+/** AI tasks of `/api/v1`: submit (queued, run by a worker) and poll, with an API key or a member session. */
 export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
   .add(
     HttpApiEndpoint.post("submitAiTask", "/ai-tasks", {
@@ -32,12 +31,14 @@ export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
       ]
     })
       .annotate(RequiredScope, "ai_tasks:write")
+      .annotate(RequiredAction, "ai_task.submit")
       .annotateMerge(OpenApi.annotations({
         summary: "Submit an AI task",
         description: "Checks, in order: the model is in the catalog (400), the workspace has its feature (403 `not_entitled`), " +
           "the worst-case cost fits the monthly caps (402 `usage_cap_reached`) and the available credit " +
           "(402 `insufficient_credits`); then reserves the worst case and queues the task (202). Poll " +
-          "`GET /api/v1/ai-tasks/{id}` or subscribe to `ai_task.succeeded` / `ai_task.failed`. Needs scope `ai_tasks:write`."
+          "`GET /api/v1/ai-tasks/{id}` or subscribe to `ai_task.succeeded` / `ai_task.failed`. Needs scope `ai_tasks:write` " +
+          "with an API key; with a member session, the role policy's `ai_task.submit` (every member), in the active workspace."
       })),
     HttpApiEndpoint.get("getAiTask", "/ai-tasks/:id", {
       params: { id: TaskId },
@@ -45,17 +46,18 @@ export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
       error: [NotFoundProblem, ...serverProblems]
     })
       .annotate(RequiredScope, "read")
+      .annotate(RequiredAction, "workspace.read")
       .annotateMerge(OpenApi.annotations({
         summary: "Read an AI task",
-        description: "Its status and, once finished, its output, usage and cost. Needs scope `read`."
+        description: "Its status and, once finished, its output, usage and cost. Needs scope `read`, or any member's session."
       }))
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the scope check.
+  // Listed innermost first: authentication runs outermost, then the rate limit, then the scope or role check.
   .middleware(HttpApiMiddleware.ProblemDetails)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
+  .middleware(KeyOrSessionAuthorization)
+  .middleware(KeyOrSessionRateLimit)
+  .middleware(KeyOrSessionAuthentication)
   .prefix("/api/v1")
   .annotateMerge(OpenApi.annotations({ title: "ai tasks", description: "Queued AI work, billed against the workspace's credits." }))
 {}

@@ -2,7 +2,7 @@ import { AiTasks, toAiTaskView } from "@atrium/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { Api } from "../api/api.ts"
-import { currentCaller } from "./caller.ts"
+import { currentAnyCaller } from "./caller.ts"
 import {
   idempotencyKeyReusedProblem,
   insufficientCreditsProblem,
@@ -17,7 +17,7 @@ import {
 const replayedHeaders: { readonly "idempotent-replayed"?: "true" } = { "idempotent-replayed": "true" }
 const firstHeaders: { readonly "idempotent-replayed"?: "true" } = {}
 
-/** Handlers of `/api/v1/ai-tasks`; a task belongs to the caller's workspace and is billed to it. */
+/** Handlers of `/api/v1/ai-tasks`; a task belongs to the caller's workspace (the key's, or the session's active one) and is billed to it. */
 export const AiTasksHandlers = HttpApiBuilder.group(
   Api,
   "aiTasks",
@@ -25,7 +25,7 @@ export const AiTasksHandlers = HttpApiBuilder.group(
     const tasks = yield* AiTasks
     return handlers
       .handle("submitAiTask", Effect.fn("V1.submitAiTask")(function*({ headers, payload }) {
-        const caller = yield* currentCaller
+        const caller = yield* currentAnyCaller
         const submitted = yield* tasks.submit({
           workspaceId: caller.workspaceId,
           actor: caller.actor,
@@ -48,7 +48,7 @@ export const AiTasksHandlers = HttpApiBuilder.group(
         })
       }))
       .handle("getAiTask", Effect.fn("V1.getAiTask")(function*({ params }) {
-        const caller = yield* currentCaller
+        const caller = yield* currentAnyCaller
         const task = yield* tasks.get(caller.workspaceId, params.id).pipe(
           Effect.catchTags({ NotFound: notFoundProblem, Unavailable: unavailableProblem })
         )

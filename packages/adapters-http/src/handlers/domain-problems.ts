@@ -1,12 +1,15 @@
-import type {
-  Conflict,
-  IdempotencyKeyReused,
-  InsufficientCredits,
-  InvalidInput,
-  NotEntitled,
-  NotFound,
-  Unavailable,
-  UsageCapReached
+import {
+  appearanceEtag,
+  type Conflict,
+  type EmailTaken,
+  type IdempotencyKeyReused,
+  type InsufficientCredits,
+  type InvalidInput,
+  type NotEntitled,
+  type NotFound,
+  type PreconditionFailed,
+  type Unavailable,
+  type UsageCapReached
 } from "@atrium/domain"
 import { Effect } from "effect"
 import {
@@ -16,6 +19,7 @@ import {
   NotEntitledProblem,
   UsageCapReachedProblem
 } from "../api/business-problems.ts"
+import { EmailTakenProblem, PreconditionFailedProblem } from "../api/identity-problems.ts"
 import { InvalidRequestProblem, NotFoundProblem, UnavailableProblem } from "../api/problems.ts"
 
 // One mapper per domain error, so each handler catches exactly the errors its service declares.
@@ -50,3 +54,13 @@ export const insufficientCreditsProblem = (_: InsufficientCredits) =>
 /** A reused idempotency key as 409 `idempotency_key_reused`. */
 export const idempotencyKeyReusedProblem = (_: IdempotencyKeyReused) =>
   Effect.fail(new IdempotencyKeyReusedProblem({ detail: "This Idempotency-Key was used for a different request" }))
+
+/** An account that exists as 409 `email_taken`. */
+export const emailTakenProblem = (_: EmailTaken) => Effect.fail(new EmailTakenProblem({ detail: "An account with this email exists; sign in instead" }))
+
+/** A stale `If-Match` as 412 `precondition_failed`, naming the current `ETag`. */
+export const preconditionFailedProblem = (error: PreconditionFailed) =>
+  Effect.fail(new PreconditionFailedProblem({
+    currentEtag: appearanceEtag(error.currentVersion),
+    detail: "The resource changed since the version If-Match names; nothing was written"
+  }))

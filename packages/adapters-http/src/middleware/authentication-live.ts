@@ -1,18 +1,16 @@
 import { ApiKeyRejected, ApiKeys, CurrentPrincipal } from "@atrium/domain"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { Authentication } from "../api/authentication.ts"
 import { InvalidRequestProblem, UnauthenticatedProblem, UnavailableProblem } from "../api/problems.ts"
 import { queryCarriesApiKey } from "./key-in-url.ts"
+import { presentedCredential } from "./presented-credential.ts"
 import { challenge, unauthenticatedChallenge } from "./www-authenticate.ts"
 
 const keyInUrl = new InvalidRequestProblem({
   detail: "API keys must not be sent in the URL; use the Authorization: Bearer header"
 })
 const unavailable = new UnavailableProblem({ detail: "Credentials could not be checked right now; retry shortly" })
-
-// `HttpApiSecurity.bearer` decodes an absent header and a non-Bearer one (`Basic …`) alike to "": tell them apart.
-const malformed = Redacted.make("\u0000malformed")
 
 const refuse = (error: ApiKeyRejected) =>
   challenge(unauthenticatedChallenge(error.code)).pipe(
@@ -30,8 +28,7 @@ export const AuthenticationLive = Layer.effect(
         const context = yield* Effect.context<HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams>()
         // Refused before any lookup, whether or not the key is valid.
         if (queryCarriesApiKey(Context.get(context, HttpServerRequest.ParsedSearchParams))) return yield* keyInUrl
-        const header = Context.get(context, HttpServerRequest.HttpServerRequest).headers.authorization
-        const presented = Redacted.value(credential).length === 0 && header !== undefined && header.length > 0 ? malformed : credential
+        const presented = presentedCredential(credential, Context.get(context, HttpServerRequest.HttpServerRequest).headers.authorization)
         const principal = yield* keys.authenticate(presented).pipe(
           Effect.catchTags({
             ApiKeyRejected: refuse,
