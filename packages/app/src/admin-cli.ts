@@ -6,6 +6,7 @@ import {
   Feature,
   NotFound,
   systemActor,
+  Usage,
   WorkspaceId,
   WorkspaceRepository,
   Workspaces,
@@ -112,8 +113,67 @@ const grantEntitlement = Command.make(
     }))
 ).pipe(Command.withDescription("Grant a feature to a workspace"))
 
+const revokeEntitlement = Command.make(
+  "revoke-entitlement",
+  {
+    workspace: workspaceFlag,
+    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key to revoke"))
+  },
+  ({ feature, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, actor })
+      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: true }))
+    }))
+).pipe(Command.withDescription("Revoke a feature grant (emits entitlement.revoked)"))
+
+const addCredits = Command.make(
+  "add-credits",
+  {
+    workspace: workspaceFlag,
+    micros: Flag.Int("micros").pipe(Flag.withDescription("Credits to add, in micro-USD (1 USD = 1000000)"))
+  },
+  ({ micros, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      const account = yield* (yield* Usage).addCredits(target.id, micros, actor)
+      yield* Console.log(JSON.stringify({ workspaceId: target.id, creditBalanceMicros: account.creditBalanceMicros }))
+    }))
+).pipe(Command.withDescription("Add AI credits to a workspace"))
+
+const setCaps = Command.make(
+  "set-caps",
+  {
+    workspace: workspaceFlag,
+    spendCapMicros: Flag.Int("spend-cap-micros").pipe(Flag.withDescription("Monthly AI spend cap in micro-USD; -1 removes it"), Flag.optional),
+    taskCap: Flag.Int("task-cap").pipe(Flag.withDescription("Monthly AI task cap; -1 removes it"), Flag.optional)
+  },
+  ({ spendCapMicros, taskCap, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      // Absent keeps the cap, -1 clears it, any other number sets it.
+      const change = (flag: Option.Option<number>) =>
+        Option.match(flag, { onNone: () => undefined, onSome: (value) => value < 0 ? null : value })
+      const account = yield* (yield* Usage).setCaps(target.id, { spendCapMicros: change(spendCapMicros), taskCap: change(taskCap) }, actor)
+      yield* Console.log(JSON.stringify({
+        workspaceId: target.id,
+        spendCapMicros: Option.getOrNull(account.spendCapMicros),
+        taskCap: Option.getOrNull(account.taskCap)
+      }))
+    }))
+).pipe(Command.withDescription("Set monthly usage caps"))
+
 /** The admin CLI: `npm run atrium -- <command> …`. */
 export const cli = Command.make("atrium").pipe(
   Command.withDescription("Atrium operator commands (stop the server first when using the embedded database)"),
-  Command.withSubcommands([migrate, createWorkspace, createKey, revokeKey, grantEntitlement])
+  Command.withSubcommands([
+    migrate,
+    createWorkspace,
+    createKey,
+    revokeKey,
+    grantEntitlement,
+    revokeEntitlement,
+    addCredits,
+    setCaps
+  ])
 )

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, type Redacted, Schema } from "effect"
+import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 
 /** Where the data lives: the embedded PGlite directory, or a Postgres server. */
@@ -16,6 +16,7 @@ export interface AppConfig {
   readonly webhookAllowNetworks: ReadonlyArray<string>
   readonly webhookDisableAfterDays: number
   readonly workers: boolean
+  readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   readonly modelCatalog: ReadonlyArray<ModelSpec>
 }
@@ -50,6 +51,13 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   webhookDisableAfterDays: Config.Int("ATRIUM_WEBHOOK_DISABLE_AFTER_DAYS").pipe(Config.withDefault(5)),
   workers: Config.Boolean("ATRIUM_WORKERS").pipe(Config.withDefault(true)),
+  openai: Config.all({
+    baseUrl: Config.option(Config.String("ATRIUM_OPENAI_BASE_URL")),
+    apiKey: Config.option(Config.Redacted("ATRIUM_OPENAI_API_KEY")),
+    timeout: Config.Duration("ATRIUM_OPENAI_TIMEOUT").pipe(Config.withDefault(Duration.seconds(60)))
+  }).pipe(Config.map(({ apiKey, baseUrl, timeout }) =>
+    Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
+  )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
   modelCatalog
 })

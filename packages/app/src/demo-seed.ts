@@ -1,4 +1,4 @@
-import { ApiKeys, Entitlements, Feature, systemActor, Workspaces } from "@atrium/domain"
+import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
 import { Console, Effect, Redacted } from "effect"
 
 const actor = systemActor("demo-seed")
@@ -9,12 +9,14 @@ export const seedDemo = Effect.fn("seedDemo")(function*(baseUrl: string) {
   if ((yield* workspaces.count) > 0) return
   const workspace = yield* workspaces.create({ name: "Demo", slug: "demo", actor })
   yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
+  // Demo credits: $5, enough for thousands of tasks on the local model.
+  yield* (yield* Usage).addCredits(workspace.id, 5_000_000, actor)
   const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "demo", scopes: ["write"], actor })
   // Printed to the console once, never logged: it is the only copy of the key.
   yield* Console.log(
     [
       "",
-      "  First start: created workspace \"Demo\" and an API key with scope `write`.",
+      "  First start: created workspace \"Demo\" (entitled to the local model, $5 of demo credits) and an API key with scope `write`.",
       "  It is shown this once; store it now:",
       "",
       `    ${Redacted.value(plaintext)}`,

@@ -1,15 +1,18 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { AiProvider, aiServices, defaultDeliveryPolicy, domainServices, ModelCatalog, Primitives } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog, Primitives } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
+import { aiProviderLayer } from "./ai-provider-layer.ts"
+import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** The domain services over Postgres, with the configured pepper, secret key, webhook transport and model catalog. */
+/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
 export const domainLayer = (config: AppConfig) =>
   Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    aiServices()
+    aiServices(),
+    identityServices()
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -18,7 +21,8 @@ export const domainLayer = (config: AppConfig) =>
         ModelCatalog.layerFrom(config.modelCatalog),
         secretBoxLayer(config),
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
-        AiProvider.layerLocal
+        aiProviderLayer(config),
+        PasswordHasherArgon2
       )
     )
   )

@@ -5,6 +5,7 @@ import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
+import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
 
@@ -18,6 +19,6 @@ export const serverLayer = (config: AppConfig) => {
     disableLogger: true
   }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })))
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? DeliveryWorker.layer() : Layer.empty
+  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer()) : Layer.empty
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))
 }
