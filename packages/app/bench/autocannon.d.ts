@@ -6,6 +6,8 @@ declare module "autocannon" {
     readonly duration: number
     readonly pipelining?: number
     readonly headers?: Record<string, string>
+    readonly method?: "GET" | "POST"
+    readonly body?: string
   }
   interface Histogram {
     readonly average: number
@@ -13,7 +15,7 @@ declare module "autocannon" {
     readonly p99: number
     readonly max: number
   }
-  interface Result {
+  export interface Result {
     readonly requests: Histogram & { readonly total: number }
     readonly latency: Histogram
     readonly non2xx: number

@@ -1,0 +1,157 @@
+// Webhook deliveries per second to a loopback receiver, attempts recorded in Postgres; event-to-first-attempt latency.
+import { DeliveryWorker } from "@atrium/adapters-webhook"
+import {
+  ApiKeys,
+  defaultModelCatalog,
+  systemActor,
+  type WebhookDeliveries,
+  WebhookEndpoints,
+  type WebhookTransport,
+  type WorkspaceId,
+  Workspaces
+} from "@atrium/domain"
+import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import type { AppConfig } from "../src/app-config.ts"
+import { domainLayer } from "../src/domain-layer.ts"
+import { startReceiver } from "./loopback-receiver.ts"
+import { fmt, percentile } from "./percentiles.ts"
+import { addressOf, start } from "./server-process.ts"
+
+const actor = systemActor("bench")
+
+/** Everything the app's domain layer provides. */
+type Domain = Layer.Success<ReturnType<typeof domainLayer>>
+/** Runs an effect against a built domain. */
+type Run = <A, E>(effect: Effect.Effect<A, E, Domain | WebhookDeliveries | WebhookTransport>) => Promise<A>
+
+const createKey = (workspaceId: WorkspaceId, name: string) =>
+  Effect.gen(function*() {
+    return yield* (yield* ApiKeys).create({ workspaceId, name, actor })
+  })
+const endpointsPerWorkspace = 10
+
+/** A configuration for the bench's own in-process domain. */
+export const benchConfig = (database: AppConfig["database"], secretKey: string): AppConfig => ({
+  host: "127.0.0.1",
+  port: 0,
+  database,
+  keyPepper: Option.none(),
+  secretKey: Option.some(Redacted.make(secretKey)),
+  webhookAllowNetworks: ["127.0.0.0/8"],
+  webhookDisableAfterDays: 5,
+  workers: false,
+  openai: Option.none(),
+  rateLimitPerMinute: 100_000_000,
+  modelCatalog: defaultModelCatalog
+})
+
+/** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */
+const enqueue = (url: string, events: number) =>
+  Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create({ name: "Webhook bench", actor })
+    for (let i = 0; i < endpointsPerWorkspace; i++) {
+      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: `${url}/${i}`, eventTypes: ["api_key.created"], actor })
+    }
+    yield* Effect.forEach(
+      Array.from({ length: events }, (_, i) => i),
+      (i) => createKey(workspace.id, `bench-${i}`),
+      { concurrency: 8, discard: true }
+    )
+    return workspace
+  })
+
+const waitFor = async (check: () => boolean, limitMillis: number) => {
+  const until = Date.now() + limitMillis
+  while (!check() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+/** One throughput run: enqueue, then start `workers` (a function that starts the workers and returns a stop). */
+const throughput = async (
+  run: Run,
+  events: number,
+  startWorkers: () => Promise<() => Promise<void>>
+) => {
+  const receiver = await startReceiver()
+  await run(enqueue(receiver.url, events))
+  const total = events * endpointsPerWorkspace
+  const stop = await startWorkers()
+  await waitFor(() => receiver.received() >= 1, 30_000)
+  const began = performance.now()
+  await waitFor(() => receiver.received() >= total, 120_000)
+  const seconds = (performance.now() - began) / 1000
+  const delivered = receiver.received()
+  await stop()
+  await receiver.close()
+  return { perSecond: delivered / seconds, delivered, total }
+}
+
+/** Latency from an event's creation to its first attempt, with workers already running. */
+const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>>) => {
+  const receiver = await startReceiver()
+  const stop = await startWorkers()
+  const workspace = await run(Effect.gen(function*() {
+    const workspace = yield* (yield* Workspaces).create({ name: "Latency bench", actor })
+    yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: receiver.url, eventTypes: ["api_key.created"], actor })
+    return workspace
+  }))
+  for (let i = 0; i < 100; i++) {
+    await run(createKey(workspace.id, `lat-${i}`))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  await waitFor(() => receiver.received() >= 100, 30_000)
+  await stop()
+  await receiver.close()
+  return { p50: percentile(receiver.latencies(), 50), p99: percentile(receiver.latencies(), 99) }
+}
+
+/** Runs the webhook benchmark on the embedded database (in-process worker) and, with `DATABASE_URL`, on Postgres with 1 and 2 worker processes. */
+export const webhookBench = async (dataDir: string) => {
+  const lines: Array<string> = []
+  const secretKey = randomBytes(32).toString("base64")
+  const embedded = domainLayer(benchConfig({ _tag: "Embedded", dataDir }, secretKey))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(embedded, scope))
+  const run: Run = (effect) => Effect.runPromise(Effect.provide(effect, context))
+  const inProcessWorker = async () => {
+    const workerScope = Effect.runSync(Scope.make())
+    await run(Layer.buildWithScope(DeliveryWorker.layer(), workerScope))
+    return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
+  }
+  const pglite = await throughput(run, 300, inProcessWorker)
+  const pgliteLatency = await latency(run, inProcessWorker)
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  lines.push(`webhook deliveries/s, PGlite, 1 in-process worker   ${fmt(pglite.perSecond)}  (${pglite.delivered}/${pglite.total} delivered)`)
+  lines.push(`event → first attempt p50/p99, PGlite               ${fmt(pgliteLatency.p50)} / ${fmt(pgliteLatency.p99)} ms  (target p50 ≤ 100 ms)`)
+
+  const url = process.env.DATABASE_URL
+  if (url === undefined || url.length === 0) {
+    lines.push("webhook deliveries/s on Postgres: set DATABASE_URL to measure 1 vs 2 worker processes (target ≥ 2,000/s)")
+    return lines
+  }
+  const postgres = domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, secretKey))
+  const pgScope = Effect.runSync(Scope.make())
+  const pgContext = await Effect.runPromise(Layer.buildWithScope(postgres, pgScope))
+  const runPg: Run = (effect) => Effect.runPromise(Effect.provide(effect, pgContext))
+  const workerProcesses = (count: number) => async () => {
+    const started = await Promise.all(Array.from({ length: count }, () =>
+      start("packages/app/src/main.ts", {
+        PORT: "0",
+        DATABASE_URL: url,
+        ATRIUM_SECRET_KEY: secretKey,
+        ATRIUM_WEBHOOK_ALLOW_NETWORKS: "127.0.0.0/8"
+      }, [/Listening on/])))
+    void started.map(addressOf)
+    return async () => {
+      await Promise.all(started.map((s) => s.stop()))
+    }
+  }
+  const one = await throughput(runPg, 300, workerProcesses(1))
+  const two = await throughput(runPg, 300, workerProcesses(2))
+  const pgLatency = await latency(runPg, workerProcesses(1))
+  await Effect.runPromise(Scope.close(pgScope, Exit.void))
+  lines.push(`webhook deliveries/s, Postgres, 1 worker process    ${fmt(one.perSecond)}  (${one.delivered}/${one.total})  (target ≥ 2,000)`)
+  lines.push(`webhook deliveries/s, Postgres, 2 worker processes  ${fmt(two.perSecond)}  (${two.delivered}/${two.total})  ratio ${fmt(two.perSecond / one.perSecond, 2)}`)
+  lines.push(`event → first attempt p50/p99, Postgres             ${fmt(pgLatency.p50)} / ${fmt(pgLatency.p99)} ms  (target p50 ≤ 100 ms)`)
+  return lines
+}
