@@ -29,3 +29,13 @@ export const toPage = <A extends { readonly createdAt: DateTime.Utc; readonly id
   rows: ReadonlyArray<A>,
   page: PageRequest
 ): Page<A> => toPageBy(rows, page, (row) => row)
+
+/**
+ * `(created_at, <idColumn>) > cursor` for oldest-first keyset paging; always true without a (valid) cursor.
+ * The same cursor format as newest-first lists, read in the other direction.
+ */
+export const afterCursorAscending = (sql: SqlClient, page: PageRequest, idColumn = "id"): Fragment =>
+  Option.match(decodeCursor(page.cursor), {
+    onNone: () => sql`TRUE`,
+    onSome: (position) => sql`(created_at, ${sql(idColumn)}) > (${DateTime.toDateUtc(position.createdAt)}, ${position.id})`
+  })

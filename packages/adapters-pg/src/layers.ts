@@ -1,12 +1,17 @@
 import type {
   AiTaskRepository,
   ApiKeyRepository,
+  AppearanceRepository,
   AuditLog,
   BillingRepository,
   DeliveryRepository,
   EntitlementRepository,
   EventOutbox,
+  InvitationRepository,
+  MembershipRepository,
+  SessionRepository,
   Transactor,
+  UserRepository,
   WebhookEndpointRepository,
   WorkspaceRepository
 } from "@atrium/domain"
@@ -20,7 +25,7 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The ten storage ports the domain needs. */
+/** The fifteen storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -31,6 +36,11 @@ export type Ports =
   | DeliveryRepository
   | AiTaskRepository
   | BillingRepository
+  | UserRepository
+  | MembershipRepository
+  | SessionRepository
+  | InvitationRepository
+  | AppearanceRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */

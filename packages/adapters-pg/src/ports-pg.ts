@@ -1,12 +1,17 @@
 import { Layer } from "effect"
 import { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
+import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
 import { BillingRepositoryPg } from "./billing-repository-pg.ts"
 import { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
 import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
+import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
+import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
+import { SessionRepositoryPg } from "./session-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
+import { UserRepositoryPg } from "./user-repository-pg.ts"
 import { WebhookEndpointRepositoryPg } from "./webhook-endpoint-repository-pg.ts"
 import { WorkspaceRepositoryPg } from "./workspace-repository-pg.ts"
 
@@ -21,5 +26,10 @@ export const PortsPg = Layer.mergeAll(
   DeliveryRepositoryPg,
   AiTaskRepositoryPg,
   BillingRepositoryPg,
+  UserRepositoryPg,
+  MembershipRepositoryPg,
+  SessionRepositoryPg,
+  InvitationRepositoryPg,
+  AppearanceRepositoryPg,
   TransactorPg
 )

@@ -2,6 +2,7 @@ import {
   AiTask,
   ApiKey,
   ApiKeyId,
+  AppearanceSettings,
   AuditEntry,
   AttemptId,
   AuditEntryId,
@@ -9,12 +10,22 @@ import {
   DeliveryId,
   DomainEvent,
   EndpointSecret,
+  Email,
   EventId,
+  Invitation,
+  InvitationId,
+  Membership,
+  MembershipId,
   ModelId,
+  type Role,
+  Session,
+  SessionId,
   systemActor,
   TaskId,
   UsageMonth,
   UsageRecord,
+  User,
+  UserId,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointId,
@@ -171,4 +182,82 @@ export const makeUsageRecord = (workspaceId: WorkspaceId, createdAt: DateTime.Ut
     month: UsageMonth.make("2030-01"),
     createdAt,
     ...overrides
+  })
+
+/** A user with a unique email; store it with a PHC-looking hash (the table refuses anything else). */
+export const makeUser = (overrides: Partial<User> = {}): User => {
+  const id = token()
+  return new User({ id: UserId.make(`usr_${id}`), email: Email.make(`u${id}@example.com`), name: "Ada", createdAt: at(0), ...overrides })
+}
+
+/** A stand-in Argon2id PHC string: the repository stores it as given. */
+export const passwordHash = (): string => `$argon2id$v=19$m=19456,t=2,p=1$${token()}$${token()}`
+
+export const makeMembership = (workspaceId: WorkspaceId, userId: UserId, role: Role, overrides: Partial<Membership> = {}): Membership =>
+  new Membership({ id: MembershipId.make(`mem_${token()}`), workspaceId, userId, role, createdAt: at(0), ...overrides })
+
+/** A live session with random digests, its refresh token good until far in the future. */
+export const makeSession = (userId: UserId, workspaceId: WorkspaceId, overrides: Partial<Session> = {}): Session =>
+  new Session({
+    id: SessionId.make(`ses_${token()}`),
+    userId,
+    activeWorkspaceId: workspaceId,
+    accessDigest: `access-${token()}`,
+    previousAccessDigest: Option.none(),
+    accessExpiresAt: at(900),
+    refreshDigest: `refresh-${token()}`,
+    refreshExpiresAt: at(2_592_000),
+    generation: 0,
+    createdAt: at(0),
+    lastUsedAt: at(0),
+    revokedAt: Option.none(),
+    revokeReason: Option.none(),
+    userAgent: Option.some("Atrium iOS/1.0"),
+    ...overrides
+  })
+
+/** `session` after one rotation at `now`: new digests, the old access digest kept as the previous one. */
+export const rotated = (session: Session, now: DateTime.Utc): Session =>
+  new Session({
+    ...session,
+    accessDigest: `access-${token()}`,
+    previousAccessDigest: Option.some(session.accessDigest),
+    refreshDigest: `refresh-${token()}`,
+    generation: session.generation + 1,
+    lastUsedAt: now
+  })
+
+export const makeInvitation = (workspaceId: WorkspaceId, overrides: Partial<Invitation> = {}): Invitation => {
+  const id = token()
+  return new Invitation({
+    id: InvitationId.make(`inv_${id}`),
+    workspaceId,
+    email: Email.make(`i${id}@example.com`),
+    role: "member",
+    tokenDigest: `invitation-${token()}`,
+    invitedBy: { type: "user", id: "usr_inviter" },
+    createdAt: at(0),
+    expiresAt: at(604_800),
+    acceptedAt: Option.none(),
+    acceptedBy: Option.none(),
+    revokedAt: Option.none(),
+    ...overrides
+  })
+}
+
+/** Appearance settings at `version`, saved at `at(version)`, with an extras map that survives the `jsonb` round trip. */
+export const makeAppearance = (workspaceId: WorkspaceId, userId: UserId, version: number, theme: "light" | "dark" = "dark"): AppearanceSettings =>
+  new AppearanceSettings({
+    workspaceId,
+    userId,
+    bundle: {
+      theme,
+      accentColor: "#112233",
+      textScalePercent: 125,
+      reducedMotion: true,
+      density: "compact",
+      extras: { sidebar: "left", zoom: 1.5, beta: false }
+    },
+    version,
+    updatedAt: Option.some(at(version))
   })

@@ -7,6 +7,8 @@ import { orUnavailable } from "../src/sql-errors.ts"
 import { PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
+import { identityContract } from "./identity-contract.ts"
+import { identityDomainContract } from "./identity-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
@@ -31,6 +33,8 @@ for (const target of targets) {
   webhookContract(target.label, target.layer)
   aiContract(target.label, target.layer)
   aiDomainContract(target.label, target.layer)
+  identityContract(target.label, target.layer)
+  identityDomainContract(target.label, target.layer)
 }
 
 // The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.

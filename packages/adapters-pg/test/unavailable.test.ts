@@ -1,13 +1,19 @@
 import {
   ApiKeyRepository,
   ApiKeys,
+  AppearanceRepository,
   DomainServices,
+  Email,
+  MembershipRepository,
   mintApiKey,
   ModelCatalog,
   Primitives,
   SecretBox,
+  SessionRepository,
   Transactor,
   Unavailable,
+  UserId,
+  UserRepository,
   WorkspaceId
 } from "@atrium/domain"
 import { WebhookTransportMemory } from "@atrium/domain/testing"
@@ -31,6 +37,14 @@ describe("a database that cannot answer", () => {
       assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
       assert.instanceOf(yield* failure(keys.list(WorkspaceId.make("ws_x"), { limit: 10, cursor: undefined })), Unavailable)
       assert.instanceOf(yield* failure((yield* Transactor).withTransaction(Effect.void)), Unavailable)
+    }).pipe(Effect.provide(unreachable)))
+
+  it.live("is Unavailable for the identity ports, so a session lookup never reads as a rejection", () =>
+    Effect.gen(function*() {
+      assert.instanceOf(yield* failure((yield* UserRepository).findByEmail(Email.make("ada@example.com"))), Unavailable)
+      assert.instanceOf(yield* failure((yield* SessionRepository).findByAccessDigest("digest")), Unavailable)
+      assert.instanceOf(yield* failure((yield* MembershipRepository).countOwners(WorkspaceId.make("ws_x"))), Unavailable)
+      assert.instanceOf(yield* failure((yield* AppearanceRepository).get(WorkspaceId.make("ws_x"), UserId.make("usr_x"))), Unavailable)
     }).pipe(Effect.provide(unreachable)))
 
   it.live("makes authentication answer Unavailable (503), not a rejection (401)", () =>

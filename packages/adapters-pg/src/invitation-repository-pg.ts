@@ -1,0 +1,78 @@
+import { Invitation, type InvitationId, InvitationRepository, type PageRequest, type WorkspaceId } from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
+import { InvitationRow } from "./identity-rows.ts"
+import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
+import { orUnavailable } from "./sql-errors.ts"
+import { dateOrNull } from "./webhook-rows.ts"
+
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(InvitationRow))
+
+const columns = "id, workspace_id, email, role, token_digest, invited_by, created_at, expires_at, accepted_at, accepted_by, revoked_at"
+
+/** Postgres invitations: only the token's digest is stored, and accepting locks the row so a token is used once. */
+export const InvitationRepositoryPg = Layer.effect(
+  InvitationRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const toInvitations = (rows: ReadonlyArray<unknown>) =>
+      decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new Invitation(row))))
+
+    const findOne = (where: Fragment) =>
+      sql`SELECT ${sql.literal(columns)} FROM invitations WHERE ${where}`.pipe(
+        Effect.flatMap(toInvitations),
+        Effect.map((invitations) => Option.fromNullishOr(invitations[0])),
+        orUnavailable
+      )
+
+    const insert = Effect.fn("InvitationRepository.insert")(function*(invitation: Invitation) {
+      yield* sql`
+        INSERT INTO invitations (${sql.literal(columns)})
+        VALUES (
+          ${invitation.id}, ${invitation.workspaceId}, ${invitation.email}, ${invitation.role}, ${invitation.tokenDigest},
+          ${JSON.stringify(invitation.invitedBy)}::jsonb, ${DateTime.toDateUtc(invitation.createdAt)},
+          ${DateTime.toDateUtc(invitation.expiresAt)}, ${dateOrNull(invitation.acceptedAt)},
+          ${Option.getOrNull(invitation.acceptedBy)}, ${dateOrNull(invitation.revokedAt)}
+        )
+      `.pipe(orUnavailable)
+    })
+
+    const findById = Effect.fn("InvitationRepository.findById")(function*(workspaceId: WorkspaceId, id: InvitationId) {
+      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+    })
+
+    // FOR UPDATE: inside the accepting transaction a second acceptance of the same token waits, then reads the first
+    // one's result (accepted). Outside a transaction the lock ends with the statement.
+    const findByTokenDigest = Effect.fn("InvitationRepository.findByTokenDigest")(function*(digest: string) {
+      return yield* findOne(sql`token_digest = ${digest} FOR UPDATE`)
+    })
+
+    const listByWorkspace = Effect.fn("InvitationRepository.listByWorkspace")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+      const invitations = yield* sql`
+        SELECT ${sql.literal(columns)} FROM invitations
+        WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${fetchSize(page)}
+      `.pipe(Effect.flatMap(toInvitations), orUnavailable)
+      return toPage(invitations, page)
+    })
+
+    // Every mutable field; the id, workspace, token digest, inviter and creation time never change.
+    const update = Effect.fn("InvitationRepository.update")(function*(invitation: Invitation) {
+      yield* sql`
+        UPDATE invitations SET
+          email = ${invitation.email},
+          role = ${invitation.role},
+          expires_at = ${DateTime.toDateUtc(invitation.expiresAt)},
+          accepted_at = ${dateOrNull(invitation.acceptedAt)},
+          accepted_by = ${Option.getOrNull(invitation.acceptedBy)},
+          revoked_at = ${dateOrNull(invitation.revokedAt)}
+        WHERE workspace_id = ${invitation.workspaceId} AND id = ${invitation.id}
+      `.pipe(orUnavailable)
+    })
+
+    return InvitationRepository.of({ insert, findById, findByTokenDigest, listByWorkspace, update })
+  })
+)

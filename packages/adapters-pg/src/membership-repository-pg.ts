@@ -1,0 +1,121 @@
+import {
+  Conflict,
+  type Member,
+  Membership,
+  type MembershipId,
+  MembershipRepository,
+  type PageRequest,
+  type Unavailable,
+  User,
+  type UserId,
+  type WorkspaceId
+} from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import type { Fragment } from "effect/sql/Statement"
+import { MembershipRow, MemberUserRow } from "./identity-rows.ts"
+import { afterCursorAscending, fetchSize, toPageBy } from "./keyset-page.ts"
+import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+
+const decodeMemberships = Schema.decodeUnknownEffect(Schema.Array(MembershipRow))
+const decodeMemberUsers = Schema.decodeUnknownEffect(Schema.Array(MemberUserRow))
+const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
+
+const columns = "id, workspace_id, user_id, role, created_at"
+
+// Named in the migration, so a second membership of the same user is told apart from a duplicate id (a bug).
+const memberConstraint = "memberships_workspace_user_key"
+
+/** Postgres memberships, unique per workspace and user; counting owners locks them for the transaction. */
+export const MembershipRepositoryPg = Layer.effect(
+  MembershipRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const toMemberships = (rows: ReadonlyArray<unknown>) =>
+      decodeMemberships(rows).pipe(Effect.map((decoded) => decoded.map((row) => new Membership(row))))
+
+    const findOne = (where: Fragment) =>
+      sql`SELECT ${sql.literal(columns)} FROM memberships WHERE ${where}`.pipe(
+        Effect.flatMap(toMemberships),
+        Effect.map((memberships) => Option.fromNullishOr(memberships[0])),
+        orUnavailable
+      )
+
+    const insert = Effect.fn("MembershipRepository.insert")(function*(membership: Membership) {
+      yield* sql`
+        INSERT INTO memberships (${sql.literal(columns)})
+        VALUES (${membership.id}, ${membership.workspaceId}, ${membership.userId}, ${membership.role}, ${DateTime.toDateUtc(membership.createdAt)})
+      `.pipe(
+        Effect.catch((error: SqlError): Effect.Effect<never, Conflict | Unavailable> =>
+          error.reason._tag === "UniqueViolation" && error.reason.constraint === memberConstraint
+            ? Effect.fail(new Conflict({ detail: "Already a member of the workspace" }))
+            : sqlFailure(error)
+        )
+      )
+    })
+
+    const find = Effect.fn("MembershipRepository.find")(function*(workspaceId: WorkspaceId, userId: UserId) {
+      return yield* findOne(sql`workspace_id = ${workspaceId} AND user_id = ${userId}`)
+    })
+
+    const findById = Effect.fn("MembershipRepository.findById")(function*(workspaceId: WorkspaceId, id: MembershipId) {
+      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+    })
+
+    // The page is cut from memberships alone, so the cursor's `created_at` and `id` are never ambiguous with the
+    // user's; the users are joined to that page only, their columns prefixed `user_`.
+    const listByWorkspace = Effect.fn("MembershipRepository.listByWorkspace")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+      const rows = yield* sql`
+        SELECT m.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at
+        FROM (
+          SELECT ${sql.literal(columns)} FROM memberships
+          WHERE workspace_id = ${workspaceId} AND ${afterCursorAscending(sql, page)}
+          ORDER BY created_at, id
+          LIMIT ${fetchSize(page)}
+        ) m
+        JOIN users u ON u.id = m.user_id
+        ORDER BY m.created_at, m.id
+      `.pipe(orUnavailable)
+      const [memberships, users] = yield* Effect.all([toMemberships(rows), decodeMemberUsers(rows)]).pipe(orUnavailable)
+      const members = memberships.flatMap((membership, index): Array<Member> => {
+        const user = users[index]
+        return user === undefined ? [] : [{ membership, user: new User(user) }]
+      })
+      return toPageBy(members, page, (member) => member.membership)
+    })
+
+    const listByUser = Effect.fn("MembershipRepository.listByUser")(function*(userId: UserId) {
+      return yield* sql`SELECT ${sql.literal(columns)} FROM memberships WHERE user_id = ${userId} ORDER BY created_at, id`.pipe(
+        Effect.flatMap(toMemberships),
+        orUnavailable
+      )
+    })
+
+    // Only the role changes: the id, workspace, user and join time are fixed at insert.
+    const update = Effect.fn("MembershipRepository.update")(function*(membership: Membership) {
+      yield* sql`
+        UPDATE memberships SET role = ${membership.role} WHERE workspace_id = ${membership.workspaceId} AND id = ${membership.id}
+      `.pipe(orUnavailable)
+    })
+
+    const remove = Effect.fn("MembershipRepository.delete")(function*(workspaceId: WorkspaceId, id: MembershipId) {
+      yield* sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND id = ${id}`.pipe(orUnavailable)
+    })
+
+    // FOR UPDATE locks the owner rows until the transaction ends, in id order so two callers never deadlock. A caller
+    // that waited re-reads each locked row as committed (READ COMMITTED): an owner demoted or removed meanwhile no
+    // longer counts, so two owners demoting each other at once leave one.
+    const countOwners = Effect.fn("MembershipRepository.countOwners")(function*(workspaceId: WorkspaceId) {
+      const [row] = yield* sql`
+        SELECT count(*)::int AS count FROM (
+          SELECT id FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner' ORDER BY id FOR UPDATE
+        ) owners
+      `.pipe(Effect.flatMap(decodeCount), orUnavailable)
+      return row.count
+    })
+
+    return MembershipRepository.of({ insert, find, findById, listByWorkspace, listByUser, update, delete: remove, countOwners })
+  })
+)

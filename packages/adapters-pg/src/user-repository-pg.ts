@@ -1,0 +1,48 @@
+import { type Email, EmailTaken, type Unavailable, User, type UserCredentials, type UserId, UserRepository } from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { UserCredentialsRow, UserRow } from "./identity-rows.ts"
+import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+
+const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(UserRow))
+const decodeCredentials = Schema.decodeUnknownEffect(Schema.Array(UserCredentialsRow))
+
+// Named in the migration, so a taken email is told apart from a duplicate id (a bug).
+const emailConstraint = "users_email_key"
+
+/** Postgres users: unique by normalised email, the password hash (a PHC string) beside the user. */
+export const UserRepositoryPg = Layer.effect(
+  UserRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = Effect.fn("UserRepository.insert")(function*(user: User, passwordHash: string) {
+      yield* sql`
+        INSERT INTO users (id, email, name, password_hash, created_at)
+        VALUES (${user.id}, ${user.email}, ${user.name}, ${passwordHash}, ${DateTime.toDateUtc(user.createdAt)})
+      `.pipe(
+        Effect.catch((error: SqlError): Effect.Effect<never, EmailTaken | Unavailable> =>
+          error.reason._tag === "UniqueViolation" && error.reason.constraint === emailConstraint
+            ? Effect.fail(new EmailTaken())
+            : sqlFailure(error)
+        )
+      )
+    })
+
+    const findByEmail = Effect.fn("UserRepository.findByEmail")(function*(email: Email) {
+      const rows = yield* sql`SELECT id, email, name, created_at, password_hash FROM users WHERE email = ${email}`.pipe(
+        Effect.flatMap(decodeCredentials),
+        orUnavailable
+      )
+      return Option.map(Option.fromNullishOr(rows[0]), ({ passwordHash, ...user }): UserCredentials => ({ user: new User(user), passwordHash }))
+    })
+
+    const findById = Effect.fn("UserRepository.findById")(function*(id: UserId) {
+      const rows = yield* sql`SELECT id, email, name, created_at FROM users WHERE id = ${id}`.pipe(Effect.flatMap(decodeUsers), orUnavailable)
+      return Option.map(Option.fromNullishOr(rows[0]), (row) => new User(row))
+    })
+
+    return UserRepository.of({ insert, findByEmail, findById })
+  })
+)
