@@ -1,21 +1,12 @@
-import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { AiTask } from "../ai-task.ts"
 import { BillingAccount, MonthlyUsage } from "../billing.ts"
 import { AiTaskRepository, idempotencyWindowMillis } from "../ports/ai-task-repository.ts"
 import { BillingRepository } from "../ports/billing-repository.ts"
-import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+import { pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 
-const useStore = Effect.gen(function*() {
-  const store = yield* MemoryStore
-  const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
-  const read = up.pipe(Effect.andThen(Ref.get(store.state)))
-  const write = (f: (s: MemoryState) => MemoryState) => up.pipe(Effect.andThen(Ref.update(store.state, f)))
-  // Read-and-write in one step, like a single SQL statement.
-  const modify = <A>(f: (s: MemoryState) => readonly [A, MemoryState]) => up.pipe(Effect.andThen(Ref.modify(store.state, f)))
-  return { read, write, modify }
-})
 
 /** In-memory AI tasks, with the same lease and idempotency semantics as the Postgres version. */
 export const AiTaskRepositoryMemory = Layer.effect(

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { Conflict, EmailTaken } from "../errors.ts"
 import { AppearanceRepository } from "../ports/appearance-repository.ts"
 import { InvitationRepository } from "../ports/invitation-repository.ts"
@@ -6,7 +6,7 @@ import { MembershipRepository } from "../ports/membership-repository.ts"
 import { SessionRepository } from "../ports/session-repository.ts"
 import { UserRepository } from "../ports/user-repository.ts"
 import { Session } from "../session.ts"
-import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+import { type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const oldestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
@@ -18,15 +18,6 @@ const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<
   return copy
 }
 
-const useStore = Effect.gen(function*() {
-  const store = yield* MemoryStore
-  const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
-  const read = up.pipe(Effect.andThen(Ref.get(store.state)))
-  const write = (f: (s: MemoryState) => MemoryState) => up.pipe(Effect.andThen(Ref.update(store.state, f)))
-  // Read-and-write in one step, like a single SQL statement.
-  const modify = <A>(f: (s: MemoryState) => readonly [A, MemoryState]) => up.pipe(Effect.andThen(Ref.modify(store.state, f)))
-  return { read, write, modify }
-})
 
 /** In-memory users, unique by normalised email. */
 export const UserRepositoryMemory = Layer.effect(

@@ -88,6 +88,17 @@ export const ensureUp = Effect.gen(function*() {
   return store
 })
 
+/** Reads, writes and read-modify-writes of the shared state, each failing like a database while the store is down. */
+export const useStore = Effect.gen(function*() {
+  const store = yield* MemoryStore
+  const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
+  const read = up.pipe(Effect.andThen(Ref.get(store.state)))
+  const write = (f: (s: MemoryState) => MemoryState) => up.pipe(Effect.andThen(Ref.update(store.state, f)))
+  // Read-and-write in one step, like a single SQL statement.
+  const modify = <A>(f: (s: MemoryState) => readonly [A, MemoryState]) => up.pipe(Effect.andThen(Ref.modify(store.state, f)))
+  return { read, write, modify }
+})
+
 /** Returns a copy of `map` with `key` set to `value`. */
 export const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
   new Map(map).set(key, value)

@@ -3,19 +3,12 @@ import { DeliveryRepository } from "../ports/delivery-repository.ts"
 import { WebhookEndpointRepository } from "../ports/webhook-endpoint-repository.ts"
 import { WebhookDelivery } from "../webhook-delivery.ts"
 import { EndpointSecret } from "../webhook-endpoint.ts"
-import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
+import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const newestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
   Array.from(items).sort((a, b) => millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id))
 
-const useStore = Effect.gen(function*() {
-  const store = yield* MemoryStore
-  const read = ensureUp.pipe(Effect.provideService(MemoryStore, store), Effect.andThen(Ref.get(store.state)))
-  const write = (f: (s: MemoryState) => MemoryState) =>
-    ensureUp.pipe(Effect.provideService(MemoryStore, store), Effect.andThen(Ref.update(store.state, f)))
-  return { read, write }
-})
 
 /** In-memory webhook endpoints and secrets. */
 export const WebhookEndpointRepositoryMemory = Layer.effect(
