@@ -60,6 +60,7 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
     }
     // The cause goes to the logs; the client learns nothing about it.
     return Effect.logError("Request failed with an unexpected cause", cause).pipe(
+      Effect.annotateLogs({ requestId, method: request.method, path: pathOf(request.url) }),
       Effect.as(problemResponse(500, problemFor(500, "internal_error")))
     )
   }
