@@ -8,8 +8,10 @@ import { startServer } from "./server-process.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
-const dataDir = mkdtempSync(join(tmpdir(), "atrium-cli-"))
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+// The data directory sits in its own temporary folder, beside the generated secret key.
+const workDir = mkdtempSync(join(tmpdir(), "atrium-cli-"))
+const dataDir = join(workDir, "data")
+afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
 const atrium = async (...args: Array<string>) => {
   const { stdout } = await run(process.execPath, ["packages/app/src/cli.ts", ...args], {

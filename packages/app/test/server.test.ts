@@ -4,8 +4,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startServer } from "./server-process.ts"
 
-const dataDir = mkdtempSync(join(tmpdir(), "atrium-app-"))
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+// The data directory sits in its own temporary folder, beside the generated secret key.
+const workDir = mkdtempSync(join(tmpdir(), "atrium-app-"))
+const dataDir = join(workDir, "data")
+afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 
@@ -53,3 +55,21 @@ describe("npm start on the embedded database", () => {
     }
   }, 60_000)
 })
+
+// Only with a real server to point at (CI sets DATABASE_URL): the demo seed is for the embedded default alone.
+const databaseUrl = process.env.DATABASE_URL
+if (databaseUrl !== undefined && databaseUrl.length > 0) {
+  describe("npm start on DATABASE_URL", () => {
+    it("prints no demo key and refuses to start without a secret key", async () => {
+      const secretKey = Buffer.alloc(32, 7).toString("base64")
+      const server = await startServer({ DATABASE_URL: databaseUrl, ATRIUM_SECRET_KEY: secretKey })
+      try {
+        expect(server.output()).not.toMatch(keyPattern)
+        expect((await fetch(`${server.baseUrl}/api/v1/workspaces/current`)).status).toBe(401)
+      } finally {
+        await server.stop()
+      }
+      await expect(startServer({ DATABASE_URL: databaseUrl })).rejects.toThrow(/ATRIUM_SECRET_KEY is required/)
+    }, 60_000)
+  })
+}

@@ -1,0 +1,55 @@
+import { assert, it } from "@effect/vitest"
+import { SecretHasher } from "@atrium/domain"
+import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { NodeSecretHasher } from "../src/node-secret-hasher.ts"
+
+const secrets = [
+  "",
+  "sk_live_4xQ9aZ1b7HkP0mVcT3sLeR4xQ9aZ1b7HkP0mVcT3sLeRab",
+  "rt_" + "x".repeat(200),
+  "ünïcödé ✓ 🔑"
+]
+
+// Short, exactly one SHA-256 block, longer than a block (hashed first), and non-ASCII.
+const peppers = [
+  Option.none(),
+  Option.some("pepper"),
+  Option.some("p".repeat(64)),
+  Option.some("q".repeat(65)),
+  Option.some("a much longer pepper than sixty-four bytes, which HMAC hashes down to thirty-two first"),
+  Option.some("pfeffer-ß-😀")
+]
+
+const digestsWith = (layer: Layer.Layer<SecretHasher>) =>
+  Effect.gen(function*() {
+    const hasher = yield* SecretHasher
+    return yield* Effect.forEach(secrets, (secret) => hasher.digest(Redacted.make(secret)))
+  }).pipe(Effect.provide(layer))
+
+it.effect("produces exactly the digests of the domain's Web Crypto hasher, with and without a pepper", () =>
+  Effect.gen(function*() {
+    for (const pepper of peppers) {
+      const redacted = Option.map(pepper, (p) => Redacted.make(p))
+      const expected = yield* digestsWith(SecretHasher.layer(redacted))
+      const actual = yield* digestsWith(NodeSecretHasher(redacted))
+      assert.deepStrictEqual(actual, expected, `pepper ${Option.getOrElse(pepper, () => "(none)")}`)
+      for (const digest of actual) assert.match(digest, /^[0-9a-f]{64}$/)
+    }
+  }))
+
+it.effect("gives each secret its own digest, stable across calls and instances", () =>
+  Effect.gen(function*() {
+    const layer = NodeSecretHasher(Option.some(Redacted.make("pepper")))
+    const first = yield* digestsWith(layer)
+    const second = yield* digestsWith(layer)
+    assert.deepStrictEqual(first, second)
+    assert.strictEqual(new Set(first).size, first.length)
+    const unpeppered = yield* digestsWith(NodeSecretHasher(Option.none()))
+    for (let i = 0; i < first.length; i++) assert.notStrictEqual(first[i], unpeppered[i])
+  }))
+
+it.effect("refuses an empty pepper, like Web Crypto", () =>
+  Effect.gen(function*() {
+    const exit = yield* Effect.exit(digestsWith(NodeSecretHasher(Option.some(Redacted.make("")))))
+    assert.isTrue(Exit.isFailure(exit))
+  }))

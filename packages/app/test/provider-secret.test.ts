@@ -1,0 +1,111 @@
+import { PGlite } from "@electric-sql/pglite"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { startServer } from "./server-process.ts"
+
+const run = promisify(execFile)
+const root = join(import.meta.dirname, "..", "..", "..")
+// The data directory sits in its own temporary folder, beside the generated secret key.
+const workDir = mkdtempSync(join(tmpdir(), "atrium-provider-"))
+const dataDir = join(workDir, "data")
+afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+
+// The provider credential under test; it must reach the fake provider's Authorization header and nothing else.
+const providerSecret = "sk-provider-SECRET-7f3a9c2e1b8d4f60a5e3"
+
+/** A fake OpenAI-compatible server on loopback: answers a completion, or 401 when the prompt asks for it. */
+const fakeProvider = () =>
+  new Promise<{ url: string; seen: Array<IncomingHttpHeaders>; close: () => void }>((resolve) => {
+    const seen: Array<IncomingHttpHeaders> = []
+    const server = createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      request.on("end", () => {
+        seen.push(request.headers)
+        if (body.includes("fail-auth")) {
+          // Real providers echo the key in errors sometimes; it must still not come back out.
+          response.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: `bad key ${providerSecret}` }))
+          return
+        }
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+          choices: [{ message: { role: "assistant", content: "Hello from the fake provider" } }],
+          usage: { prompt_tokens: 12, completion_tokens: 6 }
+        }))
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      resolve({ url: `http://127.0.0.1:${port}/v1`, seen, close: () => server.close() })
+    })
+  })
+
+const atrium = (...args: Array<string>) =>
+  run(process.execPath, ["packages/app/src/cli.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: undefined, ATRIUM_DATA_DIR: dataDir } })
+
+const keyPattern = /sk_live_[0-9A-Za-z]{39}/
+
+describe("the provider credential never leaves the server", () => {
+  it("is absent from responses, events, errors, logs and every database row", async () => {
+    const provider = await fakeProvider()
+    const env = { ATRIUM_DATA_DIR: dataDir, ATRIUM_OPENAI_BASE_URL: provider.url, ATRIUM_OPENAI_API_KEY: providerSecret }
+    const first = await startServer(env, keyPattern)
+    const key = keyPattern.exec(first.output())?.[0] ?? ""
+    await first.stop()
+    await atrium("grant-entitlement", "--workspace", "demo", "--feature", "ai.standard")
+
+    const server = await startServer(env)
+    const bodies: Array<string> = []
+    const call = async (path: string, init?: RequestInit) => {
+      const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } })
+      const text = await response.text()
+      bodies.push(text, JSON.stringify([...response.headers]))
+      return { status: response.status, json: (): { id?: string; status?: string } => JSON.parse(text) }
+    }
+    try {
+      const ok = await call("/api/v1/ai-tasks", { method: "POST", body: JSON.stringify({ model: "gpt-4o-mini", input: { prompt: "Hi" }, maxOutputTokens: 50 }) })
+      const failing = await call("/api/v1/ai-tasks", { method: "POST", body: JSON.stringify({ model: "gpt-4o-mini", input: { prompt: "fail-auth" }, maxOutputTokens: 50 }) })
+      expect([ok.status, failing.status]).toEqual([202, 202])
+      const settled = async (id: string | undefined) => {
+        for (let i = 0; i < 100; i++) {
+          const task = (await call(`/api/v1/ai-tasks/${id}`)).json()
+          if (task.status === "succeeded" || task.status === "failed") return task
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        return undefined
+      }
+      expect((await settled(ok.json().id))?.status).toBe("succeeded")
+      expect((await settled(failing.json().id))?.status).toBe("failed")
+      await call("/api/v1/events")
+      await call("/api/v1/usage")
+    } finally {
+      await server.stop()
+      provider.close()
+    }
+    // The key did reach the provider, in its Authorization header only.
+    expect(provider.seen.map((headers) => headers.authorization)).toContain(`Bearer ${providerSecret}`)
+
+    expect(bodies.join("\n")).toContain("Hello from the fake provider")
+    expect(bodies.join("\n")).not.toContain(providerSecret)
+    expect(first.output() + server.output()).not.toContain(providerSecret)
+
+    const db = await PGlite.create(join(dataDir, "."))
+    try {
+      const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")
+      expect(tables.rows.length).toBeGreaterThan(10)
+      for (const { table_name } of tables.rows) {
+        const rows = await db.query(`select * from "${table_name}"`)
+        expect(JSON.stringify(rows.rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v), table_name).not.toContain(providerSecret)
+      }
+      const events = await db.query<{ type: string }>("select type from events")
+      expect(events.rows.map((e) => e.type)).toEqual(expect.arrayContaining(["ai_task.succeeded", "ai_task.failed"]))
+    } finally {
+      await db.close()
+    }
+  }, 120_000)
+})
