@@ -2,7 +2,7 @@
 // webhook delivery, AI task submission and mobile figures. Ratios matter more than absolutes on a shared machine.
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import { layerEmbedded } from "@atrium/adapters-pg"
-import { ApiKeys, DomainServices, ModelCatalog, Primitives, SecretBox, systemActor, Workspaces } from "@atrium/domain"
+import { ApiKeys, DomainServices, ModelCatalog, SecretBox, systemActor, Workspaces } from "@atrium/domain"
 import autocannon from "autocannon"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { submissionBench } from "./ai-bench.ts"
 import { mobileBench } from "./mobile-bench.ts"
 import { fmt, percentile } from "./percentiles.ts"
+import { NodePrimitives } from "../src/node-secret-hasher.ts"
 import { addressOf, start } from "./server-process.ts"
 import { webhookBench } from "./webhook-bench.ts"
 
@@ -40,7 +41,7 @@ const keyVerification = Effect.gen(function*() {
 }).pipe(
   Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(
     layerEmbedded({}),
-    Primitives(),
+    NodePrimitives(),
     ModelCatalog.layer,
     SecretBox.layerRandom,
     WebhookTransportNode.layer({ allowNetworks: [] })

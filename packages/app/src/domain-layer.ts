@@ -1,10 +1,11 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog, Primitives } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
+import { NodePrimitives } from "./node-secret-hasher.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
@@ -17,7 +18,7 @@ export const domainLayer = (config: AppConfig) =>
     Layer.provideMerge(
       Layer.mergeAll(
         databaseLayer(config.database),
-        Primitives(config.keyPepper),
+        NodePrimitives(config.keyPepper),
         ModelCatalog.layerFrom(config.modelCatalog),
         secretBoxLayer(config),
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),

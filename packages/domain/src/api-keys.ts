@@ -34,7 +34,7 @@ export interface CreatedApiKey {
 // A verified key is reused for at most this long, which bounds how late another process sees a revocation.
 const cacheTtl = Duration.seconds(1)
 // `lastUsedAt` is written at most this often per key, off the request path.
-const lastUsedInterval = Duration.minutes(1)
+const lastUsedIntervalMillis = Duration.toMillis(Duration.minutes(1))
 
 /** Issues, verifies and revokes workspace API keys. */
 export class ApiKeys extends Context.Service<ApiKeys, {
@@ -63,13 +63,25 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       })
       const lastWritten = new Map<string, number>()
 
-      const touch = Effect.fnUntraced(function*(key: ApiKey, now: DateTime.Utc) {
+      // Runs on every authenticated request: a plain check, and an effect only when a write is due.
+      const touch = (key: ApiKey, now: DateTime.Utc): Effect.Effect<void> => {
         const nowMillis = DateTime.toEpochMillis(now)
         const last = lastWritten.get(key.id) ?? Option.match(key.lastUsedAt, { onNone: () => Number.NEGATIVE_INFINITY, onSome: DateTime.toEpochMillis })
-        if (nowMillis - last < Duration.toMillis(lastUsedInterval)) return
+        if (nowMillis - last < lastUsedIntervalMillis) return Effect.void
         lastWritten.set(key.id, nowMillis)
-        yield* repo.touchLastUsed(key.id, now).pipe(Effect.ignore, Effect.forkDetach)
-      })
+        return repo.touchLastUsed(key.id, now).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
+      }
+
+      // One principal per cached key object: a cache refresh (or revocation) brings a new object, hence a new principal.
+      const principals = new WeakMap<ApiKey, ApiKeyPrincipal>()
+      const principalOf = (key: ApiKey): ApiKeyPrincipal => {
+        let principal = principals.get(key)
+        if (principal === undefined) {
+          principal = new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
+          principals.set(key, principal)
+        }
+        return principal
+      }
 
       const create = Effect.fn("ApiKeys.create")(function*(input: CreateApiKeyInput) {
         const minted = yield* mintApiKey(input.environment ?? "live").pipe(Effect.provideService(SecureRandom, random))
@@ -130,7 +142,8 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return yield* repo.list(workspaceId, page)
       })
 
-      const authenticate = Effect.fn("ApiKeys.authenticate")(function*(presented: Redacted.Redacted<string>) {
+      // Untraced: it runs on every authenticated request, where a span and its captured stack cost more than the lookup.
+      const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
         if (Redacted.value(presented).length === 0) return yield* new ApiKeyRejected({ code: "missing_credentials" })
         if (Option.isNone(parseApiKey(presented))) return yield* new ApiKeyRejected({ code: "malformed_credentials" })
         const found = yield* Cache.get(byDigest, yield* hasher.digest(presented))
@@ -140,7 +153,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         const now = yield* DateTime.now
         if (key.isExpiredAt(now)) return yield* new ApiKeyRejected({ code: "api_key_expired" })
         yield* touch(key, now)
-        return new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
+        return principalOf(key)
       })
 
       const authorize = (principal: ApiKeyPrincipal, required: ApiKeyScope) =>

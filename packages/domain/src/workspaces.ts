@@ -71,11 +71,9 @@ export class Workspaces extends Context.Service<Workspaces, {
         timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
       })
 
-      const get = Effect.fn("Workspaces.get")(function*(id: WorkspaceId) {
-        const found = yield* Cache.get(byId, id)
-        if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace" })
-        return found.value
-      })
+      // Untraced: every authenticated request calls it, and a cache hit costs less than a span.
+      const get = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>
+        Effect.flatMap(Cache.get(byId, id), (found) => Option.isNone(found) ? Effect.fail(new NotFound({ resource: "workspace" })) : Effect.succeed(found.value))
 
       return Workspaces.of({ create, get, count: repo.count })
     })

@@ -1,5 +1,6 @@
-import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, Workspaces } from "@atrium/domain"
+import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, type Workspace, Workspaces } from "@atrium/domain"
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
 import { notFoundProblem, unavailableProblem } from "./domain-problems.ts"
@@ -14,13 +15,25 @@ export const V1Handlers = HttpApiBuilder.group(
     const entitlements = yield* Entitlements
     const catalog = yield* ModelCatalog
     const usage = yield* Usage
+    // The most frequent call: its JSON is built once per cached workspace object (a new object after each refresh)
+    // instead of being re-formatted and re-encoded by the schema on every request. Same body as `WorkspaceView` encodes.
+    const workspaceResponses = new WeakMap<Workspace, HttpServerResponse.HttpServerResponse>()
+    const workspaceResponse = (workspace: Workspace) => {
+      let response = workspaceResponses.get(workspace)
+      if (response === undefined) {
+        response = HttpServerResponse.text(JSON.stringify(toWorkspaceView(workspace)), { contentType: "application/json" })
+        workspaceResponses.set(workspace, response)
+      }
+      return response
+    }
     return handlers
-      .handle("getCurrentWorkspace", Effect.fn("V1.getCurrentWorkspace")(function*() {
+      // Untraced: the hot path; the span would cost more than the cached lookup it wraps.
+      .handle("getCurrentWorkspace", Effect.fnUntraced(function*() {
         const principal = yield* CurrentPrincipal
         const workspace = yield* workspaces.get(principal.workspaceId).pipe(
           Effect.catchTags({ NotFound: notFoundProblem, Unavailable: unavailableProblem })
         )
-        return toWorkspaceView(workspace)
+        return workspaceResponse(workspace)
       }))
       .handle("listEntitlements", Effect.fn("V1.listEntitlements")(function*() {
         const principal = yield* CurrentPrincipal
