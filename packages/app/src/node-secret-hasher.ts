@@ -20,20 +20,20 @@ const keyedState = (key: Buffer, pad: number): Hash => {
 export const NodeSecretHasher = (pepper: Option.Option<Redacted.Redacted<string>>): Layer.Layer<SecretHasher> =>
   Layer.effect(
     SecretHasher,
-    Effect.sync(() => {
+    Effect.suspend(() => {
       if (Option.isNone(pepper)) {
-        return SecretHasher.of({ digest: (secret) => Effect.sync(() => hash("sha256", Redacted.value(secret), "hex")) })
+        return Effect.succeed(SecretHasher.of({ digest: (secret) => Effect.sync(() => hash("sha256", Redacted.value(secret), "hex")) }))
       }
       const raw = Buffer.from(Redacted.value(pepper.value), "utf8")
       // Like Web Crypto, which refuses to import an empty HMAC key: an empty pepper is a configuration error.
-      if (raw.length === 0) throw new Error("ATRIUM_KEY_PEPPER must not be empty")
+      if (raw.length === 0) return Effect.die(new Error("ATRIUM_KEY_PEPPER must not be empty"))
       const key = raw.length > blockBytes ? createHash("sha256").update(raw).digest() : raw
       const inner = keyedState(key, 0x36)
       const outer = keyedState(key, 0x5c)
-      return SecretHasher.of({
+      return Effect.succeed(SecretHasher.of({
         digest: (secret) =>
           Effect.sync(() => outer.copy().update(inner.copy().update(Redacted.value(secret), "utf8").digest()).digest("hex"))
-      })
+      }))
     })
   )
 
