@@ -54,12 +54,13 @@ const row = (label: string, result: { requests: { average: number }; latency: { 
 const main = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "atrium-bench-"))
   // The first start creates the database (PGlite's initdb); start-to-listening is measured on the second start.
-  const first = await start("packages/app/src/main.ts", { PORT: "0", ATRIUM_DATA_DIR: join(dataDir, "data") }, [/Listening on/, /sk_live_[0-9A-Za-z]{39}/])
+  // The HTTP figures are for the embedded default; DATABASE_URL (if set) is only for the webhook section.
+  const first = await start("packages/app/src/main.ts", { PORT: "0", DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dataDir, "data") }, [/Listening on/, /sk_live_[0-9A-Za-z]{39}/])
   const key = /sk_live_[0-9A-Za-z]{39}/.exec(first.output())?.[0] ?? ""
   await first.stop()
   const atrium = await start(
     "packages/app/src/main.ts",
-    { PORT: "0", ATRIUM_DATA_DIR: join(dataDir, "data"), ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000" },
+    { PORT: "0", DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dataDir, "data"), ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000" },
     [/Listening on/]
   )
   const baseUrl = addressOf(atrium)
