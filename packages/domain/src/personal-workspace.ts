@@ -1,30 +1,24 @@
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect } from "effect"
 import { memberActor } from "./authorization.ts"
 import { recordChange } from "./change-recorder.ts"
+import { freeSlugFor } from "./free-slug.ts"
 import { IdGenerator } from "./id-generator.ts"
 import { MembershipId, WorkspaceId } from "./ids.ts"
 import { Membership, toMemberSummary } from "./membership.ts"
 import { MembershipRepository } from "./ports/membership-repository.ts"
 import { WorkspaceRepository } from "./ports/workspace-repository.ts"
 import type { User } from "./user.ts"
-import { slugify, Workspace, WorkspaceSlug } from "./workspace.ts"
+import { Workspace } from "./workspace.ts"
 
 /**
  * Creates a user's personal workspace and their owner membership, with audit entries and `member.joined`. Call it
- * inside the caller's transaction. The slug is the name's, or the name's with a random suffix when that is taken.
+ * inside the caller's transaction.
  */
 export const createPersonalWorkspace = Effect.fn("createPersonalWorkspace")(function*(user: User) {
   const ids = yield* IdGenerator
   const workspaces = yield* WorkspaceRepository
   const now = yield* DateTime.now
-  const base = slugify(user.name).slice(0, 40)
-  const bare = WorkspaceSlug.makeOption(base)
-  const suffix = (yield* ids.make("ws")).slice(3, 11).toLowerCase()
-  // 38 + 1 + 8 characters stays within the slug's 48; `ws-<suffix>` is the always-valid last resort.
-  const suffixed = WorkspaceSlug.makeOption(`${base.slice(0, 38).replace(/-+$/, "")}-${suffix}`)
-  const slug = Option.isSome(bare) && Option.isNone(yield* workspaces.findBySlug(bare.value))
-    ? bare.value
-    : Option.getOrElse(suffixed, () => WorkspaceSlug.make(`ws-${suffix}`))
+  const slug = yield* freeSlugFor(user.name)
   const workspace = new Workspace({ id: WorkspaceId.make(yield* ids.make("ws")), name: user.name, slug, personal: true, createdAt: now })
   const membership = new Membership({
     id: MembershipId.make(yield* ids.make("mem")),

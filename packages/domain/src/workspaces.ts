@@ -4,9 +4,10 @@ import { type ChangeDeps, recordChange } from "./change-recorder.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "./errors.ts"
 import { IdGenerator } from "./id-generator.ts"
 import { WorkspaceId } from "./ids.ts"
+import { freeSlugFor } from "./free-slug.ts"
 import { Transactor } from "./ports/transactor.ts"
 import { WorkspaceRepository } from "./ports/workspace-repository.ts"
-import { slugify, Workspace, WorkspaceSlug } from "./workspace.ts"
+import { Workspace, WorkspaceSlug } from "./workspace.ts"
 
 /** What creating a workspace needs. */
 export interface CreateWorkspaceInput {
@@ -31,21 +32,14 @@ export class Workspaces extends Context.Service<Workspaces, {
       const ids = yield* IdGenerator
       const context = yield* Effect.context<ChangeDeps>()
 
-      // A free slug: the wanted one, else the name's with a short random suffix.
+      // The wanted slug when valid (a taken one fails on insert), else a free one derived from the name.
       const freeSlug = Effect.fnUntraced(function*(wanted: string | undefined, name: string) {
-        const decode = (text: string) => Option.getOrUndefined(WorkspaceSlug.makeOption(text))
         if (wanted !== undefined) {
-          const slug = decode(wanted)
-          if (slug === undefined) return yield* new InvalidInput({ detail: "slug must be 2–48 lower-case letters, digits or dashes" })
-          return slug
+          const slug = WorkspaceSlug.makeOption(wanted)
+          if (Option.isNone(slug)) return yield* new InvalidInput({ detail: "slug must be 2–48 lower-case letters, digits or dashes" })
+          return slug.value
         }
-        const base = slugify(name)
-        for (let attempt = 0; attempt < 5; attempt++) {
-          const suffix = attempt === 0 ? "" : `-${(yield* ids.make("ws")).slice(3, 9).toLowerCase()}`
-          const slug = decode(`${base.slice(0, 40)}${suffix}`)
-          if (slug !== undefined && Option.isNone(yield* repo.findBySlug(slug))) return slug
-        }
-        return yield* new InvalidInput({ detail: "could not derive a free slug; pass one" })
+        return yield* freeSlugFor(name).pipe(Effect.provideService(IdGenerator, ids), Effect.provideService(WorkspaceRepository, repo))
       })
 
       const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspaceInput) {

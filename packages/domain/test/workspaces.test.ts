@@ -12,7 +12,7 @@ describe("Workspaces", () => {
       const first = yield* workspaces.create({ name: "Acme Corp!", actor })
       const second = yield* workspaces.create({ name: "Acme Corp!", actor })
       assert.strictEqual(first.slug, "acme-corp")
-      assert.match(second.slug, /^acme-corp-[a-z0-9]{6}$/)
+      assert.match(second.slug, /^acme-corp-[a-z0-9]{8}$/)
       const taken = yield* workspaces.create({ name: "Other", slug: "acme-corp", actor }).pipe(Effect.flip)
       assert.strictEqual(taken._tag, "Conflict")
       const invalid = yield* workspaces.create({ name: "Other", slug: "Not A Slug", actor }).pipe(Effect.flip)
