@@ -1,5 +1,5 @@
 import { type ClaimedDelivery, WebhookDeliveries, WebhookTransport } from "@atrium/domain"
-import { DateTime, Duration, Effect, FiberSet, Layer, Semaphore } from "effect"
+import { Cause, DateTime, Duration, Effect, FiberSet, Layer, Semaphore } from "effect"
 
 /** How hard one process works the delivery queue. */
 export interface DeliveryWorkerOptions {
@@ -50,7 +50,12 @@ export const DeliveryWorker = {
       const process = (claimed: ClaimedDelivery, claimedAt: number) =>
         attempt(claimed, claimedAt).pipe(
           endpointSlot(claimed.endpoint.id).withPermits(1),
-          Effect.catchCause((cause) => Effect.logWarning("webhook attempt not recorded; it will be retried when its lease ends", cause)),
+          // Shutdown interrupts are not failures; anything else is logged and the lease brings the delivery back.
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.logWarning("webhook attempt not recorded; it will be retried when its lease ends", cause)
+          ),
           Effect.ensuring(Effect.sync(() => {
             inFlight--
           }))
@@ -65,7 +70,12 @@ export const DeliveryWorker = {
         for (const item of claimed) yield* FiberSet.run(running, process(item, claimedAt))
         if (claimed.length === 0) yield* Effect.sleep(idle)
       }).pipe(
-        Effect.catchTag("Unavailable", () => Effect.logWarning("webhook queue unavailable; retrying").pipe(Effect.andThen(Effect.sleep("1 second"))))
+        // An outage or a defect in one pass must not end the worker: log it, back off, poll again.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logWarning("webhook queue pass failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))
+        )
       )
 
       yield* Effect.forever(pass).pipe(Effect.forkScoped)

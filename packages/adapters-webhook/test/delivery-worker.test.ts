@@ -5,6 +5,7 @@ import {
   defaultDeliveryPolicy,
   type DeliveryPolicy,
   domainServices,
+  WebhookDeliveries,
   ModelCatalog,
   Primitives,
   SecretBox,
@@ -124,4 +125,27 @@ describe("delivery worker over loopback", () => {
       // All ten reached the fast endpoint well inside one attempt timeout of the slow one.
       assert.isBelow(Date.now() - started, 2_000)
     }).pipe(Effect.provide(domainWith({ ...fast, timeout: Duration.seconds(5) }))))
+})
+
+describe("delivery worker resilience", () => {
+  it.live("a pass that dies does not end the worker: it backs off and polls again", () =>
+    Effect.gen(function*() {
+      let claims = 0
+      // The worker is under test here, so the queue it polls is a stand-in that dies on its first claim.
+      const queue = Layer.succeed(WebhookDeliveries, WebhookDeliveries.of({
+        claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
+        prepare: () => Effect.die(new Error("unused")),
+        complete: () => Effect.die(new Error("unused"))
+      }))
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(
+        DeliveryWorker.layer({ concurrency: 4, perEndpoint: 1, idlePoll: "20 millis" }).pipe(
+          Layer.provide([queue, WebhookTransportNode.layer({ allowNetworks: [] })])
+        ),
+        scope
+      )
+      yield* waitUntil(Effect.sync(() => claims >= 3), "5 seconds")
+      yield* Scope.close(scope, Exit.void)
+      assert.isAtLeast(claims, 3)
+    }))
 })

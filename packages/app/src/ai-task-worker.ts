@@ -1,5 +1,5 @@
 import { AiTasks } from "@atrium/domain"
-import { type Duration, Effect, Layer } from "effect"
+import { Cause, type Duration, Effect, Layer } from "effect"
 
 /**
  * Runs queued AI tasks: claims a batch (leased rows any process may take), executes them concurrently, repeats;
@@ -14,7 +14,12 @@ export const AiTaskWorker = {
         if (claimed.length === 0) return yield* Effect.sleep(options.idlePoll)
         yield* Effect.forEach(claimed, tasks.execute, { concurrency: "unbounded", discard: true })
       }).pipe(
-        Effect.catchTag("Unavailable", () => Effect.logWarning("AI task queue unavailable; retrying").pipe(Effect.andThen(Effect.sleep("1 second"))))
+        // An outage or a defect in one pass must not end the worker: log it, back off, poll again.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logWarning("AI task queue pass failed; retrying", cause).pipe(Effect.andThen(Effect.sleep("1 second")))
+        )
       )
       yield* Effect.forever(pass).pipe(Effect.forkScoped)
     }))
