@@ -53,4 +53,3 @@ export const parseApiKey = (presented: Redacted.Redacted<string>): Option.Option
 /** Whether some text looks like one of our keys (used to refuse keys in URLs, and by secret scanners). */
 export const looksLikeApiKey = (text: string): boolean => /sk_(?:live|test)_[0-9A-Za-z]{20,}/.test(text)
 
-export { secretChars as apiKeySecretLength }

@@ -24,9 +24,3 @@ export class ApiKey extends Schema.Class<ApiKey>("@atrium/domain/ApiKey")({
     return Option.isSome(this.expiresAt) && DateTime.isGreaterThanOrEqualTo(now, this.expiresAt.value)
   }
 }
-
-/** Name length bounds shared by every interface that names a key. */
-export const ApiKeyName = Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({
-  description: "A label for people, e.g. where the key is used",
-  examples: ["CI deploy"]
-})
