@@ -108,3 +108,26 @@ describe("ApiKeys", () => {
       assert.notDeepEqual(yield* lastUsed, first)
     }).pipe(Effect.provide(DomainMemory)))
 })
+
+describe("ApiKeys: expiry at creation", () => {
+  it.effect("refuses a key that is already expired, expires now, or expires at an absurd date; nothing is stored", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const keys = yield* ApiKeys
+      const now = yield* DateTime.now
+      const absurd = [
+        DateTime.add(now, { days: -1 }),
+        now,
+        DateTime.makeUnsafe(-8.64e15), // year −271821, the earliest instant JavaScript knows
+        DateTime.makeUnsafe(8.64e15), // year 275760
+        DateTime.add(now, { days: 3651 })
+      ]
+      for (const expiresAt of absurd) {
+        const error = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt, actor }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "InvalidInput")
+      }
+      assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).apiKeys.size, 0)
+      const fine = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt: DateTime.add(now, { days: 30 }), actor })
+      assert.deepStrictEqual(fine.apiKey.expiresAt, Option.some(DateTime.add(now, { days: 30 })))
+    }).pipe(Effect.provide(DomainMemory)))
+})

@@ -3,7 +3,7 @@ import { Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../api/api.ts"
 import { currentMemberCaller } from "./caller.ts"
-import { notFoundProblem, unavailableProblem } from "./domain-problems.ts"
+import { invalidInputProblem, notFoundProblem, unavailableProblem } from "./domain-problems.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
 
@@ -28,7 +28,7 @@ export const MobileDevelopersHandlers = HttpApiBuilder.group(
           scopes: payload.scopes,
           environment: payload.environment,
           expiresAt: payload.expiresAt
-        }).pipe(Effect.catchTag("Unavailable", unavailableProblem))
+        }).pipe(Effect.catchTags({ InvalidInput: invalidInputProblem, Unavailable: unavailableProblem }))
         return { apiKey: toManagedApiKeyView(created.apiKey), key: Redacted.value(created.plaintext) }
       }))
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {

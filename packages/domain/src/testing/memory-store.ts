@@ -18,6 +18,13 @@ import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
 
+/** A token pair a rotation retired, as the in-memory session store keeps it. */
+export interface RetiredTokens {
+  readonly sessionId: string
+  readonly accessDigest: string
+  readonly retiredAt: DateTime.Utc
+}
+
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
   readonly workspaces: ReadonlyMap<string, Workspace>
@@ -40,8 +47,8 @@ export interface MemoryState {
   readonly users: ReadonlyMap<string, UserCredentials>
   readonly memberships: ReadonlyMap<string, Membership>
   readonly sessions: ReadonlyMap<string, Session>
-  /** Refresh token digests retired by rotation, to the session id they belonged to. */
-  readonly retiredRefreshDigests: ReadonlyMap<string, string>
+  /** Retired token pairs by refresh digest: the session, the access digest retired with it, and when. */
+  readonly retiredRefreshDigests: ReadonlyMap<string, RetiredTokens>
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>

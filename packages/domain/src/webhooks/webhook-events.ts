@@ -23,6 +23,7 @@ export const WebhookEvents = {
 export const eventCatalog = {
   [ApiKeyEvents.created.type]: ApiKeyEvents.created,
   [ApiKeyEvents.revoked.type]: ApiKeyEvents.revoked,
+  [ApiKeyEvents.rolled.type]: ApiKeyEvents.rolled,
   [AiTaskEvents.succeeded.type]: AiTaskEvents.succeeded,
   [AiTaskEvents.failed.type]: AiTaskEvents.failed,
   [IdentityEvents.memberJoined.type]: IdentityEvents.memberJoined,
