@@ -272,6 +272,14 @@ export class AiTasks extends Context.Service<AiTasks, {
                 target: failed.id,
                 event: emit(AiTaskEvents.failed, { task: { id: failed.id, model: failed.model, status: "failed", error: outcome.error, finishedAt: DateTime.formatIso(now) } })
               })
+              // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
+              yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
+                taskId: failed.id,
+                workspaceId: failed.workspaceId,
+                model: failed.model,
+                errorCode: outcome.error.code,
+                attempts: failed.attempts
+              }))
               return failed
             }
             const { completion, spec } = outcome
