@@ -151,6 +151,12 @@ describe("/api/mobile", () => {
       assert.strictEqual(bad.status, 400)
       const extra = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "x", workspaceId: "ws_x" })
       assert.strictEqual(extra.status, 400)
+      // A key born expired, or with an expiry at the edge of representable time, is a 400, never a 500.
+      for (const expiresAt of ["1969-12-31T00:00:00.000Z", "-271821-04-20T00:00:00.000Z", "+275760-09-13T00:00:00.000Z"]) {
+        const expired = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "x", expiresAt })
+        assert.strictEqual(expired.status, 400, `${expiresAt}: ${expired.text}`)
+        assert.strictEqual(expired.body.code, "invalid_request")
+      }
       const revoked = yield* send("DELETE", `/api/mobile/api-keys/${String(only?.id)}`, { key: team.admin.token })
       assert.strictEqual(revoked.status, 204)
       assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key })).body.code, "api_key_revoked")

@@ -21,7 +21,7 @@ import {
   Workspaces
 } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
-import { Effect, Redacted, Ref, Schema } from "effect"
+import { Effect, Option, Redacted, Ref, Schema } from "effect"
 
 const actor = systemActor("test")
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
@@ -91,6 +91,17 @@ describe("domain services refuse unsafe text before storing anything", () => {
         [after.users.size, after.workspaces.size, after.apiKeys.size, after.endpoints.size, after.aiTasks.size, after.events.length],
         [before.users.size, before.workspaces.size, before.apiKeys.size, before.endpoints.size, before.aiTasks.size, before.events.length]
       )
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a user agent with control characters is not kept on the session", () =>
+    Effect.gen(function*() {
+      const signed = yield* (yield* Accounts).signUp({
+        email: "ada@example.com",
+        password: Redacted.make("correct horse battery"),
+        name: "Ada",
+        userAgent: "Atrium\u0000iOS"
+      })
+      assert.isTrue(Option.isNone(signed.session.session.userAgent))
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("a sign-in with a poisoned email is the usual invalid_credentials, not a crash", () =>

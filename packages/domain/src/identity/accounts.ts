@@ -14,7 +14,7 @@ import { Transactor } from "../shared/index.ts"
 import { UserRepository } from "./user-repository.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 import { SessionPrincipal } from "../access/index.ts"
-import { SecretHasher } from "../shared/index.ts"
+import { isSafeTextValue, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { defaultSessionPolicy, Session, type SessionPolicy, type SessionView, toSessionView } from "./session.ts"
 import { deriveToken, hasTokenShape, mintRotationSalt, mintToken } from "./session-token.ts"
@@ -155,7 +155,8 @@ export class Accounts extends Context.Service<Accounts, {
             revokeReason: Option.none(),
             userAgent: Option.fromNullishOr(userAgent).pipe(
               Option.map((text) => text.slice(0, maxUserAgent)),
-              Option.filter((text) => text.length > 0)
+              // A header is client text too: one with control characters or a lone surrogate is not kept.
+              Option.filter((text) => text.length > 0 && isSafeTextValue(text))
             )
           })
           return issued(session, pair)
