@@ -15,9 +15,17 @@ export { MobileTeamHandlers } from "./server/handlers/mobile-team-handlers.ts"
 export { MobileWorkspaceHandlers } from "./server/handlers/mobile-workspace-handlers.ts"
 export { V1Handlers } from "./server/handlers/v1-handlers.ts"
 export { MobileWebhooksHandlers, WebhooksHandlers } from "./server/handlers/webhooks-handlers.ts"
-export { ApiHandlers, ApiMiddlewareLayer, HttpAppLayer, type HttpAppOptions, makeHttpAppLayer } from "./server/http-app.ts"
+export {
+  ApiHandlers,
+  ApiMiddlewareLayer,
+  HttpAppLayer,
+  HttpAppLayerMemory,
+  type HttpAppOptions,
+  makeHttpAppLayer,
+  routerConfig
+} from "./server/http-app.ts"
 export { NoStoreLive } from "./server/no-store.ts"
 export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./server/rate-limit.ts"
 export { RequestValidationLive } from "./server/request-validation.ts"
 export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./server/route-table.ts"
-export { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./server/sign-in-throttle.ts"
+export { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./server/throttles.ts"

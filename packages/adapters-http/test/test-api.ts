@@ -7,6 +7,7 @@ import {
   type HttpAppOptions,
   makeHttpAppLayer,
   RateLimit,
+  RateLimiterMemory,
   RequestValidation,
   RequiredPermission,
   V1Group,
@@ -49,4 +50,4 @@ const TestHandlers = HttpApiBuilder.group(TestApi, "test", (handlers) =>
 
 /** The test API served like the real one. */
 export const TestAppUnderTest = (options: HttpAppOptions = defaultOptions) =>
-  serveOverMemory(makeHttpAppLayer(TestApi, Layer.mergeAll(V1Handlers, TestHandlers), options))
+  serveOverMemory(makeHttpAppLayer(TestApi, Layer.mergeAll(V1Handlers, TestHandlers), options).pipe(Layer.provide(RateLimiterMemory)))

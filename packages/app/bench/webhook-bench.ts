@@ -44,6 +44,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
+  redis: Option.none(),
   modelCatalog: defaultModelCatalog
 })
 

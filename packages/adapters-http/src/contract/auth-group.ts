@@ -11,7 +11,7 @@ import {
   SignUpRequest
 } from "./auth-schemas.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { NoStore, RequestValidation, SessionAuthentication } from "./security.ts"
+import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
 const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
@@ -22,7 +22,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("signUp", "/sign-up", {
       payload: SignUpRequest,
       success: SignedUpView.pipe(HttpApiSchema.status(201)),
-      error: [Problems.InvalidInput, Problems.EmailTaken, Problems.Conflict, ...serverErrors]
+      error: [Problems.InvalidInput, Problems.EmailTaken, Problems.RateLimited, Problems.Conflict, ...serverErrors]
     }).annotateMerge(docs(
       "Create an account",
       "Creates the user, a personal workspace they own, and a first session. An address already registered is " +
@@ -40,7 +40,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("refresh", "/refresh", {
       payload: RefreshRequest,
       success: RefreshedView,
-      error: [Problems.InvalidInput, Problems.SessionRejected, ...serverErrors]
+      error: [Problems.InvalidInput, Problems.SessionRejected, Problems.RateLimited, ...serverErrors]
     }).annotateMerge(docs(
       "Rotate the session's tokens",
       "Answers a new access and refresh token; the presented refresh token is spent. Presenting a spent one again ends " +
@@ -74,6 +74,7 @@ export class AuthSessionGroup extends HttpApiGroup.make("authSession")
     }).annotateMerge(docs("End one of the user's sessions", "Another user's session is 404 `not_found`."))
   )
   .middleware(RequestValidation)
+  .middleware(RateLimit)
   .middleware(SessionAuthentication)
   .middleware(NoStore)
   .prefix("/api/auth")

@@ -1,5 +1,5 @@
 import { Problems, serverErrors } from "./errors.ts"
-import { NoStore, RequestValidation, SessionAuthentication } from "./security.ts"
+import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AcceptInvitation, InvitationAccepted } from "./invitation-schemas.ts"
 import { OrganizationView, SwitchWorkspaceRequest } from "./organization-view.ts"
@@ -25,7 +25,7 @@ export class MobileSessionGroup extends HttpApiGroup.make("mobileSession")
     HttpApiEndpoint.post("acceptInvitation", "/invitations/accept", {
       payload: AcceptInvitation,
       success: InvitationAccepted,
-      error: [Problems.InvalidInput, Problems.NotFound, Problems.Forbidden, Problems.Conflict, ...serverErrors]
+      error: [Problems.InvalidInput, Problems.NotFound, Problems.Forbidden, Problems.Conflict, Problems.RateLimited, ...serverErrors]
     }).annotateMerge(docs(
       "Accept an invitation",
       "Joins the signed-in user to the invitation's workspace when their account email is the invitation's (else 403 " +
@@ -34,6 +34,7 @@ export class MobileSessionGroup extends HttpApiGroup.make("mobileSession")
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
   .middleware(RequestValidation)
+  .middleware(RateLimit)
   .middleware(SessionAuthentication)
   .middleware(NoStore)
   .prefix("/api/mobile")

@@ -62,16 +62,17 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, {
   error: [Problems.InsufficientScope, Problems.Forbidden]
 }) {}
 
-/** THE rate-limit middleware: requests per principal (key or session) and window (429 `rate_limited`). */
-export class RateLimit extends HttpApiMiddleware.Service<RateLimit, {
-  requires: CurrentPrincipal
-}>()("@atrium/adapters-http/RateLimit", {
+/** THE rate-limit middleware: requests per API key or session and window (429 `rate_limited`); after authentication. */
+export class RateLimit extends HttpApiMiddleware.Service<RateLimit>()("@atrium/adapters-http/RateLimit", {
   error: [Problems.RateLimited, Problems.Unavailable]
 }) {}
 
-/** Request decoding failures as 400 `invalid_request` problems naming each failed check in `errors`. */
+/**
+ * Request decoding failures: a malformed id in the path is 404 `not_found` (as an unknown one), anything else 400
+ * `invalid_request` naming each failed check in `errors`.
+ */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("@atrium/adapters-http/RequestValidation", {
-  error: Problems.InvalidInput
+  error: [Problems.InvalidInput, Problems.NotFound]
 }) {}
 
 /** Marks every response of a group `Cache-Control: no-store`: they carry tokens and per-member data. */

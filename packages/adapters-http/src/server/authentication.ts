@@ -11,6 +11,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { AcceptedCredentials, Authentication, type CredentialKind, CurrentSession, SessionAuthentication } from "../contract/security.ts"
+import { authorizationHeaderCount } from "./duplicate-headers.ts"
 import { queryCarriesApiKey } from "./key-in-url.ts"
 import { isMalformedMarker, presentedCredential } from "./presented-credential.ts"
 import { challengeFor } from "./www-authenticate.ts"
@@ -18,6 +19,8 @@ import { challengeFor } from "./www-authenticate.ts"
 const credentialInUrl = new InvalidInput({
   detail: "Credentials must not be sent in the URL; use the Authorization: Bearer header"
 })
+// Which of two credentials would count is a guess; refuse rather than pick one.
+const twoCredentials = new InvalidInput({ detail: "Send exactly one Authorization header" })
 
 /** The kinds of credential a route accepts: the endpoint's annotation, else its group's; none when unannotated. */
 const acceptedAt = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): ReadonlyArray<CredentialKind> => {
@@ -28,11 +31,16 @@ const acceptedAt = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): Rea
 // Session access tokens are `at_…`; anything else is judged as an API key where keys are accepted.
 const isSessionShaped = (text: string) => text.startsWith("at_")
 
-/** The bearer credential as presented ("" when absent, a marker when not Bearer), refused when it is in the URL. */
+/**
+ * The bearer credential as presented ("" when absent, a marker when not Bearer), refused when it is in the URL or
+ * when the request carries more than one `Authorization` header.
+ */
 const presented = Effect.fnUntraced(function*(credential: Redacted.Redacted<string>) {
   const context = yield* Effect.context<HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams>()
   if (queryCarriesApiKey(Context.get(context, HttpServerRequest.ParsedSearchParams))) return yield* credentialInUrl
-  return presentedCredential(credential, Context.get(context, HttpServerRequest.HttpServerRequest).headers.authorization)
+  const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+  if (authorizationHeaderCount(request) > 1) return yield* twoCredentials
+  return presentedCredential(credential, request.headers.authorization)
 })
 
 /** What is wrong with a presented credential before any lookup: nothing there, or not a Bearer header. */

@@ -48,6 +48,10 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const reason = problem.reason
       if (reason._tag === "RouteNotFound") {
         const allowed = routes.allowed(pathOf(request.url))
+        // The method is served here, yet no route took the request: a path parameter too long for the router.
+        if (allowed.includes(request.method)) {
+          return Effect.succeed(problemResponse(404, requestId, { detail: "No such resource with this id" }))
+        }
         if (allowed.length > 0) {
           return Effect.succeed(problemResponse(405, requestId, {
             detail: `${request.method} is not allowed here`,

@@ -17,19 +17,26 @@ import { docsLayer } from "./offline-docs.ts"
 import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
 import { RequestValidationLive } from "./request-validation.ts"
 import { makeRouteTable, routesOf } from "./route-table.ts"
-import { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./sign-in-throttle.ts"
+import { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./throttles.ts"
+
+/**
+ * Options for `HttpRouter.serve` of the app: path parameters up to 8 KiB reach the route (find-my-way's default of
+ * 100 made a long id an unknown route), so a malformed id is a 404 after authentication, never a 405.
+ */
+export const routerConfig = { maxParamLength: 8192 } as const
 
 /** What the HTTP adapter is configured with. */
 export interface HttpAppOptions extends EnvelopeOptions {
   /** Requests per principal (API key or session) and window. */
   readonly rateLimit: RateLimitOptions
-  /** Sign-in attempts per email and per client address; 10 and 30 a minute by default. */
-  readonly signInRateLimit?: SignInRateLimits | undefined
+  /** Attempts on sign-in, sign-up, refresh and invitation accept (`defaultThrottleLimits` for what is not given). */
+  readonly throttles?: Partial<ThrottleLimits> | undefined
 }
 
 /**
  * The HttpApi middleware — one authentication (keys and sessions), one authorization (the domain's `permits`), one
- * rate limit, `no-store`, request validation — and the sign-in throttle, counting in one per-process memory `RateLimiter`.
+ * rate limit, `no-store`, request validation — and the throttles, all counting in the app's `RateLimiter`: bring
+ * `RateLimiterMemory` for one process, a Redis-backed one to share the counts among processes.
  */
 export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
   Layer.mergeAll(
@@ -39,8 +46,8 @@ export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
     RateLimitLive(options.rateLimit),
     NoStoreLive,
     RequestValidationLive,
-    SignInThrottle.layer(options.signInRateLimit ?? defaultSignInRateLimits)
-  ).pipe(Layer.provide(RateLimiterMemory))
+    Throttles.layer({ ...defaultThrottleLimits, ...options.throttles })
+  )
 
 /**
  * The routes of any API that uses our middleware, served with its OpenAPI document, docs page and envelope.
@@ -83,6 +90,9 @@ export const ApiHandlers = Layer.mergeAll(
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
  * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`), the `EventOutbox`
- * port, and the platform services a server layer brings.
+ * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)
+
+/** `HttpAppLayer` counting its limits in this process's memory. */
+export const HttpAppLayerMemory = (options: HttpAppOptions) => HttpAppLayer(options).pipe(Layer.provide(RateLimiterMemory))

@@ -1,8 +1,8 @@
 import { CurrentPrincipal, principalId, RateLimited, Unavailable } from "@atrium/domain"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { RateLimit } from "../contract/security.ts"
+import { CurrentSession, RateLimit } from "../contract/security.ts"
 
 /** How many requests one subject may make per window. */
 export interface RateLimitOptions {
@@ -49,7 +49,13 @@ export const makeRateLimitCheck = (options: RateLimitOptions) =>
     return check
   })
 
-/** THE `RateLimit` middleware: the same limit per API key or per session, over an Effect `RateLimiter` (bring its store). */
+// Listed after an authentication middleware: nothing to count by means the group is misconfigured.
+const noSubject = Effect.die(new Error("RateLimit runs after Authentication or SessionAuthentication"))
+
+/**
+ * THE `RateLimit` middleware: the same limit per API key or per session (the principal's, or the session of a
+ * session-only route), over an Effect `RateLimiter` (bring its store).
+ */
 export const RateLimitLive = (options: RateLimitOptions) =>
   Layer.effect(
     RateLimit,
@@ -57,8 +63,15 @@ export const RateLimitLive = (options: RateLimitOptions) =>
       const check = yield* makeRateLimitCheck(options)
       // Untraced on purpose: it runs on every request.
       return RateLimit.of(Effect.fnUntraced(function*(httpEffect) {
-        const principal = yield* CurrentPrincipal
-        yield* check(principalId(principal), principal._tag === "ApiKeyPrincipal" ? "this API key" : "this session")
+        const principal = yield* Effect.serviceOption(CurrentPrincipal)
+        if (Option.isSome(principal)) {
+          const subject = principal.value._tag === "ApiKeyPrincipal" ? "this API key" : "this session"
+          yield* check(principalId(principal.value), subject)
+        } else {
+          const session = yield* Effect.serviceOption(CurrentSession)
+          if (Option.isNone(session)) return yield* noSubject
+          yield* check(session.value.id, "this session")
+        }
         return yield* httpEffect
       }))
     })

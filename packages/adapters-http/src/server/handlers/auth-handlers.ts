@@ -1,37 +1,38 @@
 import { Accounts } from "@atrium/domain"
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { DateTime, Effect, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { CurrentSession } from "../../contract/security.ts"
+import { clientAddress } from "../client-address.ts"
+import { Throttles } from "../throttles.ts"
 import { challengeFor } from "../www-authenticate.ts"
 import { toSessionSummaryView, toSessionTokens, toUserView } from "./identity-views.ts"
-import { SignInThrottle } from "../sign-in-throttle.ts"
 import { toWorkspaceView } from "./views.ts"
 
-const userAgentOf = HttpServerRequest.HttpServerRequest.useSync((request) => request.headers["user-agent"])
-
-/** Handlers of `/api/auth` before a session: sign-up, rate-limited sign-in, refresh rotation. */
+/** Handlers of `/api/auth` before a session: sign-up, sign-in and refresh, each throttled before any work. */
 export const AuthHandlers = HttpApiBuilder.group(
   Api,
   "auth",
   Effect.fn("AuthHandlers.make")(function*(handlers) {
     const accounts = yield* Accounts
-    const throttle = yield* SignInThrottle
+    const throttles = yield* Throttles
     return handlers
       .handle("signUp", Effect.fn("Auth.signUp")(function*({ payload }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* throttles.signUp(clientAddress(request), payload.email)
         const signedUp = yield* accounts.signUp({
           email: payload.email,
           password: Redacted.make(payload.password, { label: "Password" }),
           name: payload.name,
-          userAgent: yield* userAgentOf
+          userAgent: request.headers["user-agent"]
         })
         return { user: toUserView(signedUp.user), workspace: toWorkspaceView(signedUp.workspace), session: toSessionTokens(signedUp.session) }
       }))
       .handle("signIn", Effect.fn("Auth.signIn")(function*({ payload }) {
         const request = yield* HttpServerRequest.HttpServerRequest
         // Counted before the password is checked: a refused guess costs the guesser, not the server's hashing.
-        yield* throttle.check(Option.getOrElse(request.remoteAddress, () => "unknown"), payload.email)
+        yield* throttles.signIn(clientAddress(request), payload.email)
         const signedIn = yield* accounts.signIn({
           email: payload.email,
           password: Redacted.make(payload.password, { label: "Password" }),
@@ -40,6 +41,7 @@ export const AuthHandlers = HttpApiBuilder.group(
         return { user: toUserView(signedIn.user), session: toSessionTokens(signedIn.session) }
       }))
       .handle("refresh", Effect.fn("Auth.refresh")(function*({ payload }) {
+        yield* throttles.refresh(clientAddress(yield* HttpServerRequest.HttpServerRequest))
         const issued = yield* accounts.refresh(Redacted.make(payload.refreshToken, { label: "refresh token" })).pipe(
           Effect.tapError(challengeFor)
         )
