@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AiTasks, Entitlements, Feature, systemActor, Usage, WebhookDeliveries, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
-import { answer, DomainMemory, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
+import { answer, DomainMemory, ownerPrincipal, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
 import { DateTime, Effect, Logger, Ref } from "effect"
 
 const actor = systemActor("test")
@@ -19,8 +19,8 @@ describe("a log line per failure", () => {
     const log = captured()
     return Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      const { endpoint } = yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: "https://hooks.example.com/a?token=s3cr3t", actor })
-      yield* (yield* WebhookEndpoints).sendTest(workspace.id, endpoint.id, actor)
+      const { endpoint } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a?token=s3cr3t" })
+      yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
       yield* Ref.set((yield* ScriptedReceiver).script, [answer(500, { responseBody: "upstream body s3cr3t" }), answer(200)])
       const deliveries = yield* WebhookDeliveries
       const transport = yield* WebhookTransport

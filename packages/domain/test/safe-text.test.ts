@@ -20,7 +20,7 @@ import {
   WorkspaceName,
   Workspaces
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { DomainMemory, MemoryStore, ownerPrincipal } from "@atrium/domain/testing"
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 
 const actor = systemActor("test")
@@ -81,8 +81,8 @@ describe("domain services refuse unsafe text before storing anything", () => {
         (yield* Accounts).signUp({ email: "ada@x.com", password: Redacted.make("correct horse battery"), name: "Ada\uD800" }),
         (yield* Workspaces).create({ name: "Acme\u0000", actor }),
         (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci\u0000", actor }),
-        (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: "https://hooks.example.com/\u0000", actor }),
-        (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: "https://hooks.example.com/a", description: "x\uDC00", actor }),
+        (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/\u0000" }),
+        (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a", description: "x\uDC00" }),
         (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hi\u0000" } })
       ].map(refused))
       assert.deepStrictEqual(outcomes.map((error) => error._tag), Array(7).fill("InvalidInput"))

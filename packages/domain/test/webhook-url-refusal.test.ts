@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DomainServices, Primitives, SecretBox, systemActor, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
-import { PortsMemory } from "@atrium/domain/testing"
+import { ownerPrincipal, PortsMemory } from "@atrium/domain/testing"
 import { Effect, Layer, Logger } from "effect"
 
 const actor = systemActor("test")
@@ -25,7 +25,7 @@ describe("a webhook URL refused by the SSRF guard", () => {
     return Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       const endpoints = yield* WebhookEndpoints
-      const created = yield* endpoints.create({ workspaceId: workspace.id, url: "https://internal.example.com/hook", actor }).pipe(Effect.flip)
+      const created = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://internal.example.com/hook" }).pipe(Effect.flip)
       assert.strictEqual(created._tag, "InvalidInput")
       assert.strictEqual(created._tag === "InvalidInput" ? created.detail : "", "url refused: the destination is not allowed")
       assert.notInclude(JSON.stringify(created), "10.1.2.3")
