@@ -24,6 +24,7 @@ const leastRole: Record<string, Role> = {
   "mobileTeam.listAudit": "admin",
   "mobileDevelopers.listApiKeys": "admin",
   "mobileDevelopers.createApiKey": "admin",
+  "mobileDevelopers.rollApiKey": "admin",
   "mobileDevelopers.revokeApiKey": "admin",
   "mobileWebhooks.listWebhookEndpoints": "admin",
   "mobileWebhooks.createWebhookEndpoint": "admin",
