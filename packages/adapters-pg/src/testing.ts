@@ -1,8 +1,12 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { randomBytes } from "node:crypto"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Effect, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
 /**
@@ -24,5 +28,26 @@ export const PostgresTestSchema = (
         () => admin((sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`).pipe(Effect.ignore)
       )
       return PostgresUrl(url, { maxConnections: 4, ...options, schema })
+    })
+  )
+
+/**
+ * A real embedded PostgreSQL server in a fresh temporary folder (traversable by the `postgres` account when tests
+ * run as root), stopped and deleted when the layer closes.
+ */
+export const EmbeddedPostgresTemp = (
+  options: Omit<EmbeddedPostgresOptions, "dataDir"> = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError | EmbeddedPostgresError> =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const made = await mkdtemp(join(tmpdir(), "atrium-pg-"))
+          await chmod(made, 0o711)
+          return made
+        }),
+        (made) => Effect.promise(() => rm(made, { recursive: true, force: true }))
+      )
+      return EmbeddedPostgres({ ...options, dataDir: join(dir, "data") })
     })
   )

@@ -1,15 +1,14 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
 // The data directory sits in its own temporary folder, beside the generated secret key.
-const workDir = mkdtempSync(join(tmpdir(), "atrium-cli-"))
+const workDir = tempWorkDir("atrium-cli-")
 const dataDir = join(workDir, "data")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
