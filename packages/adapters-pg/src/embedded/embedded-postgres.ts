@@ -18,11 +18,12 @@ export interface EmbeddedPostgresOptions extends Omit<PostgresUrlOptions, "schem
 
 const host = "127.0.0.1"
 
-// Every Atrium process names its connections, so the last one out can tell that nobody else is still using the server.
-const applicationName = `atrium-${process.pid}`
+// Every user of the server names its connections, so the last one out can tell that nobody else is still using it.
+let users = 0
+const nextApplicationName = () => `atrium-${process.pid}-${++users}`
 
 // The server keeps running while any other client is connected (a server beside a CLI, an operator's psql).
-const othersConnected = (client: PgClient.PgClient) =>
+const othersConnected = (client: PgClient.PgClient, applicationName: string) =>
   client<{ readonly others: number }>`
     SELECT count(*)::int AS others FROM pg_stat_activity
     WHERE backend_type = 'client backend' AND application_name <> ${applicationName}
@@ -47,6 +48,7 @@ export const EmbeddedPostgres = (
       const binaries = yield* findBinaries()
       yield* prepareLayout(layout, user)
       const cluster: RunningCluster = yield* Effect.scoped(startLock(layout.lockFile).pipe(Effect.andThen(ensureRunning(binaries, layout, user))))
+      const applicationName = nextApplicationName()
       const client = yield* PgClient.make({
         ...poolSettings(options),
         // One connection held open marks this process as a user of the server, so another never stops it under us.
@@ -62,7 +64,7 @@ export const EmbeddedPostgres = (
       yield* Effect.addFinalizer(() =>
         Effect.scoped(Effect.gen(function*() {
           yield* startLock(layout.lockFile)
-          const busy = yield* othersConnected(client).pipe(Effect.orElseSucceed(() => !cluster.startedHere))
+          const busy = yield* othersConnected(client, applicationName).pipe(Effect.orElseSucceed(() => !cluster.startedHere))
           if (busy) return
           const live = yield* livePostmaster(layout.cluster)
           if (Option.isSome(live)) yield* stopServer(live.value.pid)
