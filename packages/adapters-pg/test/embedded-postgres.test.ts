@@ -83,9 +83,9 @@ describe("the embedded PostgreSQL server", () => {
       const left = yield* Effect.gen(function*() {
         const ports = yield* Layer.build(layerEmbedded({ dataDir }))
         yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(ports))
-        // The whole server dies at once (`kill -9` of its process group), as in a power cut or an OOM kill.
+        // The postmaster dies (`kill -9`, as by the OOM killer); its backends follow.
         const left = readFileSync(pidFile(dataDir), "utf8")
-        process.kill(-postmasterPid(dataDir), "SIGKILL")
+        process.kill(postmasterPid(dataDir), "SIGKILL")
         yield* Effect.sleep("200 millis")
         return left
       }).pipe(Effect.scoped)

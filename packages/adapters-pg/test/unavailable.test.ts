@@ -65,9 +65,9 @@ describe("a database that cannot answer", () => {
         // No tables yet: a healthy server answering a bad query is a defect (a bug), not an outage.
         const exit = yield* keys.findByDigest("digest").pipe(Effect.exit)
         assert.isTrue(exit._tag === "Failure" && exit.cause.reasons.some((reason) => reason._tag === "Die"))
-        // The server and its backends die under the pool (`kill -9` of its process group): the next statement is an outage.
+        // The postmaster dies under the pool (`kill -9`; its backends follow): the next statement is an outage.
         const pid = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
-        process.kill(-pid, "SIGKILL")
+        process.kill(pid, "SIGKILL")
         assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
       }).pipe(Effect.provide(PortsPg.pipe(Layer.provide(EmbeddedPostgres({ dataDir, maxConnections: 1 })))))
     }), 60_000)

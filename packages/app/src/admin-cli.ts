@@ -172,7 +172,7 @@ const rotateWebhookSecret = Command.make(
   "rotate-webhook-secret",
   {
     workspace: workspaceFlag,
-    endpoint: Flag.String("endpoint").pipe(Flag.withSchema(WebhookEndpointId), Flag.withDescription("Endpoint id (we_…)"))
+    endpoint: Flag.String("endpoint").pipe(Flag.withSchema(WebhookEndpointId), Flag.withDescription("Endpoint id (whe_…)"))
   },
   ({ endpoint, workspace }) =>
     withDomain(Effect.gen(function*() {
