@@ -16,6 +16,9 @@ export const legacyKeyFilePath = (dataDir: string) => join(dirname(resolve(dataD
 const loadOrCreateKey = (dataDir: string): string => {
   const path = keyFilePath(dataDir)
   const legacy = legacyKeyFilePath(dataDir)
+  // Parents with the ordinary mode (the embedded server's account may need to pass through them); data and keys private.
+  mkdirSync(dirname(resolve(dataDir)), { recursive: true })
+  mkdirSync(resolve(dataDir), { recursive: true, mode: 0o700 })
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   chmodSync(dirname(path), 0o700)
   if (!existsSync(path) && existsSync(legacy)) renameSync(legacy, path)

@@ -67,12 +67,14 @@ export const prepareLayout = Effect.fn("EmbeddedPostgres.prepareLayout")(functio
       cause: undefined
     })
   }
-  yield* Effect.tryPromise({
+  const createdParents = yield* Effect.tryPromise({
     try: async () => {
+      const firstCreated = await mkdir(dirname(layout.root), { recursive: true })
       await mkdir(layout.root, { recursive: true, mode: 0o700 })
       await mkdir(layout.cluster, { recursive: false, mode: 0o700 }).catch((error: NodeJS.ErrnoException) =>
         error.code === "EEXIST" ? undefined : Promise.reject(error)
       )
+      return firstCreated === undefined ? [] : [firstCreated, ...ancestorsOf(dirname(layout.root)).filter((dir) => dir.startsWith(`${firstCreated}/`)), dirname(layout.root)]
     },
     catch: failedTo(`cannot create the data directory ${layout.root}`)
   })
@@ -80,6 +82,8 @@ export const prepareLayout = Effect.fn("EmbeddedPostgres.prepareLayout")(functio
   const { gid, uid } = user.value
   yield* Effect.tryPromise({
     try: async () => {
+      // Folders created here on the way to the data directory let the server's account pass, whatever the umask.
+      for (const dir of new Set(createdParents)) await chmod(dir, ((await stat(dir)).mode & 0o7777) | 0o111)
       const root = await stat(layout.root)
       if ((root.mode & 0o711) !== 0o711) await chmod(layout.root, (root.mode & 0o7777) | 0o711)
       await chown(layout.cluster, uid, gid)
