@@ -54,7 +54,9 @@ const initialise = Effect.fn("EmbeddedPostgres.initialise")(function*(
     return new Promise<void>((resolve, reject) => {
       const child = spawn(binaries.initdb, [
         "-D", layout.cluster, "-U", superuser, "--auth=scram-sha-256", `--pwfile=${pwfile}`,
-        "-E", "UTF8", "--locale=C", "--no-instructions"
+        "-E", "UTF8", "--locale=C", "--no-instructions",
+        // One syncfs instead of an fsync per file: the same durability, seconds faster on a busy disk.
+        ...(process.platform === "linux" ? ["--sync-method=syncfs"] : [])
       ], { ...asUser(user), env: serverEnv, stdio: ["ignore", "ignore", "pipe"] })
       let errors = ""
       child.stderr.on("data", (chunk: Buffer) => errors += chunk.toString())
