@@ -1,5 +1,5 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Duration, type Layer, Option, type Redacted } from "effect"
+import { Duration, type Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 
@@ -46,5 +46,16 @@ export const poolSettings = (options: PostgresUrlOptions): PgClient.PgPoolConfig
 export const PostgresUrl = (
   url: Redacted.Redacted<string>,
   options: PostgresUrlOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layer({ ...poolSettings(options), url, applicationName: "atrium" })
+): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> => {
+  const settings = poolSettings(options)
+  return PgClient.layer({
+    ...settings,
+    // A `connect_timeout` in the URL wins over the default (an explicit option wins over both).
+    connectTimeout: options.connectTimeout === undefined && urlSetsConnectTimeout(url) ? undefined : settings.connectTimeout,
+    url,
+    applicationName: "atrium"
+  })
+}
+
+const urlSetsConnectTimeout = (url: Redacted.Redacted<string>) =>
+  URL.canParse(Redacted.value(url)) && new URL(Redacted.value(url)).searchParams.has("connect_timeout")

@@ -1,4 +1,4 @@
-// `npm run bench`: the real server (embedded PGlite) against a bare node:http server, loaded in one run, plus
+// `npm run bench`: the real server (embedded PostgreSQL) against a bare node:http server, loaded in one run, plus
 // webhook delivery, AI task submission and mobile figures. Ratios matter more than absolutes on a shared machine.
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import { layerPorts } from "@atrium/adapters-pg"
@@ -94,7 +94,7 @@ const main = async () => {
       lines.push(`start to listening (existing data)      ${fmt(atrium.startMillis)} ms  (target ≤ 2000 ms); first start ${fmt(first.startMillis)} ms`)
       lines.push(`peak RSS of the server under load       ${fmt(peakRss(atrium.child.pid))} MB  (target ≤ 200 MB)`)
       lines.push(mobile.signIn)
-      lines.push(`AI task submissions, PGlite             ${submissions.line}  (target ≥ 1,000/s, p99 ≤ 25 ms)`)
+      lines.push(`AI task submissions, embedded           ${submissions.line}  (target ≥ 1,000/s, p99 ≤ 25 ms)`)
     } finally {
       await bare.stop()
     }
