@@ -1,5 +1,6 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { randomBytes } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -51,3 +52,27 @@ export const EmbeddedPostgresTemp = (
       return EmbeddedPostgres({ ...options, dataDir: join(dir, "data") })
     })
   )
+
+/**
+ * The process ids of the embedded server of `dataDir`: the postmaster, then every process it forked (backends and
+ * writers, each in a session of its own), read from /proc (Linux). Tests signal them to crash or freeze the database.
+ */
+export const embeddedServerProcesses = (dataDir: string): ReadonlyArray<number> => {
+  const postmaster = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
+  const parentOf = (pid: string) => {
+    const stat = readProcStat(pid)
+    // Field 4 is the parent; the process name before it may contain spaces, so count from the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]
+  }
+  const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name) && parentOf(name) === String(postmaster))
+  return [postmaster, ...children.map(Number)]
+}
+
+const readProcStat = (pid: string): string => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    // The process ended while the list was read.
+    return ""
+  }
+}

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EmbeddedPostgres, layerEmbedded } from "../src/index.ts"
 import { makeWorkspace } from "./fixtures.ts"
+import { embeddedServerProcesses } from "../src/testing.ts"
 import { tempDataDir } from "./temp-data-dir.ts"
 
 const pidFile = (dataDir: string) => join(dataDir, "postgres", "postmaster.pid")
@@ -83,9 +84,9 @@ describe("the embedded PostgreSQL server", () => {
       const left = yield* Effect.gen(function*() {
         const ports = yield* Layer.build(layerEmbedded({ dataDir }))
         yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(ports))
-        // The postmaster dies (`kill -9`, as by the OOM killer); its backends follow.
+        // The server dies at once with all its processes (`kill -9`, a power cut), leaving its pid file.
         const left = readFileSync(pidFile(dataDir), "utf8")
-        process.kill(postmasterPid(dataDir), "SIGKILL")
+        for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, "SIGKILL")
         yield* Effect.sleep("200 millis")
         return left
       }).pipe(Effect.scoped)

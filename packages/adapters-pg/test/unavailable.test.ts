@@ -20,8 +20,7 @@ import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { EmbeddedPostgres, PortsPg, PostgresUrl } from "../src/index.ts"
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { embeddedServerProcesses } from "../src/testing.ts"
 import { tempDataDir } from "./temp-data-dir.ts"
 
 // Nothing listens on port 1, so every connection attempt is refused at once.
@@ -65,9 +64,8 @@ describe("a database that cannot answer", () => {
         // No tables yet: a healthy server answering a bad query is a defect (a bug), not an outage.
         const exit = yield* keys.findByDigest("digest").pipe(Effect.exit)
         assert.isTrue(exit._tag === "Failure" && exit.cause.reasons.some((reason) => reason._tag === "Die"))
-        // The postmaster dies under the pool (`kill -9`; its backends follow): the next statement is an outage.
-        const pid = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
-        process.kill(pid, "SIGKILL")
+        // The server and its backends die under the pool (`kill -9`): the next statement is an outage.
+        for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, "SIGKILL")
         assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
       }).pipe(Effect.provide(PortsPg.pipe(Layer.provide(EmbeddedPostgres({ dataDir, maxConnections: 1 })))))
     }), 60_000)

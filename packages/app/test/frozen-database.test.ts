@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { embeddedServerProcesses } from "@atrium/adapters-pg/testing"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
 
@@ -9,25 +10,9 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 
-// The postmaster and every process it forked (backends, writers: each in a session of its own), read from /proc.
-const postgresProcesses = (): ReadonlyArray<number> => {
-  const postmaster = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
-  const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).filter((pid) => {
-    // Field 4 of /proc/<pid>/stat is the parent; the name before it may contain spaces, so count from the last ')'.
-    const stat = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, "utf8")
-      } catch {
-        return ""
-      }
-    })()
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] === String(postmaster)
-  })
-  return [postmaster, ...children.map(Number)]
-}
-
+// The postmaster and every backend and writer: the whole database freezes, not only new connections.
 const signalPostgres = (signal: NodeJS.Signals) => {
-  for (const pid of postgresProcesses()) process.kill(pid, signal)
+  for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, signal)
 }
 
 const timed = async (url: string, headers: Record<string, string>) => {

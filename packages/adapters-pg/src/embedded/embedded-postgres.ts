@@ -6,7 +6,7 @@ import { poolSettings, type PostgresUrlOptions } from "../postgres-url.ts"
 import { findBinaries } from "./binaries.ts"
 import { dataLayout, prepareLayout } from "./data-layout.ts"
 import type { EmbeddedPostgresError } from "./embedded-postgres-error.ts"
-import { livePostmaster } from "./postmaster-pid.ts"
+import { isAlive, livePostmaster } from "./postmaster-pid.ts"
 import { ensureRunning, type RunningCluster, stopServer, superuser } from "./postgres-server.ts"
 import { serverUser } from "./server-user.ts"
 import { startLock } from "./start-lock.ts"
@@ -18,17 +18,27 @@ export interface EmbeddedPostgresOptions extends Omit<PostgresUrlOptions, "schem
 
 const host = "127.0.0.1"
 
-// Every user of the server names its connections, so the last one out can tell that nobody else is still using it.
+// Every user of the server names its connections `atrium-<pid>-<n>`, so the last one out can tell whether anyone else
+// is still using it; the users of this process that are still open are listed here.
 let users = 0
-const nextApplicationName = () => `atrium-${process.pid}-${++users}`
+const openUsers = new Set<string>()
+const userName = /^atrium-(\d+)-\d+$/
+
+// A connection still counts while its owner lives: an exiting backend of a process (or user) already gone does not.
+const stillUsed = (name: string) => {
+  const owner = userName.exec(name)
+  if (owner === null) return true
+  const pid = Number(owner[1])
+  return pid === process.pid ? openUsers.has(name) : isAlive(pid)
+}
 
 // The server keeps running while any other client is connected (a server beside a CLI, an operator's psql).
 const othersConnected = (client: PgClient.PgClient, applicationName: string) =>
-  client<{ readonly others: number }>`
-    SELECT count(*)::int AS others FROM pg_stat_activity
+  client<{ readonly name: string }>`
+    SELECT application_name AS name FROM pg_stat_activity
     WHERE backend_type = 'client backend' AND application_name <> ${applicationName}
   `.pipe(
-    Effect.map((rows) => (rows[0]?.others ?? 0) > 0),
+    Effect.map((rows) => rows.some((row) => stillUsed(row.name))),
     Effect.timeout(Duration.seconds(2))
   )
 
@@ -48,7 +58,8 @@ export const EmbeddedPostgres = (
       const binaries = yield* findBinaries()
       yield* prepareLayout(layout, user)
       const cluster: RunningCluster = yield* Effect.scoped(startLock(layout.lockFile).pipe(Effect.andThen(ensureRunning(binaries, layout, user))))
-      const applicationName = nextApplicationName()
+      const applicationName = `atrium-${process.pid}-${++users}`
+      yield* Effect.acquireRelease(Effect.sync(() => openUsers.add(applicationName)), () => Effect.sync(() => openUsers.delete(applicationName)))
       const client = yield* PgClient.make({
         ...poolSettings(options),
         // One connection held open marks this process as a user of the server, so another never stops it under us.
