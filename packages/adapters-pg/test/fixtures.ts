@@ -1,4 +1,5 @@
 import {
+  EventType,
   AiTask,
   ApiKey,
   ApiKeyId,
@@ -34,7 +35,7 @@ import {
   WorkspaceSlug
 } from "@atrium/domain"
 import { randomBytes } from "node:crypto"
-import { DateTime, Option } from "effect"
+import { DateTime, Option, Schema } from "effect"
 
 /** A random id body, unique across test runs sharing one database. */
 export const token = (): string => randomBytes(12).toString("hex")
@@ -118,7 +119,7 @@ export const makeDelivery = (event: DomainEvent, endpointId: WebhookEndpointId, 
     workspaceId: event.workspaceId,
     endpointId,
     eventId: event.id,
-    eventType: event.type,
+    eventType: Schema.decodeUnknownSync(EventType)(event.type),
     status: "pending",
     attemptCount: 0,
     nextAttemptAt: Option.some(at(10_000_000)),

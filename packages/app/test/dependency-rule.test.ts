@@ -50,6 +50,53 @@ describe("dependency rule", () => {
     expect(pgImports.some((spec) => spec.startsWith("@atrium/domain"))).toBe(true)
   })
 
+  it("the domain imports no HTTP or SQL module of effect", () => {
+    const violations = sourceFiles(join(root, "domain", "src")).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /^effect\/(http|sql)/.test(spec))
+        .map((spec) => `${file.slice(root.length + 1)} imports ${spec}`)
+    )
+    expect(violations).toEqual([])
+  })
+
+  it("a domain area imports another area only through its index.ts, and the areas form no cycle", () => {
+    const src = join(root, "domain", "src")
+    const areas = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory() && name !== "testing")
+    expect(areas).toEqual(expect.arrayContaining(["shared", "keys", "identity", "ai", "webhooks", "audit"]))
+    const edges = new Map<string, Set<string>>(areas.map((area) => [area, new Set()]))
+    const violations: Array<string> = []
+    for (const area of areas) {
+      for (const file of sourceFiles(join(src, area))) {
+        for (const spec of importsOf(file).filter((s) => s.startsWith("../"))) {
+          const match = /^\.\.\/([a-z-]+)\/(.+)$/.exec(spec)
+          if (match === null) {
+            violations.push(`${file.slice(src.length + 1)} imports ${spec} (outside any area)`)
+            continue
+          }
+          const [, target, rest] = match
+          if (rest !== "index.ts") violations.push(`${file.slice(src.length + 1)} imports ${spec} (not the area's index.ts)`)
+          if (target !== undefined) edges.get(area)?.add(target)
+        }
+      }
+    }
+    expect(violations).toEqual([])
+    // Depth-first search for a cycle among areas.
+    const state = new Map<string, "open" | "done">()
+    const cycles: Array<string> = []
+    const visit = (area: string, path: ReadonlyArray<string>): void => {
+      if (state.get(area) === "done") return
+      if (state.get(area) === "open") {
+        cycles.push([...path, area].join(" → "))
+        return
+      }
+      state.set(area, "open")
+      for (const next of edges.get(area) ?? []) visit(next, [...path, area])
+      state.set(area, "done")
+    }
+    for (const area of areas) visit(area, [])
+    expect(cycles).toEqual([])
+  })
+
   it("no adapter lists another adapter as a dependency", () => {
     for (const pkg of ["adapters-http", "adapters-pg", "adapters-webhook"]) {
       const manifest: { dependencies?: Record<string, string> } = JSON.parse(readFileSync(join(root, pkg, "package.json"), "utf8"))

@@ -1,26 +1,33 @@
 import { Layer, Option, type Redacted } from "effect"
-import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy } from "./ai-tasks.ts"
-import { Accounts } from "./accounts.ts"
-import { ApiKeys } from "./api-keys.ts"
-import { Appearance } from "./appearances.ts"
-import { AuditTrail } from "./audit-trail.ts"
-import { Invitations } from "./invitations.ts"
-import { Members } from "./members.ts"
-import { Organization } from "./organization.ts"
-import { defaultSessionPolicy, type SessionPolicy } from "./session.ts"
-import { Entitlements } from "./entitlements.ts"
-import { IdGenerator } from "./id-generator.ts"
-import { ModelCatalog } from "./model-catalog.ts"
-import { SecretHasher } from "./secret-hasher.ts"
-import { SecureRandom } from "./secure-random.ts"
-import { Usage } from "./usage.ts"
-import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhook-deliveries.ts"
-import { WebhookEndpoints } from "./webhook-endpoints.ts"
-import { Workspaces } from "./workspaces.ts"
+import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy } from "./ai/index.ts"
+import { Accounts } from "./identity/index.ts"
+import { ApiKeys } from "./keys/index.ts"
+import { Appearance } from "./identity/index.ts"
+import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
+import { Invitations } from "./identity/index.ts"
+import { Members } from "./identity/index.ts"
+import { Organization } from "./identity/index.ts"
+import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { Entitlements } from "./entitlements/index.ts"
+import { IdGenerator } from "./shared/index.ts"
+import { SecretHasher } from "./shared/index.ts"
+import { SecureRandom } from "./shared/index.ts"
+import { Usage } from "./billing/index.ts"
+import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhooks/index.ts"
+import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
+import { Workspaces } from "./workspaces/index.ts"
+
+/** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
+export const ChangeLogLive = ChangeLog.layer.pipe(
+  Layer.provide(EventSubscribers.layerFrom(WebhookFanOut.asSubscriber)),
+  Layer.provideMerge(WebhookFanOut.layer)
+)
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
 export const domainServices = (policy: DeliveryPolicy = defaultDeliveryPolicy) =>
-  Layer.mergeAll(ApiKeys.layer, Workspaces.layer, Entitlements.layer, WebhookEndpoints.layer, WebhookDeliveries.layerWith(policy))
+  Layer.mergeAll(ApiKeys.layer, Workspaces.layer, Entitlements.layer, WebhookEndpoints.layer, WebhookDeliveries.layerWith(policy)).pipe(
+    Layer.provide(ChangeLogLive)
+  )
 
 /** The domain services with the default delivery policy. */
 export const DomainServices = domainServices()
@@ -29,7 +36,7 @@ export const DomainServices = domainServices()
  * AI tasks and usage; they need, besides the ports above, `AiTaskRepository`, `BillingRepository`, `AiProvider` and
  * `ModelCatalog`. Kept apart from `domainServices` until every composition (Postgres, app) provides those ports.
  */
-export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.mergeAll(AiTasks.layerWith(policy), Usage.layer)
+export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.mergeAll(AiTasks.layerWith(policy), Usage.layer).pipe(Layer.provide(ChangeLogLive))
 
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
@@ -40,7 +47,9 @@ export const AiServices = aiServices()
  * `AppearanceRepository` and `PasswordHasher`; kept apart so compositions that lack those still build.
  */
 export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =>
-  Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer)
+  Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer).pipe(
+    Layer.provide(ChangeLogLive)
+  )
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
@@ -49,4 +58,3 @@ export const IdentityServices = identityServices()
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>
   Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(pepper)).pipe(Layer.provideMerge(SecureRandom.layer))
 
-export { ModelCatalog }

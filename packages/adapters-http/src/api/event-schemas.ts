@@ -5,7 +5,7 @@ import { NextCursor } from "./page-query.ts"
 /** An event as webhooks carry it: `{ id, type, createdAt, workspaceId, data }`. */
 export const EventView = Schema.Struct({
   id: EventId,
-  type: EventType,
+  type: Schema.String.annotate({ description: "Event type from the catalog (`GET /api/v1/event-types`)" }),
   createdAt: Schema.String.annotate({ format: "date-time", description: "When it happened, ISO-8601 UTC" }),
   workspaceId: WorkspaceId,
   data: Schema.Unknown.annotate({ description: "The payload; its JSON Schema is listed by `GET /api/v1/event-types`" })

@@ -1,14 +1,8 @@
 import { Layer } from "effect"
 import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
-import { SecretBox } from "../secret-box.ts"
-import { ModelCatalog } from "../model-catalog.ts"
-import {
-  ApiKeyRepositoryMemory,
-  AuditLogMemory,
-  EntitlementRepositoryMemory,
-  EventOutboxMemory,
-  WorkspaceRepositoryMemory
-} from "./memory-repositories.ts"
+import { SecretBox } from "../shared/index.ts"
+import { ModelCatalog } from "../ai/index.ts"
+import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
 import { AiProviderMemory } from "./memory-ai-provider.ts"
 import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"

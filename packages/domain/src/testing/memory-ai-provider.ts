@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Ref } from "effect"
-import { completeLocally } from "../ai-local-model.ts"
-import { type AiCompletion, type AiCompletionRequest, AiProvider, ProviderError, type ProviderErrorCode } from "../ports/ai-provider.ts"
+import { completeLocally } from "../ai/index.ts"
+import { type AiCompletion, type AiCompletionRequest, AiProvider, ProviderError, type ProviderErrorCode } from "../ai/index.ts"
 
 /** One scripted provider answer: a completion, a failure, or a call that never returns. */
 export type ProviderStep =

@@ -1,8 +1,8 @@
 import { DateTime, Effect, Layer, Option } from "effect"
-import { AiTask } from "../ai-task.ts"
-import { BillingAccount, MonthlyUsage } from "../billing.ts"
-import { AiTaskRepository, idempotencyWindowMillis } from "../ports/ai-task-repository.ts"
-import { BillingRepository } from "../ports/billing-repository.ts"
+import { AiTask } from "../ai/index.ts"
+import { BillingAccount, MonthlyUsage } from "../billing/index.ts"
+import { AiTaskRepository, idempotencyWindowMillis } from "../ai/index.ts"
+import { BillingRepository } from "../billing/index.ts"
 import { pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Redacted, Ref } from "effect"
-import { PasswordHasher } from "../password-hasher.ts"
+import { PasswordHasher } from "../identity/index.ts"
 
 /** What the test password hasher was asked to do, in order, so tests can prove every sign-in path costs one hash. */
 export class PasswordHasherCalls extends Context.Service<PasswordHasherCalls, Ref.Ref<ReadonlyArray<"hash" | "verify" | "verifyDummy">>>()(

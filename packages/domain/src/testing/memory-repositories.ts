@@ -1,11 +1,11 @@
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
-import { ApiKey } from "../api-key.ts"
-import { Conflict } from "../errors.ts"
-import { ApiKeyRepository } from "../ports/api-key-repository.ts"
-import { AuditLog } from "../ports/audit-log.ts"
-import { EntitlementRepository } from "../ports/entitlement-repository.ts"
-import { EventOutbox } from "../ports/event-outbox.ts"
-import { WorkspaceRepository } from "../ports/workspace-repository.ts"
+import { ApiKey } from "../keys/index.ts"
+import { Conflict } from "../shared/index.ts"
+import { ApiKeyRepository } from "../keys/index.ts"
+import { AuditLog } from "../audit/index.ts"
+import { EntitlementRepository } from "../entitlements/index.ts"
+import { EventOutbox } from "../audit/index.ts"
+import { WorkspaceRepository } from "../workspaces/index.ts"
 import { ensureUp, MemoryStore, pageOf, withEntry } from "./memory-store.ts"
 
 const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(items: Iterable<A>) =>

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Ref } from "effect"
-import { type TransportRequest, type TransportResult, WebhookTransport } from "../ports/webhook-transport.ts"
+import { type TransportRequest, type TransportResult, WebhookTransport } from "../webhooks/index.ts"
 
 /** What the in-memory transport answers; tests push results to script a receiver. */
 export class ScriptedReceiver extends Context.Service<ScriptedReceiver, {

@@ -1,8 +1,8 @@
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
-import { DeliveryRepository } from "../ports/delivery-repository.ts"
-import { WebhookEndpointRepository } from "../ports/webhook-endpoint-repository.ts"
-import { WebhookDelivery } from "../webhook-delivery.ts"
-import { EndpointSecret } from "../webhook-endpoint.ts"
+import { DeliveryRepository } from "../webhooks/index.ts"
+import { WebhookEndpointRepository } from "../webhooks/index.ts"
+import { WebhookDelivery } from "../webhooks/index.ts"
+import { EndpointSecret } from "../webhooks/index.ts"
 import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis

@@ -1,0 +1,51 @@
+import { DateTime, Option, Schema } from "effect"
+import { type AiTask, AiTaskError, AiTaskMetadata, AiTaskStatus } from "./ai-task.ts"
+import { TaskId } from "../shared/index.ts"
+import { ModelId } from "../shared/index.ts"
+
+const IsoTime = Schema.String.annotate({ format: "date-time" })
+
+/** What a workspace sees of a task (`POST` 202 and `GET /api/v1/ai-tasks/{id}`): no input echo, no internal queue state. */
+export const AiTaskView = Schema.Struct({
+  id: TaskId,
+  status: AiTaskStatus,
+  model: ModelId,
+  createdAt: IsoTime,
+  startedAt: Schema.NullOr(IsoTime),
+  finishedAt: Schema.NullOr(IsoTime),
+  maxOutputTokens: Schema.Int,
+  metadata: AiTaskMetadata,
+  output: Schema.NullOr(Schema.String),
+  usage: Schema.NullOr(Schema.Struct({
+    inputTokens: Schema.Int,
+    outputTokens: Schema.Int,
+    costMicros: Schema.Int.annotate({ description: "Final cost in micro-USD (0 for a failed task)" })
+  })),
+  reservedMicros: Schema.Int.annotate({ description: "Worst-case cost held while the task is unfinished" }),
+  error: Schema.NullOr(AiTaskError)
+}).annotate({ identifier: "AiTask", description: "An AI task and, once finished, its output, usage and cost" })
+export type AiTaskView = typeof AiTaskView.Type
+
+const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
+
+/** The public view of a stored task. */
+export const toAiTaskView = (task: AiTask): AiTaskView => ({
+  id: task.id,
+  status: task.status,
+  model: task.model,
+  createdAt: DateTime.formatIso(task.createdAt),
+  startedAt: iso(task.startedAt),
+  finishedAt: iso(task.finishedAt),
+  maxOutputTokens: task.maxOutputTokens,
+  metadata: task.metadata,
+  output: Option.getOrNull(task.output),
+  usage: task.isFinished
+    ? {
+      inputTokens: Option.getOrElse(task.inputTokens, () => 0),
+      outputTokens: Option.getOrElse(task.outputTokens, () => 0),
+      costMicros: Option.getOrElse(task.costMicros, () => 0)
+    }
+    : null,
+  reservedMicros: task.reservedMicros,
+  error: Option.getOrNull(task.error)
+})

@@ -1,0 +1,366 @@
+import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
+import { type Actor, systemActor } from "../shared/index.ts"
+import { actualCostMicros, exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
+import { AiTask, type AiTaskError, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
+import { BillingAccount, monthOf, MonthlyUsage, UsageRecord } from "../billing/index.ts"
+import { AiTaskEvents } from "./ai-task-events.ts"
+import { BillingEvents } from "../billing/index.ts"
+import { ChangeLog, emit } from "../audit/index.ts"
+import { type CapMeter, InsufficientCredits, UsageCapReached } from "../billing/index.ts"
+import { IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { NotEntitled } from "../entitlements/index.ts"
+import { IdGenerator } from "../shared/index.ts"
+import { TaskId, type WorkspaceId } from "../shared/index.ts"
+import { ModelCatalog } from "./model-catalog.ts"
+import { type ModelSpec } from "./model-catalog.ts"
+import { type AiCompletion, AiProvider, ProviderError } from "./ai-provider.ts"
+import { AiTaskRepository } from "./ai-task-repository.ts"
+import { BillingRepository } from "../billing/index.ts"
+import { EntitlementRepository } from "../entitlements/index.ts"
+import { Transactor } from "../shared/index.ts"
+
+/** Tunables of task execution, with the documented defaults. */
+export interface AiTaskPolicy {
+  /** Limit of one provider call. */
+  readonly timeout: Duration.Duration
+  /** How long a claim is held; longer than the timeout, so only a crashed worker's claims come back. */
+  readonly lease: Duration.Duration
+  /** Claims a task gets in all (provider retries and crashed workers alike) before it fails. */
+  readonly maxAttempts: number
+  /** Delay before retry n (index n-1) after a retryable provider failure; the last one repeats. */
+  readonly retryDelays: ReadonlyArray<Duration.Duration>
+}
+
+/** The defaults: 60 s per provider call, 90 s lease, 3 attempts, retries after 10 s and 60 s. */
+export const defaultAiTaskPolicy: AiTaskPolicy = {
+  timeout: Duration.seconds(60),
+  lease: Duration.seconds(90),
+  maxAttempts: 3,
+  retryDelays: [Duration.seconds(10), Duration.seconds(60)]
+}
+
+/** What submitting a task needs; the workspace and actor come from the caller's principal, never the body. */
+export interface SubmitAiTaskInput {
+  readonly workspaceId: WorkspaceId
+  readonly actor: Actor
+  readonly model: string
+  readonly input: AiTaskInput
+  readonly maxOutputTokens?: number | undefined
+  readonly metadata?: AiTaskMetadata | undefined
+  /** The `Idempotency-Key` header: the same key and body within 24 h answer with the first task. */
+  readonly idempotencyKey?: string | undefined
+}
+
+/** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
+export interface SubmittedAiTask {
+  readonly task: AiTask
+  readonly replayed: boolean
+}
+
+/** Every way a submission is refused. */
+export type SubmitAiTaskError = InvalidInput | NotEntitled | UsageCapReached | InsufficientCredits | IdempotencyKeyReused | Unavailable
+
+// Visible ASCII, as an HTTP header value carries it.
+const idempotencyKeyPattern = /^[\x21-\x7E]{1,255}$/
+const utf8 = new TextEncoder()
+// Provider messages reach the workspace; keep them short.
+const maxErrorMessage = 500
+
+/** A stable digest of what was asked (model, input, output bound, metadata), to tell a replay from a reused key. */
+const requestDigest = (request: AiTaskRequest) => {
+  const input = "prompt" in request.input
+    ? { prompt: request.input.prompt }
+    : { messages: request.input.messages.map((m) => ({ role: m.role, content: m.content })) }
+  const metadata = request.metadata === undefined
+    ? null
+    : Object.entries(request.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const canonical = JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
+  return Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", utf8.encode(canonical))).pipe(
+    Effect.map((buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join(""))
+  )
+}
+
+/** How a provider call ended, as `settle` records it. */
+type Outcome =
+  | { readonly _tag: "Succeeded"; readonly spec: ModelSpec; readonly completion: AiCompletion }
+  | { readonly _tag: "Failed"; readonly error: AiTaskError }
+
+const failedWith = (code: string, message: string): Outcome => ({ _tag: "Failed", error: { code, message: message.slice(0, maxErrorMessage) } })
+
+const runnerActor = systemActor("ai-tasks")
+
+/** AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost. */
+export class AiTasks extends Context.Service<AiTasks, {
+  /** Checks model, entitlement, caps and credits in that order, and reserves the worst case with the new task. */
+  readonly submit: (input: SubmitAiTaskInput) => Effect.Effect<SubmittedAiTask, SubmitAiTaskError>
+  /** A task of the workspace; another workspace's id is not found. */
+  readonly get: (workspaceId: WorkspaceId, id: TaskId) => Effect.Effect<AiTask, NotFound | Unavailable>
+  /** Leases up to `limit` due tasks to this worker. */
+  readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
+  /** Runs a claimed task on its provider and settles it, or queues it for a retry; returns the task as it now stands. */
+  readonly execute: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
+  /** One worker pass: claim what is due and execute each (sequentially). */
+  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
+}>()("@atrium/domain/AiTasks") {
+  static readonly layerWith = (policy: AiTaskPolicy) =>
+    Layer.effect(
+      AiTasks,
+      Effect.gen(function*() {
+        const tasks = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const entitlements = yield* EntitlementRepository
+        const catalog = yield* ModelCatalog
+        const provider = yield* AiProvider
+        const tx = yield* Transactor
+        const ids = yield* IdGenerator
+        const changes = yield* ChangeLog
+
+        const invalid = (detail: string) => new InvalidInput({ detail })
+
+        const submit = Effect.fn("AiTasks.submit")(function*(submission: SubmitAiTaskInput) {
+          // 400s first: nothing is read or reserved for a request that cannot run.
+          const request = yield* Schema.decodeUnknownEffect(AiTaskRequest)({
+            model: submission.model,
+            input: submission.input,
+            maxOutputTokens: submission.maxOutputTokens,
+            metadata: submission.metadata
+          }).pipe(Effect.mapError((error) => invalid(error.message)))
+          const key = submission.idempotencyKey
+          if (key !== undefined && !idempotencyKeyPattern.test(key)) {
+            return yield* invalid("Idempotency-Key must be 1–255 visible ASCII characters")
+          }
+          const found = yield* catalog.find(request.model)
+          if (Option.isNone(found)) return yield* invalid(`Unknown model "${request.model}"; see GET /api/v1/models/requirements`)
+          const spec = found.value
+          if (exceedsInputLimit(spec, request.input)) {
+            return yield* invalid(`The input exceeds the ${spec.maxInputTokens}-token input limit of ${spec.model}`)
+          }
+          const maxOutputTokens = request.maxOutputTokens ?? spec.maxOutputTokens
+          if (maxOutputTokens > spec.maxOutputTokens) {
+            return yield* invalid(`maxOutputTokens may be at most ${spec.maxOutputTokens} for ${spec.model}`)
+          }
+          const reservedMicros = worstCaseCostMicros(spec, request.input, maxOutputTokens)
+          const requestHash = key === undefined ? undefined : yield* requestDigest(request)
+          const now = yield* DateTime.now
+          const month = monthOf(now)
+          const task = new AiTask({
+            id: TaskId.make(yield* ids.make("task")),
+            workspaceId: submission.workspaceId,
+            model: spec.model,
+            status: "queued",
+            input: request.input,
+            maxOutputTokens,
+            metadata: request.metadata ?? {},
+            output: Option.none(),
+            inputTokens: Option.none(),
+            outputTokens: Option.none(),
+            costMicros: Option.none(),
+            reservedMicros,
+            error: Option.none(),
+            attempts: 0,
+            nextAttemptAt: Option.some(now),
+            submittedBy: submission.actor,
+            createdAt: now,
+            startedAt: Option.none(),
+            finishedAt: Option.none()
+          })
+
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            if (key !== undefined && requestHash !== undefined) {
+              const first = yield* tasks.reserveIdempotencyKey(submission.workspaceId, key, requestHash, task.id, now)
+              if (Option.isSome(first)) {
+                if (first.value.requestHash !== requestHash) return yield* new IdempotencyKeyReused()
+                const original = yield* tasks.findById(submission.workspaceId, first.value.taskId)
+                // The key and its task commit together, so a key without its task is a broken store.
+                if (Option.isNone(original)) return yield* Effect.die(new Error("idempotency key without its task"))
+                const replay: SubmittedAiTask = { task: original.value, replayed: true }
+                return replay
+              }
+            }
+            const grants = yield* entitlements.listByWorkspace(submission.workspaceId)
+            if (!grants.some((grant) => grant.feature === spec.requiredFeature && grant.isActiveAt(now))) {
+              return yield* new NotEntitled({ feature: spec.requiredFeature })
+            }
+            // The account first: it is the per-workspace lock that makes concurrent reservations take turns.
+            const account = yield* billing.account(submission.workspaceId)
+            const usage = yield* billing.monthlyUsage(submission.workspaceId, month)
+            if (Option.isSome(account.spendCapMicros) && usage.spentMicros + usage.reservedMicros + reservedMicros > account.spendCapMicros.value) {
+              return yield* new UsageCapReached({ meter: "ai_spend" })
+            }
+            if (Option.isSome(account.taskCap) && usage.taskCount + 1 > account.taskCap.value) {
+              return yield* new UsageCapReached({ meter: "ai_tasks" })
+            }
+            if (account.availableMicros < reservedMicros) return yield* new InsufficientCredits()
+            yield* billing.saveAccount(new BillingAccount({ ...account, reservedMicros: account.reservedMicros + reservedMicros }))
+            yield* billing.saveMonthlyUsage(
+              new MonthlyUsage({ ...usage, reservedMicros: usage.reservedMicros + reservedMicros, taskCount: usage.taskCount + 1 })
+            )
+            yield* tasks.insert(task)
+            yield* changes.record({ workspaceId: task.workspaceId, actor: submission.actor, action: "ai_task.submitted", target: task.id })
+            const created: SubmittedAiTask = { task, replayed: false }
+            return created
+          }))
+        })
+
+        const get = Effect.fn("AiTasks.get")(function*(workspaceId: WorkspaceId, id: TaskId) {
+          const found = yield* tasks.findById(workspaceId, id)
+          if (Option.isNone(found)) return yield* new NotFound({ resource: "ai_task" })
+          return found.value
+        })
+
+        const claim = Effect.fn("AiTasks.claim")(function*(limit: number) {
+          const now = yield* DateTime.now
+          return yield* tasks.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
+        })
+
+        // Announces a meter's cap once per month; `usage` is updated in place of the caller's copy.
+        const announceCaps = Effect.fnUntraced(function*(account: BillingAccount, usage: MonthlyUsage) {
+          const reached: Array<{ readonly meter: CapMeter; readonly cap: number; readonly used: number }> = []
+          if (Option.isSome(account.spendCapMicros) && usage.spentMicros >= account.spendCapMicros.value) {
+            reached.push({ meter: "ai_spend", cap: account.spendCapMicros.value, used: usage.spentMicros })
+          }
+          if (Option.isSome(account.taskCap) && usage.taskCount >= account.taskCap.value) {
+            reached.push({ meter: "ai_tasks", cap: account.taskCap.value, used: usage.taskCount })
+          }
+          const fresh = reached.filter((r) => !usage.capNotices.includes(r.meter))
+          for (const notice of fresh) {
+            yield* changes.record({
+              workspaceId: usage.workspaceId,
+              actor: runnerActor,
+              action: "usage.cap_reached",
+              target: notice.meter,
+              event: emit(BillingEvents.capReached, { meter: notice.meter, cap: notice.cap, used: notice.used, month: usage.month })
+            })
+          }
+          return fresh.length === 0 ? usage : new MonthlyUsage({ ...usage, capNotices: [...usage.capNotices, ...fresh.map((r) => r.meter)] })
+        })
+
+        // Finishes a task exactly once: a task already finished (by a retry, another worker, or before a crash) is left alone.
+        const settle = Effect.fnUntraced(function*(claimed: AiTask, outcome: Outcome) {
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
+            if (Option.isNone(stored)) return claimed
+            const current = stored.value
+            if (current.isFinished) return current
+            const now = yield* DateTime.now
+            const account = yield* billing.account(current.workspaceId)
+            const month = monthOf(current.createdAt)
+            const usage = yield* billing.monthlyUsage(current.workspaceId, month)
+            const released = {
+              reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros),
+              monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros)
+            }
+            if (outcome._tag === "Failed") {
+              const failed = new AiTask({
+                ...current,
+                status: "failed",
+                costMicros: Option.some(0),
+                error: Option.some(outcome.error),
+                nextAttemptAt: Option.none(),
+                finishedAt: Option.some(now)
+              })
+              yield* billing.saveAccount(new BillingAccount({ ...account, reservedMicros: released.reservedMicros }))
+              // A failed task gives its slot back: it cost nothing and counts against no cap.
+              yield* billing.saveMonthlyUsage(
+                new MonthlyUsage({ ...usage, reservedMicros: released.monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
+              )
+              yield* tasks.update(failed)
+              yield* changes.record({
+                workspaceId: failed.workspaceId,
+                actor: runnerActor,
+                action: "ai_task.failed",
+                target: failed.id,
+                event: emit(AiTaskEvents.failed, { task: { id: failed.id, model: failed.model, status: "failed", error: outcome.error, finishedAt: DateTime.formatIso(now) } })
+              })
+              return failed
+            }
+            const { completion, spec } = outcome
+            const inputTokens = Math.max(0, Math.trunc(completion.inputTokens))
+            const outputTokens = Math.max(0, Math.trunc(completion.outputTokens))
+            const costMicros = actualCostMicros(spec, { inputTokens, outputTokens }, current.reservedMicros)
+            const succeeded = new AiTask({
+              ...current,
+              status: "succeeded",
+              output: Option.some(completion.output),
+              inputTokens: Option.some(inputTokens),
+              outputTokens: Option.some(outputTokens),
+              costMicros: Option.some(costMicros),
+              error: Option.none(),
+              nextAttemptAt: Option.none(),
+              finishedAt: Option.some(now)
+            })
+            const charged = new BillingAccount({
+              ...account,
+              creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
+              reservedMicros: released.reservedMicros
+            })
+            yield* billing.saveAccount(charged)
+            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: released.monthReservedMicros })
+            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
+            yield* tasks.update(succeeded)
+            yield* billing.insertUsageRecord(
+              new UsageRecord({ taskId: succeeded.id, workspaceId: succeeded.workspaceId, model: succeeded.model, inputTokens, outputTokens, costMicros, month, createdAt: now })
+            )
+            yield* changes.record({
+              workspaceId: succeeded.workspaceId,
+              actor: runnerActor,
+              action: "ai_task.succeeded",
+              target: succeeded.id,
+              event: emit(AiTaskEvents.succeeded, {
+                  task: { id: succeeded.id, model: succeeded.model, status: "succeeded", usage: { inputTokens, outputTokens, costMicros }, finishedAt: DateTime.formatIso(now) }
+                })
+            })
+            return succeeded
+          }))
+        })
+
+        // Puts the task back in the queue for a later attempt, unless it finished or another worker took it meanwhile.
+        const requeue = Effect.fnUntraced(function*(claimed: AiTask, delay: Duration.Duration) {
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
+            if (Option.isNone(stored)) return claimed
+            const current = stored.value
+            if (current.isFinished || current.attempts !== claimed.attempts) return current
+            const queued = new AiTask({ ...current, status: "queued", nextAttemptAt: Option.some(DateTime.addDuration(yield* DateTime.now, delay)) })
+            yield* tasks.update(queued)
+            return queued
+          }))
+        })
+
+        const execute = Effect.fn("AiTasks.execute")(function*(task: AiTask) {
+          if (task.isFinished) return task
+          const found = yield* catalog.find(task.model)
+          if (Option.isNone(found)) return yield* settle(task, failedWith("provider_rejected", `The model ${task.model} is no longer offered`))
+          const spec = found.value
+          // A task whose worker keeps dying is given up on rather than claimed forever.
+          if (task.attempts > policy.maxAttempts) {
+            return yield* settle(task, failedWith("provider_error", `Gave up after ${policy.maxAttempts} attempts`))
+          }
+          const result = yield* provider.complete({ spec, input: task.input, maxOutputTokens: task.maxOutputTokens }).pipe(
+            Effect.timeoutOption(policy.timeout),
+            Effect.flatMap(Option.match({
+              onNone: () => Effect.fail(new ProviderError({ code: "provider_timeout", retryable: true, message: `The provider did not answer within ${Duration.format(policy.timeout)}` })),
+              onSome: Effect.succeed
+            })),
+            Effect.result
+          )
+          if (Result.isSuccess(result)) return yield* settle(task, { _tag: "Succeeded", spec, completion: result.success })
+          const error = result.failure
+          if (error.retryable && task.attempts < policy.maxAttempts) {
+            const delays = policy.retryDelays
+            const delay = delays[Math.min(task.attempts, delays.length) - 1] ?? Duration.seconds(10)
+            return yield* requeue(task, delay)
+          }
+          return yield* settle(task, failedWith(error.code, error.message))
+        })
+
+        const runDue = Effect.fn("AiTasks.runDue")(function*(limit: number) {
+          return yield* Effect.forEach(yield* claim(limit), execute)
+        })
+
+        return AiTasks.of({ submit, get, claim, execute, runDue })
+      })
+    )
+
+  static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
+}

@@ -1,0 +1,88 @@
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { type Actor, AuditEntryId, CurrentRequestId, EventId, IdGenerator, type Unavailable, type WorkspaceId } from "../shared/index.ts"
+import { AuditEntry } from "./audit-entry.ts"
+import { AuditLog } from "./audit-log.ts"
+import { DomainEvent } from "./domain-event.ts"
+import type { EventDefinition } from "./event-definition.ts"
+import { EventOutbox } from "./event-outbox.ts"
+import { EventSubscribers, type RecordedChange } from "./event-subscribers.ts"
+
+/** An event payload schema that needs no services to encode. */
+export type EventPayload = Schema.Top & { readonly EncodingServices: never }
+
+/** The event a change emits, typed by its definition. `notify: false` keeps it from subscribers (the emitting area routes it). */
+export interface EmittedEvent<Type extends string, Data extends EventPayload> {
+  readonly definition: EventDefinition<Type, Data>
+  readonly data: Data["Type"]
+  readonly notify?: boolean | undefined
+}
+
+/** What a state change leaves behind: an audit entry and, when it has one, its catalog event. */
+export interface Change<Type extends string = string, Data extends EventPayload = EventPayload> {
+  readonly workspaceId: WorkspaceId
+  readonly actor: Actor
+  readonly action: string
+  readonly target: string
+  readonly event?: EmittedEvent<Type, Data> | undefined
+}
+
+/** An event of a change, typed by its definition. */
+export const emit = <Type extends string, Data extends EventPayload>(
+  definition: EventDefinition<Type, Data>,
+  data: Data["Type"],
+  options?: { readonly notify?: boolean }
+): EmittedEvent<Type, Data> => ({ definition, data, notify: options?.notify })
+
+/**
+ * THE way a state change is recorded: the audit entry, the outbox event and every subscriber's reaction (webhook
+ * deliveries, push messages) — call it inside the change's transaction so all of them commit together or not at all.
+ */
+export class ChangeLog extends Context.Service<ChangeLog, {
+  readonly record: <Type extends string, Data extends EventPayload>(
+    change: Change<Type, Data>
+  ) => Effect.Effect<Option.Option<DomainEvent>, Unavailable>
+}>()("@atrium/domain/ChangeLog") {
+  static readonly layer = Layer.effect(
+    ChangeLog,
+    Effect.gen(function*() {
+      const ids = yield* IdGenerator
+      const audit = yield* AuditLog
+      const outbox = yield* EventOutbox
+      const subscribers = yield* EventSubscribers
+
+      const eventOf = Effect.fnUntraced(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>, now: DateTime.Utc) {
+        const emitted = change.event
+        if (emitted === undefined) return Option.none<DomainEvent>()
+        // A payload that does not match its own definition is a programming error, never a client's.
+        const data = yield* Schema.encodeUnknownEffect(emitted.definition.data)(emitted.data).pipe(Effect.orDie)
+        return Option.some(
+          new DomainEvent({ id: EventId.make(yield* ids.make("evt")), type: emitted.definition.type, workspaceId: change.workspaceId, createdAt: now, data })
+        )
+      })
+
+      const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {
+        const now = yield* DateTime.now
+        const requestId = yield* CurrentRequestId
+        yield* audit.append(
+          new AuditEntry({
+            id: AuditEntryId.make(yield* ids.make("aud")),
+            workspaceId: change.workspaceId,
+            actor: change.actor,
+            action: change.action,
+            target: change.target,
+            createdAt: now,
+            requestId
+          })
+        )
+        const event = yield* eventOf(change, now)
+        if (Option.isSome(event)) yield* outbox.append(event.value)
+        const notified = change.event?.notify === false ? Option.none<DomainEvent>() : event
+        const recorded: RecordedChange = { workspaceId: change.workspaceId, actor: change.actor, action: change.action, target: change.target, event: notified }
+        yield* Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded), { discard: true })
+        return event
+      })
+
+      return ChangeLog.of({ record })
+    })
+  )
+}

@@ -1,0 +1,11 @@
+import { Context, type Effect } from "effect"
+import type { Unavailable } from "../shared/index.ts"
+import type { WorkspaceId } from "../shared/index.ts"
+import type { Page, PageRequest } from "../shared/index.ts"
+import type { DomainEvent } from "./domain-event.ts"
+
+/** Port: the transactional outbox; events appended inside a transaction exist only if it commits. */
+export class EventOutbox extends Context.Service<EventOutbox, {
+  readonly append: (event: DomainEvent) => Effect.Effect<void, Unavailable>
+  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<DomainEvent>, Unavailable>
+}>()("@atrium/domain/EventOutbox") {}

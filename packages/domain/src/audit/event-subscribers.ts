@@ -1,0 +1,34 @@
+import { Context, Effect, Layer } from "effect"
+import type { Option } from "effect"
+import type { Actor, Unavailable, WorkspaceId } from "../shared/index.ts"
+import type { DomainEvent } from "./domain-event.ts"
+
+/** A change as subscribers see it: what was done, by whom, and the event it emitted for subscribers, if any. */
+export interface RecordedChange {
+  readonly workspaceId: WorkspaceId
+  readonly actor: Actor
+  readonly action: string
+  readonly target: string
+  readonly event: Option.Option<DomainEvent>
+}
+
+/**
+ * Port: an area that reacts to changes (webhook fan-out, push, mail) inside the transaction of the change, so its
+ * reaction (a delivery row, a message row) commits with the change or not at all.
+ */
+export interface EventSubscriber {
+  readonly name: string
+  readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable>
+}
+
+/** The subscribers the change log notifies, in order; the composition root picks them. */
+export class EventSubscribers extends Context.Service<EventSubscribers, ReadonlyArray<EventSubscriber>>()(
+  "@atrium/domain/EventSubscribers"
+) {
+  /** Subscribers built from services in context (each area exposes an `Effect` that yields its subscriber). */
+  static readonly layerFrom = <R>(...subscribers: ReadonlyArray<Effect.Effect<EventSubscriber, never, R>>) =>
+    Layer.effect(EventSubscribers, Effect.all(subscribers))
+
+  /** No subscribers: events reach the outbox only. */
+  static readonly layerNone = Layer.succeed(EventSubscribers, [])
+}

@@ -1,0 +1,5 @@
+export * from "./billing-errors.ts"
+export * from "./billing-events.ts"
+export * from "./billing-repository.ts"
+export * from "./billing.ts"
+export * from "./usage.ts"

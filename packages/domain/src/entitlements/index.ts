@@ -1,0 +1,5 @@
+export * from "./entitlement-errors.ts"
+export * from "./entitlement-events.ts"
+export * from "./entitlement-repository.ts"
+export * from "./entitlement.ts"
+export * from "./entitlements.ts"

@@ -1,0 +1,42 @@
+import { DateTime, Duration, Option, Schema } from "effect"
+import { Actor } from "../shared/index.ts"
+import { InvitationId, UserId, WorkspaceId } from "../shared/index.ts"
+import { Role } from "../access/index.ts"
+import { Email } from "./user.ts"
+
+/** How long an invitation token can be accepted. */
+export const invitationTtl = Duration.days(7)
+
+/** Where an invitation stands at a given time. */
+export const InvitationStatus = Schema.Literals(["pending", "accepted", "revoked", "expired"])
+export type InvitationStatus = typeof InvitationStatus.Type
+
+/** An invitation to join a workspace with a role; only its token's digest is stored. */
+export class Invitation extends Schema.Class<Invitation>("@atrium/domain/Invitation")({
+  id: InvitationId,
+  workspaceId: WorkspaceId,
+  email: Email,
+  role: Role,
+  tokenDigest: Schema.String,
+  invitedBy: Actor,
+  createdAt: Schema.DateTimeUtc,
+  expiresAt: Schema.DateTimeUtc,
+  acceptedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
+  acceptedBy: Schema.OptionFromNullOr(UserId),
+  revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc)
+}) {
+  /** Its status at `now`; accepted and revoked win over expired. */
+  statusAt(now: DateTime.Utc): InvitationStatus {
+    if (Option.isSome(this.acceptedAt)) return "accepted"
+    if (Option.isSome(this.revokedAt)) return "revoked"
+    return DateTime.isGreaterThanOrEqualTo(now, this.expiresAt) ? "expired" : "pending"
+  }
+}
+
+/** The `InvitationSummary` of the event catalog; never the token or its digest. */
+export const toInvitationSummary = (invitation: Invitation) => ({
+  id: invitation.id,
+  email: invitation.email,
+  role: invitation.role,
+  expiresAt: DateTime.formatIso(invitation.expiresAt)
+})

@@ -1,0 +1,26 @@
+import { Schema } from "effect"
+import { MembershipId, UserId, WorkspaceId } from "../shared/index.ts"
+import { Role } from "../access/index.ts"
+import type { User } from "./user.ts"
+
+/** One user's role in one workspace; a user has at most one membership per workspace. */
+export class Membership extends Schema.Class<Membership>("@atrium/domain/Membership")({
+  id: MembershipId,
+  workspaceId: WorkspaceId,
+  userId: UserId,
+  role: Role,
+  createdAt: Schema.DateTimeUtc
+}) {}
+
+/** A membership with its user, as member lists show it. */
+export interface Member {
+  readonly membership: Membership
+  readonly user: User
+}
+
+/** The `MemberSummary` of the event catalog (`member.joined`, `member.removed`, `member.role_changed`). */
+export const toMemberSummary = (membership: Membership) => ({
+  id: membership.id,
+  userId: membership.userId,
+  role: membership.role
+})

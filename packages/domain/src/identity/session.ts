@@ -1,0 +1,78 @@
+import { DateTime, Duration, Option, Schema } from "effect"
+import { SessionId, UserId, WorkspaceId } from "../shared/index.ts"
+
+/** Why a session ended early. */
+export const SessionRevokeReason = Schema.Literals(["signed_out", "revoked", "refresh_token_reused"]).annotate({
+  description: "signed_out: by its own sign-out; revoked: ended from the session list; refresh_token_reused: a rotated refresh token was presented again (RFC 9700)"
+})
+export type SessionRevokeReason = typeof SessionRevokeReason.Type
+
+/** How long session tokens live. */
+export interface SessionPolicy {
+  readonly accessTtl: Duration.Duration
+  /** Sliding: every rotation issues a refresh token good for this long from then. */
+  readonly refreshTtl: Duration.Duration
+}
+
+/** 15-minute access tokens, 30-day refresh tokens. */
+export const defaultSessionPolicy: SessionPolicy = {
+  accessTtl: Duration.minutes(15),
+  refreshTtl: Duration.days(30)
+}
+
+/** A member session as stored: digests of its tokens only, never the tokens. */
+export class Session extends Schema.Class<Session>("@atrium/domain/Session")({
+  id: SessionId,
+  userId: UserId,
+  activeWorkspaceId: WorkspaceId,
+  accessDigest: Schema.String,
+  /** The access token the last rotation replaced, kept so it answers `session_expired` rather than `invalid_session`. */
+  previousAccessDigest: Schema.OptionFromNullOr(Schema.String),
+  accessExpiresAt: Schema.DateTimeUtc,
+  refreshDigest: Schema.String,
+  refreshExpiresAt: Schema.DateTimeUtc,
+  /** Refresh rotations so far; the refresh tokens they retired are kept (by digest) to detect reuse. */
+  generation: Schema.Int,
+  createdAt: Schema.DateTimeUtc,
+  lastUsedAt: Schema.DateTimeUtc,
+  revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
+  revokeReason: Schema.OptionFromNullOr(SessionRevokeReason),
+  userAgent: Schema.OptionFromNullOr(Schema.String)
+}) {
+  /** Revoked, signed out, or ended by reuse detection. */
+  get isRevoked(): boolean {
+    return Option.isSome(this.revokedAt)
+  }
+  /** The refresh token has lapsed: nothing can revive the session. */
+  isLapsedAt(now: DateTime.Utc): boolean {
+    return DateTime.isGreaterThanOrEqualTo(now, this.refreshExpiresAt)
+  }
+  /** The access token is past its expiry (the client refreshes). */
+  isAccessExpiredAt(now: DateTime.Utc): boolean {
+    return DateTime.isGreaterThanOrEqualTo(now, this.accessExpiresAt)
+  }
+}
+
+/** A session as the session list shows it: no digests. */
+export interface SessionView {
+  readonly id: SessionId
+  readonly activeWorkspaceId: WorkspaceId
+  readonly createdAt: DateTime.Utc
+  readonly lastUsedAt: DateTime.Utc
+  /** When the refresh token lapses unless it is rotated. */
+  readonly expiresAt: DateTime.Utc
+  readonly userAgent: string | null
+  /** The session that is asking. */
+  readonly current: boolean
+}
+
+/** The listable view of a session. */
+export const toSessionView = (session: Session, currentId?: SessionId): SessionView => ({
+  id: session.id,
+  activeWorkspaceId: session.activeWorkspaceId,
+  createdAt: session.createdAt,
+  lastUsedAt: session.lastUsedAt,
+  expiresAt: session.refreshExpiresAt,
+  userAgent: Option.getOrNull(session.userAgent),
+  current: session.id === currentId
+})

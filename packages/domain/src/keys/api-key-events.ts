@@ -1,0 +1,9 @@
+import { Schema } from "effect"
+import { defineEvent } from "../audit/index.ts"
+import { ApiKeyView } from "./api-key-view.ts"
+
+/** Events of the keys area. */
+export const ApiKeyEvents = {
+  created: defineEvent("api_key.created", "An API key was created in the workspace (its secret is never included).", Schema.Struct({ apiKey: ApiKeyView })),
+  revoked: defineEvent("api_key.revoked", "An API key was revoked; it stops working at once.", Schema.Struct({ apiKey: ApiKeyView }))
+}

@@ -1,0 +1,34 @@
+import { DateTime, Option, Schema } from "effect"
+import type { ApiKey } from "./api-key.ts"
+import { ApiKeyEnvironment } from "./api-key-secret.ts"
+import { ApiKeyScope } from "../access/index.ts"
+import { ApiKeyId } from "../shared/index.ts"
+
+/** What anyone but the server may see of a key: never its digest, never its secret. */
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  name: Schema.String,
+  environment: ApiKeyEnvironment,
+  prefix: Schema.String.annotate({ description: "First characters of the key, for recognising it", examples: ["sk_live_AbC12345"] }),
+  scopes: Schema.Array(ApiKeyScope),
+  createdAt: Schema.String.annotate({ format: "date-time" }),
+  expiresAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })),
+  revokedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })),
+  lastUsedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({ identifier: "ApiKey", description: "An API key without its secret" })
+export type ApiKeyView = typeof ApiKeyView.Type
+
+const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
+
+/** The public view of a stored key. */
+export const toApiKeyView = (key: ApiKey): ApiKeyView => ({
+  id: key.id,
+  name: key.name,
+  environment: key.environment,
+  prefix: key.displayPrefix,
+  scopes: key.scopes,
+  createdAt: DateTime.formatIso(key.createdAt),
+  expiresAt: iso(key.expiresAt),
+  revokedAt: iso(key.revokedAt),
+  lastUsedAt: iso(key.lastUsedAt)
+})

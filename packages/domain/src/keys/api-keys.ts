@@ -1,0 +1,167 @@
+import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import type { Actor } from "../shared/index.ts"
+import { ApiKey } from "./api-key.ts"
+import { type ApiKeyEnvironment, mintApiKey, parseApiKey } from "./api-key-secret.ts"
+import { type ApiKeyScope, defaultScopes, scopeAllows } from "../access/index.ts"
+import { toApiKeyView } from "./api-key-view.ts"
+import { ApiKeyEvents } from "./api-key-events.ts"
+import { ChangeLog, emit } from "../audit/index.ts"
+import { ApiKeyRejected, InsufficientScope } from "../access/index.ts"
+import { NotFound, type Unavailable } from "../shared/index.ts"
+import { IdGenerator } from "../shared/index.ts"
+import { ApiKeyId, type WorkspaceId } from "../shared/index.ts"
+import type { PageRequest } from "../shared/index.ts"
+import { ApiKeyPrincipal } from "../access/index.ts"
+import { ApiKeyRepository } from "./api-key-repository.ts"
+import { Transactor } from "../shared/index.ts"
+import { SecretHasher } from "../shared/index.ts"
+import { SecureRandom } from "../shared/index.ts"
+
+/** What creating a key needs; the workspace comes from the caller's principal or an operator, never a client's body. */
+export interface CreateApiKeyInput {
+  readonly workspaceId: WorkspaceId
+  readonly name: string
+  readonly scopes?: ReadonlyArray<ApiKeyScope> | undefined
+  readonly environment?: ApiKeyEnvironment | undefined
+  readonly expiresAt?: DateTime.Utc | undefined
+  readonly actor: Actor
+}
+
+/** A new key and its plaintext, which is returned this once and never stored. */
+export interface CreatedApiKey {
+  readonly apiKey: ApiKey
+  readonly plaintext: Redacted.Redacted<string>
+}
+
+// A verified key is reused for at most this long, which bounds how late another process sees a revocation.
+const cacheTtl = Duration.seconds(1)
+// `lastUsedAt` is written at most this often per key, off the request path.
+const lastUsedIntervalMillis = Duration.toMillis(Duration.minutes(1))
+
+/** Issues, verifies and revokes workspace API keys. */
+export class ApiKeys extends Context.Service<ApiKeys, {
+  readonly create: (input: CreateApiKeyInput) => Effect.Effect<CreatedApiKey, Unavailable>
+  readonly revoke: (workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) => Effect.Effect<ApiKey, Unavailable | NotFound>
+  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<{ readonly data: ReadonlyArray<ApiKey>; readonly nextCursor: string | null }, Unavailable>
+  /** Resolves a presented key to its principal, or says exactly why it is refused. */
+  readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<ApiKeyPrincipal, ApiKeyRejected | Unavailable>
+  /** The scope policy, applied per operation. */
+  readonly authorize: (principal: ApiKeyPrincipal, required: ApiKeyScope) => Effect.Effect<void, InsufficientScope>
+}>()("@atrium/domain/ApiKeys") {
+  static readonly layer = Layer.effect(
+    ApiKeys,
+    Effect.gen(function*() {
+      const repo = yield* ApiKeyRepository
+      const tx = yield* Transactor
+      const hasher = yield* SecretHasher
+      const ids = yield* IdGenerator
+      const random = yield* SecureRandom
+      const changes = yield* ChangeLog
+
+      // Only found keys are cached; misses and failures go to the repository every time.
+      const byDigest = yield* Cache.makeWith(repo.findByDigest, {
+        capacity: 10_000,
+        timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? cacheTtl : Duration.zero
+      })
+      const lastWritten = new Map<string, number>()
+
+      // Runs on every authenticated request: a plain check, and an effect only when a write is due.
+      const touch = (key: ApiKey, now: DateTime.Utc): Effect.Effect<void> => {
+        const nowMillis = DateTime.toEpochMillis(now)
+        const last = lastWritten.get(key.id) ?? Option.match(key.lastUsedAt, { onNone: () => Number.NEGATIVE_INFINITY, onSome: DateTime.toEpochMillis })
+        if (nowMillis - last < lastUsedIntervalMillis) return Effect.void
+        lastWritten.set(key.id, nowMillis)
+        return repo.touchLastUsed(key.id, now).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
+      }
+
+      // One principal per cached key object: a cache refresh (or revocation) brings a new object, hence a new principal.
+      const principals = new WeakMap<ApiKey, ApiKeyPrincipal>()
+      const principalOf = (key: ApiKey): ApiKeyPrincipal => {
+        let principal = principals.get(key)
+        if (principal === undefined) {
+          principal = new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
+          principals.set(key, principal)
+        }
+        return principal
+      }
+
+      const create = Effect.fn("ApiKeys.create")(function*(input: CreateApiKeyInput) {
+        const minted = yield* mintApiKey(input.environment ?? "live").pipe(Effect.provideService(SecureRandom, random))
+        const apiKey = new ApiKey({
+          id: ApiKeyId.make(yield* ids.make("key")),
+          workspaceId: input.workspaceId,
+          name: input.name,
+          environment: minted.environment,
+          displayPrefix: minted.displayPrefix,
+          digest: yield* hasher.digest(minted.plaintext),
+          scopes: input.scopes === undefined || input.scopes.length === 0 ? defaultScopes : [...new Set(input.scopes)],
+          createdBy: input.actor,
+          createdAt: yield* DateTime.now,
+          expiresAt: Option.fromNullishOr(input.expiresAt),
+          revokedAt: Option.none(),
+          lastUsedAt: Option.none()
+        })
+        yield* tx.withTransaction(
+          Effect.gen(function*() {
+            yield* repo.insert(apiKey)
+            yield* changes.record({
+              workspaceId: apiKey.workspaceId,
+              actor: input.actor,
+              action: "api_key.created",
+              target: apiKey.id,
+              event: emit(ApiKeyEvents.created, { apiKey: toApiKeyView(apiKey) })
+            })
+          })
+        )
+        const created: CreatedApiKey = { apiKey, plaintext: minted.plaintext }
+        return created
+      })
+
+      const revoke = Effect.fn("ApiKeys.revoke")(function*(workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) {
+        const revoked = yield* tx.withTransaction(
+          Effect.gen(function*() {
+            const existing = yield* repo.findById(workspaceId, id)
+            if (Option.isNone(existing)) return yield* new NotFound({ resource: "api_key" })
+            if (Option.isSome(existing.value.revokedAt)) return existing.value
+            const after = yield* repo.revoke(workspaceId, id, yield* DateTime.now)
+            if (Option.isNone(after)) return yield* new NotFound({ resource: "api_key" })
+            yield* changes.record({
+              workspaceId,
+              actor,
+              action: "api_key.revoked",
+              target: id,
+              event: emit(ApiKeyEvents.revoked, { apiKey: toApiKeyView(after.value) })
+            })
+            return after.value
+          })
+        )
+        // This process stops honouring the key on its very next request.
+        yield* Cache.invalidate(byDigest, revoked.digest)
+        return revoked
+      })
+
+      const list = Effect.fn("ApiKeys.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+        return yield* repo.list(workspaceId, page)
+      })
+
+      // Untraced: it runs on every authenticated request, where a span and its captured stack cost more than the lookup.
+      const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
+        if (Redacted.value(presented).length === 0) return yield* new ApiKeyRejected({ code: "missing_credentials" })
+        if (Option.isNone(parseApiKey(presented))) return yield* new ApiKeyRejected({ code: "malformed_credentials" })
+        const found = yield* Cache.get(byDigest, yield* hasher.digest(presented))
+        if (Option.isNone(found)) return yield* new ApiKeyRejected({ code: "invalid_api_key" })
+        const key = found.value
+        if (Option.isSome(key.revokedAt)) return yield* new ApiKeyRejected({ code: "api_key_revoked" })
+        const now = yield* DateTime.now
+        if (key.isExpiredAt(now)) return yield* new ApiKeyRejected({ code: "api_key_expired" })
+        yield* touch(key, now)
+        return principalOf(key)
+      })
+
+      const authorize = (principal: ApiKeyPrincipal, required: ApiKeyScope) =>
+        scopeAllows(principal.scopes, required) ? Effect.void : Effect.fail(new InsufficientScope({ requiredScope: required }))
+
+      return ApiKeys.of({ create, revoke, list, authenticate, authorize })
+    })
+  )
+}

@@ -1,0 +1,6 @@
+export * from "./api-key-events.ts"
+export * from "./api-key-repository.ts"
+export * from "./api-key-secret.ts"
+export * from "./api-key-view.ts"
+export * from "./api-key.ts"
+export * from "./api-keys.ts"

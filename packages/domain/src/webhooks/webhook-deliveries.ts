@@ -1,0 +1,153 @@
+import { Context, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { systemActor } from "../shared/index.ts"
+import { WebhookEvents } from "./webhook-events.ts"
+import { ChangeLog, emit } from "../audit/index.ts"
+import type { Unavailable } from "../shared/index.ts"
+import { IdGenerator } from "../shared/index.ts"
+import { AttemptId } from "../shared/index.ts"
+import { type ClaimedDelivery, DeliveryRepository } from "./delivery-repository.ts"
+import { Transactor } from "../shared/index.ts"
+import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
+import type { TransportRequest, TransportResult } from "./webhook-transport.ts"
+import { SecretBox } from "../shared/index.ts"
+import { defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
+import { WebhookEndpoint } from "./webhook-endpoint.ts"
+import { signWebhook } from "./webhook-signature.ts"
+
+/** Tunables of delivery, with the documented defaults. */
+export interface DeliveryPolicy {
+  readonly timeout: Duration.Duration
+  readonly connectTimeout: Duration.Duration
+  /** How long a claim is held; longer than any attempt, so only a crashed worker's claims come back. */
+  readonly lease: Duration.Duration
+  /** Continuous failure after which an endpoint is disabled. */
+  readonly disableAfter: Duration.Duration
+  /** Delay before each retry (the documented schedule unless shortened for tests or development). */
+  readonly retryDelays: ReadonlyArray<Duration.Duration>
+}
+
+/** The defaults: 15 s per attempt, 5 s to connect, 60 s lease, disable after 5 days of failure. */
+export const defaultDeliveryPolicy: DeliveryPolicy = {
+  timeout: Duration.seconds(15),
+  connectTimeout: Duration.seconds(5),
+  lease: Duration.seconds(60),
+  disableAfter: defaultDisableAfter,
+  retryDelays
+}
+
+/** The delivery side of webhooks: claim due deliveries, sign them, and record what each attempt did. */
+export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
+  readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, Unavailable>
+  /** The signed request for a claimed delivery, with every secret valid now (two during a rotation). */
+  readonly prepare: (claimed: ClaimedDelivery) => Effect.Effect<TransportRequest>
+  /** Stores the attempt and applies the retry policy, disabling the endpoint when it is gone or has failed too long. */
+  readonly complete: (claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) => Effect.Effect<DeliveryAttempt, Unavailable>
+}>()("@atrium/domain/WebhookDeliveries") {
+  static readonly layerWith = (policy: DeliveryPolicy) =>
+    Layer.effect(
+      WebhookDeliveries,
+      Effect.gen(function*() {
+        const deliveries = yield* DeliveryRepository
+        const endpoints = yield* WebhookEndpointRepository
+        const tx = yield* Transactor
+        const ids = yield* IdGenerator
+        const box = yield* SecretBox
+        const changes = yield* ChangeLog
+
+        const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
+          const now = yield* DateTime.now
+          return yield* deliveries.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
+        })
+
+        const prepare = Effect.fn("WebhookDeliveries.prepare")(function*(claimed: ClaimedDelivery) {
+          const now = yield* DateTime.now
+          const secrets = yield* Effect.forEach(claimed.secrets.filter((s) => s.isValidAt(now)), (s) => box.open(s.sealed))
+          const body = envelopeOf({ ...claimed.event, createdAt: DateTime.formatIso(claimed.event.createdAt) })
+          const timestamp = Math.floor(DateTime.toEpochMillis(now) / 1000)
+          const signature = yield* signWebhook(secrets, { id: claimed.event.id, timestamp, body })
+          const request: TransportRequest = {
+            url: claimed.endpoint.url,
+            headers: {
+              "content-type": "application/json",
+              "user-agent": "Atrium-Webhooks/1",
+              "webhook-id": claimed.event.id,
+              "webhook-timestamp": String(timestamp),
+              "webhook-signature": signature
+            },
+            body,
+            timeout: policy.timeout,
+            connectTimeout: policy.connectTimeout
+          }
+          return request
+        })
+
+        const complete = Effect.fn("WebhookDeliveries.complete")(
+          function*(claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) {
+            const now = yield* DateTime.now
+            const number = claimed.delivery.attemptCount + 1
+            const verdict = judgeAttempt(number, result, (yield* Random.next) * 2 - 1, policy.retryDelays)
+            const nextAttemptAt = verdict._tag === "RetryAfter" ? Option.some(DateTime.addDuration(now, verdict.delay)) : Option.none()
+            const attempt = new DeliveryAttempt({
+              id: AttemptId.make(yield* ids.make("att")),
+              deliveryId: claimed.delivery.id,
+              number,
+              startedAt,
+              durationMillis: Math.round(result.durationMillis),
+              statusCode: Option.fromNullishOr(result.statusCode),
+              errorKind: Option.fromNullishOr(result.errorKind),
+              responseHeaders: result.responseHeaders,
+              responseBody: result.responseBody,
+              remoteAddress: Option.fromNullishOr(result.remoteAddress),
+              nextAttemptAt
+            })
+            const delivery = new WebhookDelivery({
+              ...claimed.delivery,
+              status: verdict._tag === "Delivered" ? "succeeded" : verdict._tag === "RetryAfter" ? "pending" : "failed",
+              attemptCount: number,
+              nextAttemptAt,
+              lastStatusCode: Option.fromNullishOr(result.statusCode),
+              updatedAt: now
+            })
+            yield* tx.withTransaction(Effect.gen(function*() {
+              yield* deliveries.recordAttempt(attempt, delivery)
+              const current = yield* endpoints.findById(claimed.endpoint.workspaceId, claimed.endpoint.id)
+              if (Option.isNone(current)) return
+              const endpoint = current.value
+              if (verdict._tag === "Delivered") {
+                if (Option.isSome(endpoint.failingSince)) {
+                  yield* endpoints.update(new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: now }))
+                }
+                return
+              }
+              const failingSince = Option.getOrElse(endpoint.failingSince, () => startedAt)
+              const failedTooLong = Duration.isGreaterThanOrEqualTo(
+                Duration.millis(DateTime.toEpochMillis(now) - DateTime.toEpochMillis(failingSince)),
+                policy.disableAfter
+              )
+              if (endpoint.enabled && (verdict._tag === "EndpointGone" || failedTooLong)) {
+                const reason = verdict._tag === "EndpointGone" ? "the endpoint answered 410 Gone" : "failing continuously"
+                yield* endpoints.update(
+                  new WebhookEndpoint({ ...endpoint, enabled: false, disabledReason: Option.some(reason), failingSince: Option.some(failingSince), updatedAt: now })
+                )
+                yield* deliveries.failPending(endpoint.id, now)
+                yield* changes.record({
+                  workspaceId: endpoint.workspaceId,
+                  actor: systemActor("webhook-delivery"),
+                  action: "webhook_endpoint.disabled",
+                  target: endpoint.id,
+                  event: emit(WebhookEvents.endpointDisabled, { endpoint: { id: endpoint.id, url: endpoint.url, reason, disabledAt: DateTime.formatIso(now) } })
+                })
+              } else if (Option.isNone(endpoint.failingSince)) {
+                yield* endpoints.update(new WebhookEndpoint({ ...endpoint, failingSince: Option.some(failingSince), updatedAt: now }))
+              }
+            }))
+            return attempt
+          }
+        )
+
+        return WebhookDeliveries.of({ claim, prepare, complete })
+      })
+    )
+
+  static readonly layer = WebhookDeliveries.layerWith(defaultDeliveryPolicy)
+}

@@ -1,0 +1,296 @@
+import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted } from "effect"
+import type { Actor } from "../shared/index.ts"
+import { WebhookEvents } from "./webhook-events.ts"
+import { WebhookFanOut } from "./webhook-fan-out.ts"
+import { ChangeLog, emit } from "../audit/index.ts"
+import { Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { IdGenerator } from "../shared/index.ts"
+import { DeliveryId, type WebhookEndpointId, WebhookEndpointId as EndpointIdSchema, type WorkspaceId } from "../shared/index.ts"
+import type { Page, PageRequest } from "../shared/index.ts"
+import { DeliveryRepository } from "./delivery-repository.ts"
+import { Transactor } from "../shared/index.ts"
+import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
+import { WebhookTransport } from "./webhook-transport.ts"
+import { SecretBox } from "../shared/index.ts"
+import { SecureRandom } from "../shared/index.ts"
+import { type DeliveryAttempt, type DeliveryStatus, WebhookDelivery } from "./webhook-delivery.ts"
+import { EndpointSecret, maxEndpointsPerWorkspace, WebhookEndpoint } from "./webhook-endpoint.ts"
+import type { EventType } from "./webhook-events.ts"
+import { mintSigningSecret } from "./webhook-signature.ts"
+
+/** What subscribing an endpoint needs. */
+export interface CreateEndpointInput {
+  readonly workspaceId: WorkspaceId
+  readonly url: string
+  readonly description?: string | undefined
+  readonly eventTypes?: ReadonlyArray<EventType> | null | undefined
+  readonly actor: Actor
+}
+
+/** A partial change of an endpoint; absent fields stay as they are. */
+export interface UpdateEndpointInput {
+  readonly url?: string | undefined
+  readonly description?: string | undefined
+  /** `null` subscribes to every event type. */
+  readonly eventTypes?: ReadonlyArray<EventType> | null | undefined
+  readonly enabled?: boolean | undefined
+}
+
+/** An endpoint and its signing secret, returned only by create and rotate-secret. */
+export interface EndpointWithSecret {
+  readonly endpoint: WebhookEndpoint
+  readonly secret: Redacted.Redacted<string>
+}
+
+/** Default and longest grace period during which the previous secret still signs after a rotation. */
+export const rotationGrace = { default: Duration.hours(24), maximum: Duration.days(7) } as const
+/** How far back a recovery may reach. */
+export const recoveryWindow = Duration.days(14)
+
+/** Webhook subscriptions: endpoints, secrets, tests, deliveries, replay and recovery. */
+export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
+  readonly create: (input: CreateEndpointInput) => Effect.Effect<EndpointWithSecret, Conflict | InvalidInput | Unavailable>
+  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<WebhookEndpoint>, Unavailable>
+  readonly get: (workspaceId: WorkspaceId, id: WebhookEndpointId) => Effect.Effect<WebhookEndpoint, NotFound | Unavailable>
+  readonly update: (
+    workspaceId: WorkspaceId,
+    id: WebhookEndpointId,
+    patch: UpdateEndpointInput,
+    actor: Actor
+  ) => Effect.Effect<WebhookEndpoint, NotFound | InvalidInput | Unavailable>
+  readonly remove: (workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) => Effect.Effect<void, NotFound | Unavailable>
+  readonly rotateSecret: (
+    workspaceId: WorkspaceId,
+    id: WebhookEndpointId,
+    grace: Duration.Duration | undefined,
+    actor: Actor
+  ) => Effect.Effect<EndpointWithSecret, NotFound | InvalidInput | Unavailable>
+  /** Sends `webhook.test` to this endpoint only; returns the pending delivery. */
+  readonly sendTest: (workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) => Effect.Effect<WebhookDelivery, NotFound | Conflict | Unavailable>
+  readonly deliveries: (
+    workspaceId: WorkspaceId,
+    id: WebhookEndpointId,
+    status: DeliveryStatus | undefined,
+    page: PageRequest
+  ) => Effect.Effect<Page<WebhookDelivery>, NotFound | Unavailable>
+  readonly delivery: (
+    workspaceId: WorkspaceId,
+    id: DeliveryId
+  ) => Effect.Effect<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<DeliveryAttempt> }, NotFound | Unavailable>
+  /** A new attempt chain for one delivery, with the same event (and so the same `webhook-id`). */
+  readonly replay: (workspaceId: WorkspaceId, id: DeliveryId, actor: Actor) => Effect.Effect<WebhookDelivery, NotFound | Unavailable>
+  /** Replays every failed delivery of an endpoint created since `since` (at most 14 days back). */
+  readonly recover: (
+    workspaceId: WorkspaceId,
+    id: WebhookEndpointId,
+    since: DateTime.Utc,
+    actor: Actor
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, NotFound | InvalidInput | Unavailable>
+}>()("@atrium/domain/WebhookEndpoints") {
+  static readonly layer = Layer.effect(
+    WebhookEndpoints,
+    Effect.gen(function*() {
+      const endpoints = yield* WebhookEndpointRepository
+      const deliveries = yield* DeliveryRepository
+      const tx = yield* Transactor
+      const ids = yield* IdGenerator
+      const box = yield* SecretBox
+      const transport = yield* WebhookTransport
+      const random = yield* SecureRandom
+      const changes = yield* ChangeLog
+      const fanOut = yield* WebhookFanOut
+
+      const find = Effect.fnUntraced(function*(workspaceId: WorkspaceId, id: WebhookEndpointId) {
+        const found = yield* endpoints.findById(workspaceId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_endpoint" })
+        return found.value
+      })
+
+      // The SSRF guard runs when a URL is saved, and again at every attempt.
+      const checkUrl = Effect.fnUntraced(function*(url: string) {
+        const verdict = yield* transport.checkDestination(url)
+        if (verdict._tag === "Refused") return yield* new InvalidInput({ detail: `url refused: ${verdict.reason}` })
+      })
+
+      const newSecret = Effect.fnUntraced(function*(endpointId: WebhookEndpointId, now: DateTime.Utc) {
+        const secret = yield* mintSigningSecret().pipe(Effect.provideService(SecureRandom, random))
+        const stored = new EndpointSecret({ endpointId, sealed: yield* box.seal(secret), createdAt: now, expiresAt: Option.none() })
+        return { secret, stored }
+      })
+
+      const newDelivery = Effect.fnUntraced(function*(from: WebhookDelivery, now: DateTime.Utc) {
+        return new WebhookDelivery({
+          ...from,
+          id: DeliveryId.make(yield* ids.make("msg")),
+          status: "pending",
+          attemptCount: 0,
+          nextAttemptAt: Option.some(now),
+          lastStatusCode: Option.none(),
+          replayOf: Option.some(from.id),
+          createdAt: now,
+          updatedAt: now
+        })
+      })
+
+      const create = Effect.fn("WebhookEndpoints.create")(function*(input: CreateEndpointInput) {
+        yield* checkUrl(input.url)
+        const now = yield* DateTime.now
+        const endpoint = new WebhookEndpoint({
+          id: EndpointIdSchema.make(yield* ids.make("whe")),
+          workspaceId: input.workspaceId,
+          url: input.url,
+          description: input.description ?? "",
+          eventTypes: Option.fromNullishOr(input.eventTypes),
+          enabled: true,
+          disabledReason: Option.none(),
+          failingSince: Option.none(),
+          createdAt: now,
+          updatedAt: now
+        })
+        const { secret, stored } = yield* newSecret(endpoint.id, now)
+        yield* tx.withTransaction(Effect.gen(function*() {
+          if ((yield* endpoints.count(input.workspaceId)) >= maxEndpointsPerWorkspace) {
+            return yield* new Conflict({ detail: `a workspace may have at most ${maxEndpointsPerWorkspace} webhook endpoints` })
+          }
+          yield* endpoints.insert(endpoint)
+          yield* endpoints.addSecret(stored)
+          yield* changes.record({ workspaceId: input.workspaceId, actor: input.actor, action: "webhook_endpoint.created", target: endpoint.id })
+        }))
+        const created: EndpointWithSecret = { endpoint, secret }
+        return created
+      })
+
+      const list = Effect.fn("WebhookEndpoints.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+        return yield* endpoints.list(workspaceId, page)
+      })
+
+      const get = Effect.fn("WebhookEndpoints.get")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId) {
+        return yield* find(workspaceId, id)
+      })
+
+      const update = Effect.fn("WebhookEndpoints.update")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, patch: UpdateEndpointInput, actor: Actor) {
+          if (patch.url !== undefined) yield* checkUrl(patch.url)
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const current = yield* find(workspaceId, id)
+            const enabling = patch.enabled === true && !current.enabled
+            const disabling = patch.enabled === false && current.enabled
+            const updated = new WebhookEndpoint({
+              ...current,
+              url: patch.url ?? current.url,
+              description: patch.description ?? current.description,
+              eventTypes: patch.eventTypes === undefined ? current.eventTypes : Option.fromNullishOr(patch.eventTypes),
+              enabled: patch.enabled ?? current.enabled,
+              disabledReason: enabling ? Option.none() : disabling ? Option.some("disabled by a person") : current.disabledReason,
+              failingSince: enabling ? Option.none() : current.failingSince,
+              updatedAt: yield* DateTime.now
+            })
+            yield* endpoints.update(updated)
+            yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.updated", target: id })
+            return updated
+          }))
+        }
+      )
+
+      const remove = Effect.fn("WebhookEndpoints.remove")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) {
+        yield* tx.withTransaction(Effect.gen(function*() {
+          if (!(yield* endpoints.delete(workspaceId, id))) return yield* new NotFound({ resource: "webhook_endpoint" })
+          yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.deleted", target: id })
+        }))
+      })
+
+      const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
+          const period = grace ?? rotationGrace.default
+          if (Duration.isGreaterThan(period, rotationGrace.maximum)) {
+            return yield* new InvalidInput({ detail: "the grace period may be at most 7 days" })
+          }
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            const endpoint = yield* find(workspaceId, id)
+            const now = yield* DateTime.now
+            yield* endpoints.expireSecrets(id, DateTime.addDuration(now, period))
+            const { secret, stored } = yield* newSecret(id, now)
+            yield* endpoints.addSecret(stored)
+            yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.secret_rotated", target: id })
+            const rotated: EndpointWithSecret = { endpoint, secret }
+            return rotated
+          }))
+        }
+      )
+
+      const sendTest = Effect.fn("WebhookEndpoints.sendTest")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) {
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const endpoint = yield* find(workspaceId, id)
+          if (!endpoint.enabled) return yield* new Conflict({ detail: "the endpoint is disabled; enable it first" })
+          // A test event reaches this endpoint only, so it is kept from the fan-out and delivered here.
+          const recorded = yield* changes.record({
+            workspaceId,
+            actor,
+            action: "webhook_endpoint.tested",
+            target: id,
+            event: emit(WebhookEvents.test, { message: "This is a test event from Atrium.", endpointId: id }, { notify: false })
+          })
+          if (Option.isNone(recorded)) return yield* Effect.die(new Error("the test event was not recorded"))
+          const [sent] = yield* fanOut.deliverTo(recorded.value, [id])
+          if (sent === undefined) return yield* Effect.die(new Error("the test delivery was not enqueued"))
+          return sent
+        }))
+      })
+
+      const deliveriesOf = Effect.fn("WebhookEndpoints.deliveries")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, status: DeliveryStatus | undefined, page: PageRequest) {
+          yield* find(workspaceId, id)
+          return yield* deliveries.listByEndpoint(workspaceId, id, status, page)
+        }
+      )
+
+      const delivery = Effect.fn("WebhookEndpoints.delivery")(function*(workspaceId: WorkspaceId, id: DeliveryId) {
+        const found = yield* deliveries.findById(workspaceId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_delivery" })
+        return { delivery: found.value, attempts: yield* deliveries.attempts(id) }
+      })
+
+      const replay = Effect.fn("WebhookEndpoints.replay")(function*(workspaceId: WorkspaceId, id: DeliveryId, actor: Actor) {
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const found = yield* deliveries.findById(workspaceId, id)
+          if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_delivery" })
+          const replayed = yield* newDelivery(found.value, yield* DateTime.now)
+          yield* deliveries.insertMany([replayed])
+          yield* changes.record({ workspaceId, actor, action: "webhook_delivery.replayed", target: id })
+          return replayed
+        }))
+      })
+
+      const recover = Effect.fn("WebhookEndpoints.recover")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, since: DateTime.Utc, actor: Actor) {
+          const now = yield* DateTime.now
+          if (DateTime.isLessThan(since, DateTime.subtractDuration(now, recoveryWindow))) {
+            return yield* new InvalidInput({ detail: "recovery reaches at most 14 days back" })
+          }
+          return yield* tx.withTransaction(Effect.gen(function*() {
+            yield* find(workspaceId, id)
+            const failed = yield* deliveries.failedSince(workspaceId, id, since)
+            const replays = yield* Effect.forEach(failed, (d) => newDelivery(d, now))
+            if (replays.length > 0) yield* deliveries.insertMany(replays)
+            yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.recovered", target: id })
+            return replays
+          }))
+        }
+      )
+
+      return WebhookEndpoints.of({
+        create,
+        list,
+        get,
+        update,
+        remove,
+        rotateSecret,
+        sendTest,
+        deliveries: deliveriesOf,
+        delivery,
+        replay,
+        recover
+      })
+    })
+  )
+}

@@ -1,0 +1,73 @@
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import type { DomainEvent, EventSubscriber } from "../audit/index.ts"
+import { DeliveryId, IdGenerator, type Unavailable, type WebhookEndpointId } from "../shared/index.ts"
+import { DeliveryRepository } from "./delivery-repository.ts"
+import { WebhookDelivery } from "./webhook-delivery.ts"
+import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
+import { EventType } from "./webhook-events.ts"
+
+const isEventType = Schema.is(EventType)
+
+/** Turns an event into one pending delivery per endpoint, in the transaction of the change that emitted it. */
+export class WebhookFanOut extends Context.Service<WebhookFanOut, {
+  /** One pending delivery per endpoint named. */
+  readonly deliverTo: (event: DomainEvent, endpoints: ReadonlyArray<WebhookEndpointId>) => Effect.Effect<ReadonlyArray<WebhookDelivery>, Unavailable>
+  /** The change-log subscriber: every enabled endpoint of the workspace subscribed to the event's type. */
+  readonly subscriber: EventSubscriber
+}>()("@atrium/domain/WebhookFanOut") {
+  static readonly layer = Layer.effect(
+    WebhookFanOut,
+    Effect.gen(function*() {
+      const ids = yield* IdGenerator
+      const endpoints = yield* WebhookEndpointRepository
+      const deliveries = yield* DeliveryRepository
+
+      const deliverTo = Effect.fn("WebhookFanOut.deliverTo")(
+        function*(event: DomainEvent, targets: ReadonlyArray<WebhookEndpointId>) {
+          const eventType = event.type
+          if (targets.length === 0 || !isEventType(eventType)) return []
+          const now = yield* DateTime.now
+          const pending = yield* Effect.forEach(targets, (endpointId) =>
+            ids.make("msg").pipe(Effect.map((id) =>
+              new WebhookDelivery({
+                id: DeliveryId.make(id),
+                workspaceId: event.workspaceId,
+                endpointId,
+                eventId: event.id,
+                eventType,
+                status: "pending",
+                attemptCount: 0,
+                nextAttemptAt: Option.some(now),
+                lastStatusCode: Option.none(),
+                replayOf: Option.none(),
+                createdAt: now,
+                updatedAt: now
+              })
+            )))
+          yield* deliveries.insertMany(pending)
+          return pending
+        }
+      )
+
+      const subscriber: EventSubscriber = {
+        name: "webhooks",
+        // An event type outside the catalog has no subscribers by construction.
+        onChange: (change) => {
+          if (Option.isNone(change.event)) return Effect.void
+          const event = change.event.value
+          const type = event.type
+          if (!isEventType(type)) return Effect.void
+          return endpoints.listSubscribed(event.workspaceId, type).pipe(
+            Effect.flatMap((subscribed) => deliverTo(event, subscribed.map((endpoint) => endpoint.id))),
+            Effect.asVoid
+          )
+        }
+      }
+
+      return WebhookFanOut.of({ deliverTo, subscriber })
+    })
+  )
+
+  /** The fan-out as a change-log subscriber, for `EventSubscribers.layerFrom`. */
+  static readonly asSubscriber = WebhookFanOut.useSync((fanOut) => fanOut.subscriber)
+}

@@ -1,0 +1,35 @@
+import { Effect, Redacted } from "effect"
+import { SecureRandom } from "../shared/index.ts"
+
+const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
+const encoder = new TextEncoder()
+
+/** Mints a Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export const mintSigningSecret = Effect.fn("mintSigningSecret")(function*() {
+  const bytes = yield* (yield* SecureRandom).bytes(32)
+  return Redacted.make(`whsec_${toBase64(bytes)}`, { label: "WebhookSecret" })
+})
+
+/** The key bytes of a `whsec_…` secret (the part after the prefix is base64). */
+const keyBytes = (secret: Redacted.Redacted<string>) => {
+  const text = Redacted.value(secret)
+  const encoded = text.startsWith("whsec_") ? text.slice("whsec_".length) : text
+  return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0))
+}
+
+/**
+ * The `webhook-signature` header value: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` for each
+ * valid secret, space-separated (several during a rotation's grace period).
+ */
+export const signWebhook = Effect.fn("signWebhook")(function*(
+  secrets: ReadonlyArray<Redacted.Redacted<string>>,
+  message: { readonly id: string; readonly timestamp: number; readonly body: string }
+) {
+  const content = encoder.encode(`${message.id}.${message.timestamp}.${message.body}`)
+  const signatures = yield* Effect.forEach(secrets, (secret) =>
+    Effect.promise(async () => {
+      const key = await globalThis.crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      return `v1,${toBase64(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, content)))}`
+    }))
+  return signatures.join(" ")
+})

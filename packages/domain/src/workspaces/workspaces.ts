@@ -1,0 +1,75 @@
+import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import type { Actor } from "../shared/index.ts"
+import { ChangeLog } from "../audit/index.ts"
+import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { IdGenerator } from "../shared/index.ts"
+import { WorkspaceId } from "../shared/index.ts"
+import { freeSlugFor } from "./free-slug.ts"
+import { Transactor } from "../shared/index.ts"
+import { WorkspaceRepository } from "./workspace-repository.ts"
+import { Workspace, WorkspaceSlug } from "./workspace.ts"
+
+/** What creating a workspace needs. */
+export interface CreateWorkspaceInput {
+  readonly name: string
+  readonly slug?: string | undefined
+  readonly personal?: boolean | undefined
+  readonly actor: Actor
+}
+
+/** Workspaces: the tenant boundary. */
+export class Workspaces extends Context.Service<Workspaces, {
+  readonly create: (input: CreateWorkspaceInput) => Effect.Effect<Workspace, Conflict | InvalidInput | Unavailable>
+  /** The workspace a principal acts in; missing means the credential no longer leads anywhere. */
+  readonly get: (id: WorkspaceId) => Effect.Effect<Workspace, NotFound | Unavailable>
+  readonly count: Effect.Effect<number, Unavailable>
+}>()("@atrium/domain/Workspaces") {
+  static readonly layer = Layer.effect(
+    Workspaces,
+    Effect.gen(function*() {
+      const repo = yield* WorkspaceRepository
+      const tx = yield* Transactor
+      const ids = yield* IdGenerator
+      const changes = yield* ChangeLog
+
+      // The wanted slug when valid (a taken one fails on insert), else a free one derived from the name.
+      const freeSlug = Effect.fnUntraced(function*(wanted: string | undefined, name: string) {
+        if (wanted !== undefined) {
+          const slug = WorkspaceSlug.makeOption(wanted)
+          if (Option.isNone(slug)) return yield* new InvalidInput({ detail: "slug must be 2–48 lower-case letters, digits or dashes" })
+          return slug.value
+        }
+        return yield* freeSlugFor(name).pipe(Effect.provideService(IdGenerator, ids), Effect.provideService(WorkspaceRepository, repo))
+      })
+
+      const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspaceInput) {
+        const workspace = new Workspace({
+          id: WorkspaceId.make(yield* ids.make("ws")),
+          name: input.name,
+          slug: yield* freeSlug(input.slug, input.name),
+          personal: input.personal ?? false,
+          createdAt: yield* DateTime.now
+        })
+        yield* tx.withTransaction(
+          Effect.gen(function*() {
+            yield* repo.insert(workspace)
+            yield* changes.record({ workspaceId: workspace.id, actor: input.actor, action: "workspace.created", target: workspace.id })
+          })
+        )
+        return workspace
+      })
+
+      // Every authenticated request reads its workspace; a one-second cache keeps that off the database.
+      const byId = yield* Cache.makeWith(repo.findById, {
+        capacity: 10_000,
+        timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
+      })
+
+      // Untraced: every authenticated request calls it, and a cache hit costs less than a span.
+      const get = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>
+        Effect.flatMap(Cache.get(byId, id), (found) => Option.isNone(found) ? Effect.fail(new NotFound({ resource: "workspace" })) : Effect.succeed(found.value))
+
+      return Workspaces.of({ create, get, count: repo.count })
+    })
+  )
+}
