@@ -15,7 +15,7 @@ import { UserRepositoryPg } from "./user-repository-pg.ts"
 import { WebhookEndpointRepositoryPg } from "./webhook-endpoint-repository-pg.ts"
 import { WorkspaceRepositoryPg } from "./workspace-repository-pg.ts"
 
-/** Every domain storage port over one `SqlClient`; the same code runs on embedded PGlite and on a real server. */
+/** Every domain storage port over one `SqlClient`; the same code runs on the embedded server and on `DATABASE_URL`. */
 export const PortsPg = Layer.mergeAll(
   WorkspaceRepositoryPg,
   ApiKeyRepositoryPg,

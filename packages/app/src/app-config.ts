@@ -1,7 +1,7 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 
-/** Where the data lives: the embedded PGlite directory, or a Postgres server. */
+/** Where the data lives: the data directory of the embedded PostgreSQL server (and its key), or a Postgres server. */
 export type DatabaseTarget =
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
