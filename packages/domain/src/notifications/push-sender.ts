@@ -10,6 +10,7 @@ export const pushBatchSize = 100
 // Long enough for one request to the push service and its bookkeeping; a crashed sender's batch comes back after it.
 const lease = Duration.minutes(2)
 const deviceGone = "DeviceNotRegistered"
+const badCredentials = "InvalidCredentials"
 
 /** Counts requests the push service refused for the access token: push is unhealthy until the token is fixed. */
 export const pushInvalidCredentials = Metric.counter("atrium_push_invalid_credentials_total", {
@@ -33,6 +34,16 @@ export class PushSender extends Context.Service<PushSender, {
       const service = yield* PushService
       const messages = yield* PushMessageRepository
       const devices = yield* PushDeviceRepository
+
+      // The project's push credentials (APNs/FCM) are wrong: every message will fail until an operator fixes them.
+      const reportUnhealthy = (errors: ReadonlyArray<string>) => {
+        const count = errors.filter((error) => error === badCredentials).length
+        return count === 0
+          ? Effect.void
+          : Metric.update(pushInvalidCredentials, count).pipe(
+            Effect.andThen(Effect.logError(`push is unhealthy: ${count} message(s) refused with InvalidCredentials`))
+          )
+      }
 
       const whenRefused = Effect.fnUntraced(function*(batch: ReadonlyArray<PushMessage>, error: PushServiceError) {
         const now = yield* DateTime.now
@@ -60,6 +71,7 @@ export class PushSender extends Context.Service<PushSender, {
           return ticket.status === "ok" ? message.ticketed(ticket.id, now) : message.failed(ticket.error, now, message.attempts + 1)
         })
         yield* messages.updateMany(outcomes)
+        yield* reportUnhealthy(tickets.flatMap((ticket) => (ticket.status === "error" ? [ticket.error] : [])))
         const dead = batch.filter((_, index) => {
           const ticket = tickets[index]
           return ticket !== undefined && ticket.status === "error" && ticket.error === deviceGone
@@ -83,6 +95,7 @@ export class PushSender extends Context.Service<PushSender, {
           return receipt.value.status === "ok" ? message.delivered(now) : message.failed(receipt.value.error, now)
         })
         yield* messages.updateMany(outcomes)
+        yield* reportUnhealthy(Array.from(receipts.values()).flatMap((receipt) => (receipt.status === "error" ? [receipt.error] : [])))
         const dead = batch.filter((message) =>
           Option.exists(message.ticketId, (id) => {
             const receipt = receipts.get(id)
