@@ -75,7 +75,13 @@ export const PushMessageRepositoryMemory = Layer.effect(
       insertMany: (messages) =>
         write((s) => {
           const pushMessages = new Map(s.pushMessages)
-          for (const m of messages) pushMessages.set(m.id, m)
+          // Like the Postgres unique key: one event reaches one device once.
+          const sent = new Set(Array.from(s.pushMessages.values()).flatMap((m) => Option.toArray(Option.map(m.eventId, (id) => `${id}/${m.deviceId}`))))
+          for (const m of messages) {
+            const key = Option.map(m.eventId, (id) => `${id}/${m.deviceId}`)
+            if (Option.isSome(key) && sent.has(key.value)) continue
+            pushMessages.set(m.id, m)
+          }
           return { ...s, pushMessages }
         }),
       claimDue: claim((m, now) => m.status === "pending" && Option.exists(m.nextAttemptAt, (at) => DateTime.isLessThanOrEqualTo(at, now))),
