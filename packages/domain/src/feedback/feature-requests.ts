@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
-import { authorize, type Forbidden, type SessionPrincipal } from "../access/index.ts"
+import { type Forbidden, permits, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import {
@@ -128,7 +128,7 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         input: { readonly title: string; readonly details: string },
         idempotencyKey: Option.Option<string>
       ) {
-        yield* authorize(principal, "feature_request.submit")
+        yield* permits(principal, "feature_requests.submit")
         if (Option.isSome(idempotencyKey)) {
           const earlier = yield* repo.findByIdempotencyKey(principal.userId, idempotencyKey.value)
           if (Option.isSome(earlier)) {
@@ -172,7 +172,7 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
       })
 
       const vote = Effect.fn("FeatureRequests.vote")(function*(principal: SessionPrincipal, id: FeatureRequestId) {
-        yield* authorize(principal, "feature_request.submit")
+        yield* permits(principal, "feature_requests.submit")
         const request = yield* find(id)
         if (request.status === "merged") return yield* forViewer(principal, request)
         yield* repo.addVote(id, principal.userId, yield* DateTime.now)
@@ -180,7 +180,7 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
       })
 
       const unvote = Effect.fn("FeatureRequests.unvote")(function*(principal: SessionPrincipal, id: FeatureRequestId) {
-        yield* authorize(principal, "feature_request.submit")
+        yield* permits(principal, "feature_requests.submit")
         yield* find(id)
         yield* repo.removeVote(id, principal.userId)
         return yield* forViewer(principal, yield* find(id))

@@ -23,6 +23,7 @@ export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
 export * from "./memory-feedback.ts"
 export * from "./memory-notifications.ts"
+export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
 export const PortsMemory = Layer.mergeAll(
