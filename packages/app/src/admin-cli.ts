@@ -5,7 +5,6 @@ import {
   EntitlementSource,
   Feature,
   NotFound,
-  systemActor,
   Usage,
   WorkspaceId,
   WorkspaceRepository,
@@ -14,14 +13,10 @@ import {
 } from "@atrium/domain"
 import { Console, DateTime, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { appConfig } from "./app-config.ts"
-import { domainLayer } from "./domain-layer.ts"
+import { actor, withDomain } from "./cli-support.ts"
+import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
 
-const actor = systemActor("cli")
 
-/** Runs an operator command against the configured database (migrated first). */
-const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))
 
 /** A workspace named by id (`ws_…`) or slug. */
 const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
@@ -174,6 +169,8 @@ export const cli = Command.make("atrium").pipe(
     grantEntitlement,
     revokeEntitlement,
     addCredits,
-    setCaps
+    setCaps,
+    setFeatureRequestStatus,
+    mergeFeatureRequest
   ])
 )

@@ -8,6 +8,7 @@ import type { AppConfig } from "./app-config.ts"
 import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
+import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres; first embedded start seeds a demo. */
@@ -24,6 +25,6 @@ export const serverLayer = (config: AppConfig) => {
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer()) : Layer.empty
+  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer) : Layer.empty
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))
 }

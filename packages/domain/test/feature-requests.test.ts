@@ -59,8 +59,8 @@ describe("Feature requests", () => {
         yield* TestClock.adjust("1 minute")
       }
       const refused = yield* (yield* board).create(ownerPrincipal, { title: "One too many", details: "" }, Option.none()).pipe(Effect.flip)
-      assert.strictEqual(refused._tag, "FeatureRequestLimitReached")
-      if (refused._tag === "FeatureRequestLimitReached") assert.isTrue(refused.retryAfterSeconds > 0 && refused.retryAfterSeconds <= 24 * 3600)
+      assert.strictEqual(refused._tag, "RateLimited")
+      if (refused._tag === "RateLimited") assert.isTrue(refused.retryAfter > 0 && refused.retryAfter <= 24 * 3600)
       yield* TestClock.adjust("24 hours")
       const allowed = yield* (yield* board).create(ownerPrincipal, { title: "Finally allowed", details: "" }, Option.none())
       assert.strictEqual(allowed.request.status, "open")

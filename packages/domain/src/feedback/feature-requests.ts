@@ -11,13 +11,13 @@ import {
   NotFound,
   type Page,
   type PageRequest,
+  RateLimited,
   Transactor,
   type Unavailable
 } from "../shared/index.ts"
 import { FeatureRequest, type FeatureRequestStatus } from "./feature-request.ts"
 import { FeatureRequestRepository, type FeatureRequestSort } from "./feature-request-repository.ts"
 import { FeedbackEvents } from "./feedback-events.ts"
-import { FeatureRequestLimitReached } from "./feedback-errors.ts"
 import { duplicateThreshold, titleSimilarity } from "./title-similarity.ts"
 
 /** A request as one viewer sees it. */
@@ -64,7 +64,7 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
     principal: SessionPrincipal,
     input: { readonly title: string; readonly details: string },
     idempotencyKey: Option.Option<string>
-  ) => Effect.Effect<CreatedFeatureRequest, Forbidden | FeatureRequestLimitReached | IdempotencyKeyReused | Unavailable>
+  ) => Effect.Effect<CreatedFeatureRequest, Forbidden | RateLimited | IdempotencyKeyReused | Unavailable>
   /** Idempotent: voting twice counts once. */
   readonly vote: (principal: SessionPrincipal, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
   /** Idempotent: removing a vote that is not there changes nothing. */
@@ -141,7 +141,10 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         const oldest = recent[0]
         if (recent.length >= dailyRequestLimit && oldest !== undefined) {
           const freesAt = DateTime.addDuration(oldest, limitWindow)
-          return yield* new FeatureRequestLimitReached({ retryAfterSeconds: Math.max(1, Math.ceil((DateTime.toEpochMillis(freesAt) - DateTime.toEpochMillis(now)) / 1000)) })
+          return yield* new RateLimited({
+            detail: `At most ${dailyRequestLimit} feature requests a day`,
+            retryAfter: Math.max(1, Math.ceil((DateTime.toEpochMillis(freesAt) - DateTime.toEpochMillis(now)) / 1000))
+          })
         }
         const author = yield* users.findById(principal.userId)
         const request = new FeatureRequest({
