@@ -3,6 +3,9 @@ import type {
   ApiKeyRepository,
   AppearanceRepository,
   AuditLog,
+  FeatureRequestRepository,
+  PushDeviceRepository,
+  PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
   EntitlementRepository,
@@ -25,7 +28,7 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The fifteen storage ports the domain needs. */
+/** The storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -41,6 +44,9 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | FeatureRequestRepository
+  | PushDeviceRepository
+  | PushMessageRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */

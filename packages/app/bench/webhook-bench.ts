@@ -45,6 +45,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),
+  push: Option.none(),
   modelCatalog: defaultModelCatalog
 })
 

@@ -5,7 +5,6 @@ import {
   EntitlementSource,
   Feature,
   NotFound,
-  systemActor,
   Usage,
   WebhookEndpointId,
   WebhookEndpoints,
@@ -16,17 +15,10 @@ import {
 } from "@atrium/domain"
 import { Console, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { appConfig } from "./app-config.ts"
-import { domainLayer } from "./domain-layer.ts"
+import { actor, withDomain } from "./cli-support.ts"
+import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
 
-const actor = systemActor("cli")
 
-/**
- * Runs an operator command against the configured database (migrated first). On the embedded default that is the
- * server already running for the data directory (beside `npm start`), or one started for the command and stopped after.
- */
-const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))
 
 /** A workspace named by id (`ws_…`) or slug. */
 const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
@@ -196,6 +188,8 @@ export const cli = Command.make("atrium").pipe(
     revokeEntitlement,
     addCredits,
     setCaps,
-    rotateWebhookSecret
+    rotateWebhookSecret,
+    setFeatureRequestStatus,
+    mergeFeatureRequest
   ])
 )
