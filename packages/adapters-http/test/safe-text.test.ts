@@ -32,6 +32,8 @@ const cases: ReadonlyArray<Case> = [
   { method: "PATCH", path: "/api/mobile/webhooks/whe_0000000000", who: "admin", body: (t) => ({ description: t }) },
   { method: "POST", path: "/api/v1/ai-tasks", who: "member", body: (t) => ({ model: "atrium-local-1", input: { prompt: t } }) },
   { method: "POST", path: "/api/v1/ai-tasks", who: "member", body: (t) => ({ model: t, input: { prompt: "hi" } }) },
+  { method: "POST", path: "/api/mobile/feature-requests", who: "member", body: (t) => ({ title: `Dark mode ${t}` }) },
+  { method: "POST", path: "/api/mobile/feature-requests", who: "member", body: (t) => ({ title: "Dark mode", details: t }) },
   {
     method: "PUT",
     path: "/api/mobile/appearance",
