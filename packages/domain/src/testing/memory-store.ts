@@ -9,6 +9,7 @@ import type { Page, PageRequest } from "../shared/index.ts"
 import type { IdempotencyEntry } from "../ai/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { DomainEvent } from "../audit/index.ts"
+import type { CustomDomain } from "../domains/index.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhooks/index.ts"
 import type { EndpointSecret, WebhookEndpoint } from "../webhooks/index.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -45,6 +46,7 @@ export interface MemoryState {
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>
+  readonly domains: ReadonlyMap<string, CustomDomain>
 }
 
 const emptyState: MemoryState = {
@@ -67,7 +69,8 @@ const emptyState: MemoryState = {
   sessions: new Map(),
   retiredRefreshDigests: new Map(),
   invitations: new Map(),
-  appearance: new Map()
+  appearance: new Map(),
+  domains: new Map()
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */
