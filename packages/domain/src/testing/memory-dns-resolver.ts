@@ -5,6 +5,10 @@ import { DnsLookupFailed, type DnsFailureReason, DnsResolver } from "../domains/
 export type ZoneEntry =
   | { readonly _tag: "Records"; readonly txt: ReadonlyArray<string>; readonly cname?: string | undefined }
   | { readonly _tag: "Fails"; readonly reason: DnsFailureReason }
+  | { readonly _tag: "Hangs" }
+
+/** A name whose lookups never answer. */
+export const lookupHangs: ZoneEntry = { _tag: "Hangs" }
 
 /** The scripted DNS: names (lower-case, no trailing dot) to answers, and every name asked for, with the time asked. */
 export class DnsZone extends Context.Service<DnsZone, {
@@ -35,6 +39,7 @@ export const DnsResolverMemory = Layer.effect(
         yield* Ref.update(zone.queries, (all) => [...all, { name: nameKey(name), type, atMillis }])
         const entry = (yield* Ref.get(zone.entries)).get(nameKey(name))
         if (entry?._tag === "Fails") return yield* new DnsLookupFailed({ reason: entry.reason, detail: `scripted ${entry.reason}` })
+        if (entry?._tag === "Hangs") return yield* Effect.never
         return entry
       })
     return DnsResolver.of({
