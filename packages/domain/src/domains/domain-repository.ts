@@ -22,7 +22,7 @@ export class DomainRepository extends Context.Service<DomainRepository, {
   readonly delete: (workspaceId: WorkspaceId, id: DomainId) => Effect.Effect<boolean, Unavailable>
   /**
    * Claims up to `limit` domains whose `nextCheckAt` is at or before `now`, soonest due first, and leases them until
-   * `leaseUntil` (stored as their `nextCheckAt`; returned as they were before). Postgres: `FOR UPDATE SKIP LOCKED`.
+   * `leaseUntil` (stored and returned as their `nextCheckAt`). Postgres: `FOR UPDATE SKIP LOCKED`.
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) => Effect.Effect<ReadonlyArray<CustomDomain>, Unavailable>
 }>()("@atrium/domain/DomainRepository") {}
