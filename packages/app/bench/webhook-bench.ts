@@ -10,7 +10,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
@@ -43,7 +43,10 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
-  modelCatalog: defaultModelCatalog
+  modelCatalog: defaultModelCatalog,
+  dnsServers: [],
+  dnsTimeout: Duration.seconds(5),
+  domainDenySuffixes: []
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

@@ -19,6 +19,11 @@ export interface AppConfig {
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
+  readonly dnsServers: ReadonlyArray<string>
+  readonly dnsTimeout: Duration.Duration
+  /** Hostnames (and everything under them) no workspace may add, such as the service's own domain. */
+  readonly domainDenySuffixes: ReadonlyArray<string>
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -36,6 +41,12 @@ const database = Config.all({
     })
   )
 )
+
+const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  )
 
 /** The configuration as one `Config`, so a bad value fails at start with the variable's name. */
 export const appConfig: Config.Config<AppConfig> = Config.all({
@@ -59,7 +70,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
-  modelCatalog
+  modelCatalog,
+  dnsServers: commaList("ATRIUM_DNS_SERVERS"),
+  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
 })
 
 /** Reads the configuration from the environment. */
