@@ -3,6 +3,7 @@ import { HttpApiBuilder, type HttpApi, type HttpApiGroup, HttpApiMiddleware } fr
 import { Api, docsPath, openApiPath } from "./api/api.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
+import { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
 import { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
 import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
@@ -77,6 +78,7 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
 /** The handlers of every group of `Api`. */
 export const ApiHandlers = Layer.mergeAll(
   V1Handlers,
+  V1DomainsHandlers,
   WebhooksHandlers,
   AiTasksHandlers,
   AuthHandlers,
@@ -85,13 +87,14 @@ export const ApiHandlers = Layer.mergeAll(
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
-  MobileWebhooksHandlers
+  MobileWebhooksHandlers,
+  MobileDomainsHandlers
 )
 
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
  * `HttpRouter` layer. Needs the domain services `ApiKeys`, `Workspaces`, `Entitlements`, `ModelCatalog`,
  * `WebhookEndpoints`, `AiTasks`, `Usage`, the identity services `Accounts`, `Members`, `Invitations`, `Organization`,
- * `Appearance`, `AuditTrail` (`identityServices()`), the `EventOutbox` port, and the platform services a server layer brings.
+ * `Appearance`, `AuditTrail` (`identityServices()`), `CustomDomains` (`customDomainServices()`), the `EventOutbox` port, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)

@@ -11,6 +11,7 @@ export {
   currentCaller,
   currentMemberCaller
 } from "./handlers/caller.ts"
+export { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
 export { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
 export { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 export { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"

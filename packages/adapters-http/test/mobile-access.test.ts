@@ -37,7 +37,12 @@ const leastRole: Record<string, Role> = {
   "mobileWebhooks.getWebhookDelivery": "admin",
   "mobileWebhooks.replayWebhookDelivery": "admin",
   "mobileWebhooks.listEvents": "admin",
-  "mobileWebhooks.listEventTypes": "admin"
+  "mobileWebhooks.listEventTypes": "admin",
+  "mobileDomains.listDomains": "member",
+  "mobileDomains.getDomain": "member",
+  "mobileDomains.createDomain": "admin",
+  "mobileDomains.deleteDomain": "admin",
+  "mobileDomains.verifyDomain": "admin"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

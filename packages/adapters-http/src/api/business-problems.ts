@@ -60,3 +60,14 @@ export class InsufficientCreditsProblem extends HttpApiError.Problem<Insufficien
   code: Schema.tag("insufficient_credits"),
   requestId
 }) {}
+
+/** 409 `domain_taken`: another workspace holds the hostname; publish this workspace's own TXT value to claim it. */
+export class DomainTakenProblem extends HttpApiError.Problem<DomainTakenProblem>()("DomainTakenProblem", {
+  type: problemType("domain_taken"),
+  status: 409,
+  title: "Domain taken"
+}, {
+  code: Schema.tag("domain_taken"),
+  requestId,
+  hostname: Schema.String.annotate({ description: "The hostname another workspace holds", examples: ["app.example.com"] })
+}) {}

@@ -1,6 +1,7 @@
 import {
   appearanceEtag,
   type Conflict,
+  type DomainTaken,
   type EmailTaken,
   type IdempotencyKeyReused,
   type InsufficientCredits,
@@ -14,6 +15,7 @@ import {
 import { Effect } from "effect"
 import {
   ConflictProblem,
+  DomainTakenProblem,
   IdempotencyKeyReusedProblem,
   InsufficientCreditsProblem,
   NotEntitledProblem,
@@ -64,3 +66,6 @@ export const preconditionFailedProblem = (error: PreconditionFailed) =>
     currentEtag: appearanceEtag(error.currentVersion),
     detail: "The resource changed since the version If-Match names; nothing was written"
   }))
+
+/** A hostname another workspace holds as 409 `domain_taken`, saying which TXT value would claim it. */
+export const domainTakenProblem = (error: DomainTaken) => Effect.fail(new DomainTakenProblem({ hostname: error.hostname, detail: error.detail }))
