@@ -72,7 +72,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
   modelCatalog,
   dnsServers: commaList("ATRIUM_DNS_SERVERS"),
-  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
   domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
 })
 
