@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
-import type { AnyPrincipal, Forbidden, InsufficientScope } from "../access/index.ts"
+import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { EntitlementRepository, NotEntitled } from "../entitlements/index.ts"
 import {
@@ -11,6 +11,7 @@ import {
   NotFound,
   type Page,
   type PageRequest,
+  RateLimited,
   SecureRandom,
   systemActor,
   Transactor,
@@ -28,8 +29,7 @@ import {
   VerificationToken
 } from "./custom-domain.ts"
 import { DnsLookupFailed, DnsResolver } from "./dns-resolver.ts"
-import { actorOf, permitDomainChange, permitDomainRead } from "./domain-access.ts"
-import { DomainCheckRateLimited, DomainTaken } from "./domain-errors.ts"
+import { DomainTaken } from "./domain-errors.ts"
 import { CustomDomainEvents, toDomainSummary } from "./domain-events.ts"
 import { customDomainFeature, defaultDomainPolicy, type DomainPolicy } from "./domain-policy.ts"
 import { DomainRepository } from "./domain-repository.ts"
@@ -51,20 +51,20 @@ const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).pad
  * permission itself, so embedders get the same answers as HTTP callers; `queue` is the verification worker's.
  */
 export class CustomDomains extends Context.Service<CustomDomains, {
-  readonly list: (principal: AnyPrincipal, page: PageRequest) => Effect.Effect<Page<CustomDomain>, DomainReadError>
+  readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<CustomDomain>, DomainReadError>
   /** Another workspace's domain is not found. */
-  readonly get: (principal: AnyPrincipal, id: DomainId) => Effect.Effect<CustomDomain, NotFound | DomainReadError>
+  readonly get: (principal: Principal, id: DomainId) => Effect.Effect<CustomDomain, NotFound | DomainReadError>
   /** Adds a pending domain with a fresh token; needs the `domains.custom` feature; at most 20 per workspace. */
   readonly create: (
-    principal: AnyPrincipal,
+    principal: Principal,
     input: CreateDomainInput
   ) => Effect.Effect<CustomDomain, InvalidInput | NotEntitled | Conflict | NotFound | DomainReadError>
-  readonly remove: (principal: AnyPrincipal, id: DomainId) => Effect.Effect<void, NotFound | DomainReadError>
+  readonly remove: (principal: Principal, id: DomainId) => Effect.Effect<void, NotFound | DomainReadError>
   /**
    * Checks now (at most once per 10 s per domain). A failed domain starts a fresh window. Fails with `DomainTaken`
    * when another workspace holds the hostname and this workspace's own proof is not published yet.
    */
-  readonly verify: (principal: AnyPrincipal, id: DomainId) => Effect.Effect<CustomDomain, NotFound | DomainTaken | DomainCheckRateLimited | DomainReadError>
+  readonly verify: (principal: Principal, id: DomainId) => Effect.Effect<CustomDomain, NotFound | DomainTaken | RateLimited | DomainReadError>
   /** Leases up to `limit` domains due for a check. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<CustomDomain>, Unavailable>
   /** One whole check of a claimed domain: the lookups, the transition, the takeover, the events; the domain as it now stands. */
@@ -88,7 +88,7 @@ export class CustomDomains extends Context.Service<CustomDomains, {
 
         const newToken = random.bytes(16).pipe(Effect.map((bytes) => VerificationToken.make(toHex(bytes))))
 
-        const find = Effect.fnUntraced(function*(principal: AnyPrincipal, id: DomainId) {
+        const find = Effect.fnUntraced(function*(principal: Principal, id: DomainId) {
           const found = yield* repo.findById(principal.workspaceId, id)
           if (Option.isNone(found)) return yield* new NotFound({ resource: "domain" })
           return found.value
@@ -170,18 +170,18 @@ export class CustomDomains extends Context.Service<CustomDomains, {
           }))
         })
 
-        const list = Effect.fn("CustomDomains.list")(function*(principal: AnyPrincipal, page: PageRequest) {
-          yield* permitDomainRead(principal)
+        const list = Effect.fn("CustomDomains.list")(function*(principal: Principal, page: PageRequest) {
+          yield* permits(principal, "domains.read")
           return yield* repo.list(principal.workspaceId, page)
         })
 
-        const get = Effect.fn("CustomDomains.get")(function*(principal: AnyPrincipal, id: DomainId) {
-          yield* permitDomainRead(principal)
+        const get = Effect.fn("CustomDomains.get")(function*(principal: Principal, id: DomainId) {
+          yield* permits(principal, "domains.read")
           return yield* find(principal, id)
         })
 
-        const create = Effect.fn("CustomDomains.create")(function*(principal: AnyPrincipal, input: CreateDomainInput) {
-          yield* permitDomainChange(principal)
+        const create = Effect.fn("CustomDomains.create")(function*(principal: Principal, input: CreateDomainInput) {
+          yield* permits(principal, "domains.manage")
           const normal = normalizeHostname(input.hostname)
           if (Result.isFailure(normal)) return yield* new InvalidInput({ detail: normal.failure })
           const hostname = normal.success
@@ -223,21 +223,24 @@ export class CustomDomains extends Context.Service<CustomDomains, {
           return domain
         })
 
-        const remove = Effect.fn("CustomDomains.remove")(function*(principal: AnyPrincipal, id: DomainId) {
-          yield* permitDomainChange(principal)
+        const remove = Effect.fn("CustomDomains.remove")(function*(principal: Principal, id: DomainId) {
+          yield* permits(principal, "domains.manage")
           yield* tx.withTransaction(Effect.gen(function*() {
             if (!(yield* repo.delete(principal.workspaceId, id))) return yield* new NotFound({ resource: "domain" })
             yield* changes.record({ workspaceId: principal.workspaceId, actor: actorOf(principal), action: "domain.deleted", target: id })
           }))
         })
 
-        const verify = Effect.fn("CustomDomains.verify")(function*(principal: AnyPrincipal, id: DomainId) {
-          yield* permitDomainChange(principal)
+        const verify = Effect.fn("CustomDomains.verify")(function*(principal: Principal, id: DomainId) {
+          yield* permits(principal, "domains.manage")
           const current = yield* find(principal, id)
           const now = yield* DateTime.now
           if (Option.isSome(current.lastCheckedAt)) {
             const wait = DateTime.toEpochMillis(current.lastCheckedAt.value) + Duration.toMillis(policy.manualCheckInterval) - DateTime.toEpochMillis(now)
-            if (wait > 0) return yield* new DomainCheckRateLimited({ retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) })
+            if (wait > 0) {
+              const retryAfter = Math.max(1, Math.ceil(wait / 1000))
+              return yield* new RateLimited({ retryAfter, detail: `This domain was checked moments ago; check it again in ${retryAfter} seconds` })
+            }
           }
           const result = yield* runCheck(current, Option.some(actorOf(principal)))
           if (Option.isNone(result.domain)) return yield* new NotFound({ resource: "domain" })

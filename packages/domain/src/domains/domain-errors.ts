@@ -6,9 +6,3 @@ export class DomainTaken extends Schema.TaggedError<DomainTaken>()("DomainTaken"
   hostname: Schema.String,
   detail: Schema.String
 }, { httpApiStatus: 409 }) {}
-
-/** A check was asked for too soon after the last one. */
-export class DomainCheckRateLimited extends Schema.TaggedError<DomainCheckRateLimited>()("DomainCheckRateLimited", {
-  code: Schema.tag("rate_limited"),
-  retryAfterSeconds: Schema.Int
-}, { httpApiStatus: 429 }) {}

@@ -1,7 +1,6 @@
 export * from "./custom-domain.ts"
 export * from "./custom-domains.ts"
 export * from "./dns-resolver.ts"
-export * from "./domain-access.ts"
 export * from "./domain-errors.ts"
 export * from "./domain-events.ts"
 export * from "./domain-policy.ts"
