@@ -1,5 +1,5 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, identityServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -7,6 +7,7 @@ import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
+import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /**
@@ -18,7 +19,8 @@ export const domainLayer = (config: AppConfig) =>
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
     identityServices(),
-    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
+    EngagementServices
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -29,7 +31,8 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
-        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 })
+        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        pushServiceLayer(config)
       )
     )
   )

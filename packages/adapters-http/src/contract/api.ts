@@ -3,6 +3,7 @@ import { AiTasksGroup } from "./ai-tasks-group.ts"
 import { AuthGroup, AuthSessionGroup } from "./auth-group.ts"
 import { MobileDevelopersGroup } from "./mobile-developers-group.ts"
 import { MobileDomainsGroup } from "./mobile-domains-group.ts"
+import { MobileFeedbackGroup, MobilePushGroup } from "./mobile-feedback-group.ts"
 import { MobileSessionGroup } from "./mobile-session-group.ts"
 import { MobileTeamGroup } from "./mobile-team-group.ts"
 import { MobileWorkspaceGroup } from "./mobile-workspace-group.ts"
@@ -28,6 +29,8 @@ export class Api extends HttpApi.make("atrium")
   .add(MobileDevelopersGroup)
   .add(MobileWebhooksGroup)
   .add(MobileDomainsGroup)
+  .add(MobileFeedbackGroup)
+  .add(MobilePushGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Atrium API",
     version: "1",

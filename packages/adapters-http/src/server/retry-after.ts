@@ -1,14 +1,12 @@
-import { RateLimited } from "@atrium/domain"
+import type { RateLimited } from "@atrium/domain"
 import { Effect } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 
-/**
- * A domain rule's 429 (a check asked for too soon) answers `Retry-After` like the front door's limits do. For
- * `Effect.tapError`: any other failure passes untouched.
- */
-export const retryAfterFor = (error: unknown): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
-  error instanceof RateLimited
-    ? HttpEffect.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter)))
-    )
-    : Effect.void
+/** A domain `RateLimited` (a business limit, not the request limiter) answers with its `Retry-After` too. */
+export const withRetryAfter = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (error: E) =>
+    isRateLimited(error)
+      ? HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retryAfter))))
+      : Effect.void)
+
+const isRateLimited = (error: { readonly _tag: string }): error is RateLimited => error._tag === "RateLimited"

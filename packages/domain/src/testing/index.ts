@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives } from "../layers.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -11,6 +11,8 @@ import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
+import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
@@ -23,6 +25,8 @@ export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./memory-feedback.ts"
+export * from "./memory-notifications.ts"
 export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
@@ -38,6 +42,9 @@ export const PortsMemory = Layer.mergeAll(
   BillingRepositoryMemory,
   IdentityPortsMemory,
   DomainRepositoryMemory,
+  FeatureRequestRepositoryMemory,
+  PushDeviceRepositoryMemory,
+  PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -46,7 +53,7 @@ export const PortsMemory = Layer.mergeAll(
  * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
  * built-in model catalog, and a scripted DNS (`DnsZone`).
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, CustomDomainServices).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, CustomDomainServices).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       PortsMemory,

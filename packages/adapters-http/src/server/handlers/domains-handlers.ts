@@ -2,7 +2,7 @@ import { CurrentPrincipal, type CustomDomain, CustomDomains, toDomainView } from
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
-import { retryAfterFor } from "../retry-after.ts"
+import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"
 
 /** Handlers of `/api/mobile/domains…`: each acts as the request's principal; `CustomDomains` applies the policy itself. */
@@ -27,7 +27,7 @@ export const MobileDomainsHandlers = HttpApiBuilder.group(
         yield* domains.remove(yield* CurrentPrincipal, params.id)
       }))
       .handle("verifyDomain", Effect.fn("Mobile.verifyDomain")(function*({ params }) {
-        return view(yield* domains.verify(yield* CurrentPrincipal, params.id).pipe(Effect.tapError(retryAfterFor)))
+        return view(yield* withRetryAfter(domains.verify(yield* CurrentPrincipal, params.id)))
       }))
   })
 )
