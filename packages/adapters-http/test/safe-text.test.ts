@@ -33,6 +33,7 @@ const cases: ReadonlyArray<Case> = [
   { method: "POST", path: "/api/v1/ai-tasks", who: "member", body: (t) => ({ model: "atrium-local-1", input: { prompt: t } }) },
   { method: "POST", path: "/api/v1/ai-tasks", who: "member", body: (t) => ({ model: t, input: { prompt: "hi" } }) },
   { method: "POST", path: "/api/mobile/feature-requests", who: "member", body: (t) => ({ title: `Dark mode ${t}` }) },
+  { method: "POST", path: "/api/mobile/domains", who: "admin", body: (t) => ({ hostname: `app${t}.example.com` }) },
   { method: "POST", path: "/api/mobile/feature-requests", who: "member", body: (t) => ({ title: "Dark mode", details: t }) },
   {
     method: "PUT",
