@@ -9,6 +9,7 @@ import type {
   EventOutbox,
   InvitationRepository,
   MembershipRepository,
+  ScheduleRepository,
   SessionRepository,
   Transactor,
   UserRepository,
@@ -25,7 +26,7 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The fifteen storage ports the domain needs. */
+/** The storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -41,6 +42,7 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | ScheduleRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */

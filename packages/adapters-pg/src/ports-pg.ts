@@ -9,6 +9,7 @@ import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
+import { ScheduleRepositoryPg } from "./schedules/schedule-repository-pg.ts"
 import { SessionRepositoryPg } from "./session-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
@@ -31,5 +32,6 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  ScheduleRepositoryPg,
   TransactorPg
 )

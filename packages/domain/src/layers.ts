@@ -16,10 +16,14 @@ import { Usage } from "./billing/index.ts"
 import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhooks/index.ts"
 import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
+import { ScheduleReactions, type ScheduleRepository, Schedules } from "./schedules/index.ts"
 
-/** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
+/**
+ * The change log and its subscribers (the webhook fan-out, the schedules' reactions to members and task outcomes);
+ * every service that changes state records through it.
+ */
 export const ChangeLogLive = ChangeLog.layer.pipe(
-  Layer.provide(EventSubscribers.layerFrom(WebhookFanOut.asSubscriber)),
+  Layer.provide(EventSubscribers.layerFrom<WebhookFanOut | ScheduleRepository>(WebhookFanOut.asSubscriber, ScheduleReactions.asSubscriber)),
   Layer.provideMerge(WebhookFanOut.layer)
 )
 
@@ -40,6 +44,12 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
+
+/**
+ * Schedules (they fire through `AiTasks`); besides the ports above they need `ScheduleRepository`. The policy comes
+ * from `CurrentSchedulePolicy` (its default unless a composition provides another).
+ */
+export const ScheduleServices = Schedules.layer.pipe(Layer.provide(ChangeLogLive))
 
 /**
  * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of

@@ -76,11 +76,14 @@ export class ChangeLog extends Context.Service<ChangeLog, {
           data
         })
         yield* outbox.append(event)
-        if (emitted.notify !== false) yield* Effect.forEach(subscribers, (subscriber) => subscriber.onEvent(event), { discard: true })
+        if (emitted.notify !== false) {
+          yield* Effect.forEach(subscribers, (subscriber) => subscriber.onEvent(event).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
+        }
         return Option.some(event)
       })
 
-      return ChangeLog.of({ record })
+      const self: ChangeLog["Service"] = ChangeLog.of({ record })
+      return self
     })
   )
 }

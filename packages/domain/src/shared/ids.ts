@@ -55,5 +55,9 @@ export type InvitationId = typeof InvitationId.Type
 export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/** Identifier of a schedule: recurring AI work on a cron. */
+export const ScheduleId = prefixedId("sch", "Schedule identifier").pipe(Schema.brand("ScheduleId"))
+export type ScheduleId = typeof ScheduleId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "sch"

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, IdentityServices, Primitives, ScheduleServices } from "../layers.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -7,6 +7,7 @@ import { AiProviderMemory } from "./memory-ai-provider.ts"
 import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
+import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
@@ -16,6 +17,7 @@ export * from "./memory-ai-tasks.ts"
 export * from "./memory-identity.ts"
 export * from "./memory-password-hasher.ts"
 export * from "./memory-repositories.ts"
+export * from "./memory-schedules.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
@@ -32,6 +34,7 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  ScheduleRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -40,7 +43,7 @@ export const PortsMemory = Layer.mergeAll(
  * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
  * built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, ScheduleServices.pipe(Layer.provideMerge(AiServices))).pipe(
   Layer.provideMerge(
     Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
   )

@@ -5,6 +5,7 @@ import { BillingEvents } from "../billing/index.ts"
 import { EntitlementEvents } from "../entitlements/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
+import { ScheduleEvents } from "../schedules/index.ts"
 import { IsoTime } from "../shared/index.ts"
 
 /** Events of the webhooks area. */
@@ -33,6 +34,9 @@ export const eventCatalog = {
   [EntitlementEvents.granted.type]: EntitlementEvents.granted,
   [EntitlementEvents.revoked.type]: EntitlementEvents.revoked,
   [BillingEvents.capReached.type]: BillingEvents.capReached,
+  [ScheduleEvents.runStarted.type]: ScheduleEvents.runStarted,
+  [ScheduleEvents.runSkipped.type]: ScheduleEvents.runSkipped,
+  [ScheduleEvents.paused.type]: ScheduleEvents.paused,
   [WebhookEvents.endpointDisabled.type]: WebhookEvents.endpointDisabled,
   [WebhookEvents.test.type]: WebhookEvents.test
 }
