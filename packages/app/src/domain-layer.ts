@@ -1,5 +1,5 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog, ScheduleServices } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -9,11 +9,13 @@ import { NodePrimitives } from "./node-secret-hasher.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
-export const domainLayer = (config: AppConfig) =>
-  Layer.mergeAll(
+export const domainLayer = (config: AppConfig) => {
+  const ai = aiServices()
+  return Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    aiServices(),
-    identityServices()
+    identityServices(),
+    // Schedules fire through the same AI task service.
+    ScheduleServices.pipe(Layer.provideMerge(ai))
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -27,3 +29,4 @@ export const domainLayer = (config: AppConfig) =>
       )
     )
   )
+}
