@@ -96,7 +96,10 @@ export const ScheduleReactions = {
       })
 
     // Runs inside the emitting change's transaction, like every subscriber.
-    const subscriber: EventSubscriber = { name: "schedules", onEvent }
+    const subscriber: EventSubscriber = {
+      name: "schedules",
+      onChange: (change) => Option.match(change.event, { onNone: () => Effect.void, onSome: onEvent })
+    }
     return subscriber
   })
 }
