@@ -11,6 +11,7 @@ import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts
 import { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./handlers/sign-in-throttle.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
+import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./http/envelope.ts"
 import { docsLayer } from "./http/offline-docs.ts"
 import { makeRouteTable, routesOf } from "./http/route-table.ts"
@@ -85,13 +86,15 @@ export const ApiHandlers = Layer.mergeAll(
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
-  MobileWebhooksHandlers
+  MobileWebhooksHandlers,
+  SchedulesHandlers,
+  MobileSchedulesHandlers
 )
 
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
  * `HttpRouter` layer. Needs the domain services `ApiKeys`, `Workspaces`, `Entitlements`, `ModelCatalog`,
  * `WebhookEndpoints`, `AiTasks`, `Usage`, the identity services `Accounts`, `Members`, `Invitations`, `Organization`,
- * `Appearance`, `AuditTrail` (`identityServices()`), the `EventOutbox` port, and the platform services a server layer brings.
+ * `Appearance`, `AuditTrail` (`identityServices()`), `Schedules`, the `EventOutbox` port, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)

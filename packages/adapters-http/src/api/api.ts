@@ -5,8 +5,10 @@ import { MobileDevelopersGroup } from "./mobile-developers-group.ts"
 import { MobileSessionGroup } from "./mobile-session-group.ts"
 import { MobileTeamGroup } from "./mobile-team-group.ts"
 import { MobileWebhooksGroup } from "./mobile-webhooks-group.ts"
+import { MobileSchedulesGroup } from "./mobile-schedules-group.ts"
 import { MobileWorkspaceGroup } from "./mobile-workspace-group.ts"
 import { documentEnvelopeMembers } from "./openapi-problems.ts"
+import { SchedulesGroup } from "./schedules-group.ts"
 import { V1Group } from "./v1-group.ts"
 import { WebhooksGroup } from "./webhooks-group.ts"
 
@@ -19,6 +21,7 @@ export class Api extends HttpApi.make("atrium")
   .add(V1Group)
   .add(WebhooksGroup)
   .add(AiTasksGroup)
+  .add(SchedulesGroup)
   .add(AuthGroup)
   .add(AuthSessionGroup)
   .add(MobileSessionGroup)
@@ -26,6 +29,7 @@ export class Api extends HttpApi.make("atrium")
   .add(MobileTeamGroup)
   .add(MobileDevelopersGroup)
   .add(MobileWebhooksGroup)
+  .add(MobileSchedulesGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Atrium API",
     version: "1",
