@@ -37,7 +37,17 @@ const leastRole: Record<string, Role> = {
   "mobileWebhooks.getWebhookDelivery": "admin",
   "mobileWebhooks.replayWebhookDelivery": "admin",
   "mobileWebhooks.listEvents": "admin",
-  "mobileWebhooks.listEventTypes": "admin"
+  "mobileWebhooks.listEventTypes": "admin",
+  "mobileSchedules.previewSchedule": "member",
+  "mobileSchedules.listSchedules": "member",
+  "mobileSchedules.createSchedule": "admin",
+  "mobileSchedules.getSchedule": "member",
+  "mobileSchedules.updateSchedule": "admin",
+  "mobileSchedules.deleteSchedule": "admin",
+  "mobileSchedules.pauseSchedule": "admin",
+  "mobileSchedules.resumeSchedule": "admin",
+  "mobileSchedules.runScheduleNow": "admin",
+  "mobileSchedules.listScheduleRuns": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }
