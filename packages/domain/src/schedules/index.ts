@@ -1,4 +1,3 @@
-export * from "./schedule-access.ts"
 export * from "./schedule-cron.ts"
 export * from "./schedule-events.ts"
 export * from "./schedule-input.ts"

@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
-import type { AnyPrincipal, Forbidden, InsufficientScope } from "../access/index.ts"
+import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
 import { AiTasks, ModelCatalog } from "../ai/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import {
@@ -17,7 +17,6 @@ import {
   type Unavailable,
   type WorkQueue
 } from "../shared/index.ts"
-import { actorOf, authorizeSchedules } from "./schedule-access.ts"
 import { parseScheduleCron, type ScheduleCron, upcomingOccurrences, latestOccurrence } from "./schedule-cron.ts"
 import { ScheduleEvents } from "./schedule-events.ts"
 import type { CreateScheduleInput, UpdateScheduleInput } from "./schedule-input.ts"
@@ -51,30 +50,30 @@ type Fired =
   | { readonly _tag: "Skipped"; readonly run: ScheduleRun; readonly reason: SkipReason }
 
 /**
- * Schedules: recurring AI tasks on a cron in the workspace's time zone. Every method checks the caller's permission
- * itself (keys: `read` / `schedules:write`; members: member to read, admin to change). Firing submits through
+ * Schedules: recurring AI tasks on a cron in the workspace's time zone. Every method asks the access policy itself
+ * (`permits`: `schedules.read` / `schedules.write`). Firing submits through
  * `AiTasks.submit` — entitlement, caps and credits checked exactly as for a direct submission — with the idempotency
  * key `schedule:<id>:<instant>`, so however many processes fire an occurrence, it makes one task and one reservation.
  */
 export class Schedules extends Context.Service<Schedules, {
-  readonly list: (principal: AnyPrincipal, page: PageRequest) => Effect.Effect<Page<Schedule>, ScheduleAccessError | Unavailable>
+  readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Schedule>, ScheduleAccessError | Unavailable>
   /** At most 50 per workspace; the creator is the actor its tasks are submitted as. */
-  readonly create: (principal: AnyPrincipal, input: CreateScheduleInput) => Effect.Effect<Schedule, ScheduleAccessError | InvalidInput | Conflict | Unavailable>
-  readonly get: (principal: AnyPrincipal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
+  readonly create: (principal: Principal, input: CreateScheduleInput) => Effect.Effect<Schedule, ScheduleAccessError | InvalidInput | Conflict | Unavailable>
+  readonly get: (principal: Principal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
   /** Absent fields stay; `enabled` pauses (`manual`) or resumes. */
   readonly update: (
-    principal: AnyPrincipal,
+    principal: Principal,
     id: ScheduleId,
     patch: UpdateScheduleInput
   ) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | InvalidInput | Unavailable>
-  readonly remove: (principal: AnyPrincipal, id: ScheduleId) => Effect.Effect<void, ScheduleAccessError | NotFound | Unavailable>
-  readonly pause: (principal: AnyPrincipal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
+  readonly remove: (principal: Principal, id: ScheduleId) => Effect.Effect<void, ScheduleAccessError | NotFound | Unavailable>
+  readonly pause: (principal: Principal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
   /** Resumes with a clean failure count; a schedule paused because its creator left now runs as the one resuming it. */
-  readonly resume: (principal: AnyPrincipal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
+  readonly resume: (principal: Principal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
   /** Fires once now, under the same rules as an occurrence (overlap, refusals); a paused schedule is a conflict. */
-  readonly runNow: (principal: AnyPrincipal, id: ScheduleId) => Effect.Effect<ScheduleRun, ScheduleAccessError | NotFound | Conflict | Unavailable>
+  readonly runNow: (principal: Principal, id: ScheduleId) => Effect.Effect<ScheduleRun, ScheduleAccessError | NotFound | Conflict | Unavailable>
   /** Fired runs, newest first, each with its task id and status. */
-  readonly runs: (principal: AnyPrincipal, id: ScheduleId, page: PageRequest) => Effect.Effect<Page<ScheduleRun>, ScheduleAccessError | NotFound | Unavailable>
+  readonly runs: (principal: Principal, id: ScheduleId, page: PageRequest) => Effect.Effect<Page<ScheduleRun>, ScheduleAccessError | NotFound | Unavailable>
   /** The next `count` instants of a cron in a zone (also its validation). */
   readonly preview: (cron: string, timezone: string, count?: number) => Effect.Effect<ReadonlyArray<DateTime.Utc>, InvalidInput>
   /** Leases up to `limit` due occurrences to this worker. */
@@ -93,14 +92,14 @@ export class Schedules extends Context.Service<Schedules, {
       const changes = yield* ChangeLog
       const policy: SchedulePolicy = yield* CurrentSchedulePolicy
 
-      const find = Effect.fnUntraced(function*(principal: AnyPrincipal, id: ScheduleId) {
+      const find = Effect.fnUntraced(function*(principal: Principal, id: ScheduleId) {
         const found = yield* repo.find(principal.workspaceId, id)
         if (Option.isNone(found)) return yield* notFound()
         return found.value
       })
 
       // Lock order: the schedule's runs first, then the schedule (see ScheduleRepository).
-      const lockForChange = Effect.fnUntraced(function*(principal: AnyPrincipal, id: ScheduleId) {
+      const lockForChange = Effect.fnUntraced(function*(principal: Principal, id: ScheduleId) {
         yield* repo.deletePendingRuns(id)
         const locked = yield* repo.lock(principal.workspaceId, id)
         if (Option.isNone(locked)) return yield* notFound()
@@ -137,18 +136,18 @@ export class Schedules extends Context.Service<Schedules, {
             }).pipe(Effect.asVoid)
         })
 
-      const list = Effect.fn("Schedules.list")(function*(principal: AnyPrincipal, page: PageRequest) {
-        yield* authorizeSchedules(principal, "read")
+      const list = Effect.fn("Schedules.list")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "schedules.read")
         return yield* repo.list(principal.workspaceId, page)
       })
 
-      const get = Effect.fn("Schedules.get")(function*(principal: AnyPrincipal, id: ScheduleId) {
-        yield* authorizeSchedules(principal, "read")
+      const get = Effect.fn("Schedules.get")(function*(principal: Principal, id: ScheduleId) {
+        yield* permits(principal, "schedules.read")
         return yield* find(principal, id)
       })
 
-      const create = Effect.fn("Schedules.create")(function*(principal: AnyPrincipal, input: CreateScheduleInput) {
-        yield* authorizeSchedules(principal, "write")
+      const create = Effect.fn("Schedules.create")(function*(principal: Principal, input: CreateScheduleInput) {
+        yield* permits(principal, "schedules.write")
         const cron = yield* checkCron(input.cron, input.timezone)
         yield* checkTask(input.task.model)
         const now = yield* DateTime.now
@@ -188,8 +187,8 @@ export class Schedules extends Context.Service<Schedules, {
         }))
       })
 
-      const update = Effect.fn("Schedules.update")(function*(principal: AnyPrincipal, id: ScheduleId, patch: UpdateScheduleInput) {
-        yield* authorizeSchedules(principal, "write")
+      const update = Effect.fn("Schedules.update")(function*(principal: Principal, id: ScheduleId, patch: UpdateScheduleInput) {
+        yield* permits(principal, "schedules.write")
         const current = yield* find(principal, id)
         const cron = yield* checkCron(patch.cron ?? current.cron, patch.timezone ?? current.timezone)
         if (patch.task !== undefined) yield* checkTask(patch.task.model)
@@ -223,8 +222,8 @@ export class Schedules extends Context.Service<Schedules, {
         }))
       })
 
-      const remove = Effect.fn("Schedules.remove")(function*(principal: AnyPrincipal, id: ScheduleId) {
-        yield* authorizeSchedules(principal, "write")
+      const remove = Effect.fn("Schedules.remove")(function*(principal: Principal, id: ScheduleId) {
+        yield* permits(principal, "schedules.write")
         yield* tx.withTransaction(Effect.gen(function*() {
           const locked = yield* lockForChange(principal, id)
           yield* repo.delete(locked.workspaceId, locked.id)
@@ -232,8 +231,8 @@ export class Schedules extends Context.Service<Schedules, {
         }))
       })
 
-      const pause = Effect.fn("Schedules.pause")(function*(principal: AnyPrincipal, id: ScheduleId) {
-        yield* authorizeSchedules(principal, "write")
+      const pause = Effect.fn("Schedules.pause")(function*(principal: Principal, id: ScheduleId) {
+        yield* permits(principal, "schedules.write")
         return yield* tx.withTransaction(Effect.gen(function*() {
           const locked = yield* lockForChange(principal, id)
           if (!locked.enabled) return locked
@@ -244,8 +243,8 @@ export class Schedules extends Context.Service<Schedules, {
         }))
       })
 
-      const resume = Effect.fn("Schedules.resume")(function*(principal: AnyPrincipal, id: ScheduleId) {
-        yield* authorizeSchedules(principal, "write")
+      const resume = Effect.fn("Schedules.resume")(function*(principal: Principal, id: ScheduleId) {
+        yield* permits(principal, "schedules.write")
         return yield* tx.withTransaction(Effect.gen(function*() {
           const locked = yield* lockForChange(principal, id)
           const now = yield* DateTime.now
@@ -325,8 +324,8 @@ export class Schedules extends Context.Service<Schedules, {
         if (failing) yield* recordPaused(after, scheduler)
       })
 
-      const runNow = Effect.fn("Schedules.runNow")(function*(principal: AnyPrincipal, id: ScheduleId) {
-        yield* authorizeSchedules(principal, "write")
+      const runNow = Effect.fn("Schedules.runNow")(function*(principal: Principal, id: ScheduleId) {
+        yield* permits(principal, "schedules.write")
         return yield* tx.withTransaction(Effect.gen(function*() {
           const schedule = yield* find(principal, id)
           if (!schedule.enabled) return yield* new Conflict({ detail: "The schedule is paused; resume it first" })
@@ -340,8 +339,8 @@ export class Schedules extends Context.Service<Schedules, {
         }))
       })
 
-      const runs = Effect.fn("Schedules.runs")(function*(principal: AnyPrincipal, id: ScheduleId, page: PageRequest) {
-        yield* authorizeSchedules(principal, "read")
+      const runs = Effect.fn("Schedules.runs")(function*(principal: Principal, id: ScheduleId, page: PageRequest) {
+        yield* permits(principal, "schedules.read")
         yield* find(principal, id)
         return yield* repo.listRuns(principal.workspaceId, id, page)
       })
@@ -415,7 +414,7 @@ export class Schedules extends Context.Service<Schedules, {
 }
 
 /** Who a resumed schedule runs as: its creator, unless it was paused because the creator left (then the one resuming). */
-const runAsAfterResume = (schedule: Schedule, principal: AnyPrincipal): Actor =>
+const runAsAfterResume = (schedule: Schedule, principal: Principal): Actor =>
   Option.exists(schedule.pausedReason, (reason) => reason === "creator_removed") ? actorOf(principal) : schedule.createdBy
 
 /** The schedules' firing as a queue for `runWorker`: leased occurrences, each fired in one step. */
