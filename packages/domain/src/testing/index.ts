@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives, ScheduleServices } from "../layers.ts"
+import { AiServices, DomainServices, EngagementServices, IdentityServices, Primitives, ScheduleServices } from "../layers.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -10,6 +10,8 @@ import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
+import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
@@ -21,6 +23,8 @@ export * from "./memory-schedules.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./memory-feedback.ts"
+export * from "./memory-notifications.ts"
 export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
@@ -36,6 +40,9 @@ export const PortsMemory = Layer.mergeAll(
   BillingRepositoryMemory,
   IdentityPortsMemory,
   ScheduleRepositoryMemory,
+  FeatureRequestRepositoryMemory,
+  PushDeviceRepositoryMemory,
+  PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -44,7 +51,7 @@ export const PortsMemory = Layer.mergeAll(
  * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
  * built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, ScheduleServices.pipe(Layer.provideMerge(AiServices))).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, ScheduleServices.pipe(Layer.provideMerge(AiServices))).pipe(
   Layer.provideMerge(
     Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
   )

@@ -18,6 +18,8 @@ import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
 import type { Schedule, ScheduleRun } from "../schedules/index.ts"
+import type { FeatureRequest } from "../feedback/index.ts"
+import type { NotificationPreferences, PushDevice, PushMessage } from "../notifications/index.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -49,6 +51,17 @@ export interface MemoryState {
   readonly schedules: ReadonlyMap<string, Schedule>
   /** By `scheduleId/epochMillis`: one run per (schedule, instant). */
   readonly scheduleRuns: ReadonlyMap<string, ScheduleRun>
+  readonly featureRequests: ReadonlyMap<string, FeatureRequest>
+  /** By `requestId/userId`, to when the vote was cast. */
+  readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
+  /** By `authorId/idempotencyKey`, to the request id. */
+  readonly featureIdempotency: ReadonlyMap<string, string>
+  readonly pushDevices: ReadonlyMap<string, PushDevice>
+  /** By user id. */
+  readonly notificationPreferences: ReadonlyMap<string, NotificationPreferences>
+  readonly pushMessages: ReadonlyMap<string, PushMessage>
+  /** Push message id to the epoch millis its lease ends. */
+  readonly pushLeases: ReadonlyMap<string, number>
 }
 
 const emptyState: MemoryState = {
@@ -73,7 +86,14 @@ const emptyState: MemoryState = {
   invitations: new Map(),
   appearance: new Map(),
   schedules: new Map(),
-  scheduleRuns: new Map()
+  scheduleRuns: new Map(),
+  featureRequests: new Map(),
+  featureVotes: new Map(),
+  featureIdempotency: new Map(),
+  pushDevices: new Map(),
+  notificationPreferences: new Map(),
+  pushMessages: new Map(),
+  pushLeases: new Map()
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */
