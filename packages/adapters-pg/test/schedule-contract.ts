@@ -110,7 +110,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
 
 /** The schedule repository's own rules, the same on every implementation (memory and Postgres). */
 export const scheduleRepositoryContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
-  layer(target, { timeout: "30 seconds" })(`ScheduleRepository on ${label}`, (it) => {
+  layer(target, { timeout: "60 seconds", excludeTestServices: true })(`ScheduleRepository on ${label}`, (it) => {
     it.effect("one run per (schedule, instant); claims lease due pending runs once; runs page newest first", () =>
       Effect.gen(function*() {
         const schedules = yield* Schedules
