@@ -8,6 +8,7 @@ import type {
   PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
@@ -46,6 +47,7 @@ export type Ports =
   | InvitationRepository
   | AppearanceRepository
   | ScheduleRepository
+  | DomainRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository
