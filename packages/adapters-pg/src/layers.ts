@@ -13,6 +13,7 @@ import type {
   EventOutbox,
   InvitationRepository,
   MembershipRepository,
+  ScheduleRepository,
   SessionRepository,
   Transactor,
   UserRepository,
@@ -45,6 +46,7 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | ScheduleRepository
   | DomainRepository
   | FeatureRequestRepository
   | PushDeviceRepository

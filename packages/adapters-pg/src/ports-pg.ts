@@ -10,6 +10,7 @@ import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
+import { ScheduleRepositoryPg } from "./schedules/schedule-repository-pg.ts"
 import { SessionRepositoryPg } from "./session-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
@@ -34,6 +35,7 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  ScheduleRepositoryPg,
   DomainRepositoryPg,
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,

@@ -67,7 +67,7 @@ const createKey = Command.make(
   {
     workspace: workspaceFlag,
     name: Flag.String("name").pipe(Flag.withDescription("Label for the key"), Flag.withDefault("cli")),
-    scope: Flag.Literals("scope", ["read", "ai_tasks:write", "webhooks:write", "write"]).pipe(
+    scope: Flag.Literals("scope", ["read", "ai_tasks:write", "webhooks:write", "schedules:write", "write"]).pipe(
       Flag.withDescription("Scope to grant (repeatable; default read)"),
       Flag.atLeast(0)
     ),

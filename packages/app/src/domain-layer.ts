@@ -1,5 +1,15 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
+import {
+  aiServices,
+  customDomainServices,
+  defaultDeliveryPolicy,
+  defaultDomainPolicy,
+  domainServices,
+  EngagementServices,
+  identityServices,
+  ModelCatalog,
+  ScheduleServices
+} from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -14,13 +24,16 @@ import { secretBoxLayer } from "./secret-key.ts"
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
  * hasher, catalog, and the DNS resolver and deny list of custom domains.
  */
-export const domainLayer = (config: AppConfig) =>
-  Layer.mergeAll(
+export const domainLayer = (config: AppConfig) => {
+  const ai = aiServices()
+  return Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    aiServices(),
+    ai,
     identityServices(),
-    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
-    EngagementServices
+    EngagementServices,
+    // Schedules fire through the same AI task service.
+    ScheduleServices.pipe(Layer.provide(ai)),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -36,3 +49,4 @@ export const domainLayer = (config: AppConfig) =>
       )
     )
   )
+}

@@ -19,13 +19,17 @@ import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
 import { FeatureRequests } from "./feedback/index.ts"
 import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
+import { ScheduleReactions, Schedules } from "./schedules/index.ts"
 
-/** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
+/**
+ * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
+ * outcomes); every service that changes state records through it.
+ */
 export const ChangeLogLive = ChangeLog.layer.pipe(
   Layer.provide(EventSubscribers.layerFrom(Effect.gen(function*() {
-    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber]
+    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber, (yield* ScheduleReactions).subscriber]
   }))),
-  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer))
+  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer, ScheduleReactions.layer))
 )
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
@@ -45,6 +49,12 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
+
+/**
+ * Schedules (they fire through `AiTasks`); besides the ports above they need `ScheduleRepository`. The policy comes
+ * from `CurrentSchedulePolicy` (its default unless a composition provides another).
+ */
+export const ScheduleServices = Schedules.layer.pipe(Layer.provide(ChangeLogLive))
 
 /**
  * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of

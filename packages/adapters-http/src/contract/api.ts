@@ -7,6 +7,7 @@ import { MobileFeedbackGroup, MobilePushGroup } from "./mobile-feedback-group.ts
 import { MobileSessionGroup } from "./mobile-session-group.ts"
 import { MobileTeamGroup } from "./mobile-team-group.ts"
 import { MobileWorkspaceGroup } from "./mobile-workspace-group.ts"
+import { MobileSchedulesGroup, SchedulesGroup } from "./schedules-groups.ts"
 import { V1DomainsGroup } from "./v1-domains-group.ts"
 import { V1Group } from "./v1-group.ts"
 import { MobileWebhooksGroup, WebhooksGroup } from "./webhooks-groups.ts"
@@ -21,6 +22,7 @@ export class Api extends HttpApi.make("atrium")
   .add(V1DomainsGroup)
   .add(WebhooksGroup)
   .add(AiTasksGroup)
+  .add(SchedulesGroup)
   .add(AuthGroup)
   .add(AuthSessionGroup)
   .add(MobileSessionGroup)
@@ -28,6 +30,7 @@ export class Api extends HttpApi.make("atrium")
   .add(MobileTeamGroup)
   .add(MobileDevelopersGroup)
   .add(MobileWebhooksGroup)
+  .add(MobileSchedulesGroup)
   .add(MobileDomainsGroup)
   .add(MobileFeedbackGroup)
   .add(MobilePushGroup)

@@ -15,7 +15,7 @@ export const ManagedApiKeyList = Schema.Struct({ data: Schema.Array(ManagedApiKe
 /** `POST /api/mobile/api-keys`. */
 export const CreateApiKey = Schema.Struct({
   name: SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "What the key is for" }),
-  scopes: Schema.optionalKey(Schema.Array(ApiKeyScope).check(Schema.isBetweenLength(1, 4)).annotate({ description: "Default `[\"read\"]`" })),
+  scopes: Schema.optionalKey(Schema.Array(ApiKeyScope).check(Schema.isBetweenLength(1, 5)).annotate({ description: "Default `[\"read\"]`" })),
   environment: Schema.optionalKey(ApiKeyEnvironment.annotate({ description: "`live` (default) or `test`" })),
   expiresAt: Schema.optionalKey(Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 expiry; absent for none" }))
 }).annotate({ identifier: "CreateApiKey" })

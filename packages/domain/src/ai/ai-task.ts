@@ -1,6 +1,6 @@
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Actor } from "../shared/index.ts"
-import { TaskId, WorkspaceId } from "../shared/index.ts"
+import { ScheduleId, TaskId, WorkspaceId } from "../shared/index.ts"
 import { Micros } from "../shared/index.ts"
 import { ModelId } from "../shared/index.ts"
 import { isSafeText, SafeMultilineText, SafeText } from "../shared/index.ts"
@@ -98,6 +98,8 @@ export class AiTask extends Schema.Class<AiTask>("@atrium/domain/AiTask")({
   /** When a worker may next claim it: the queue time, or the end of the current worker's lease. */
   nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
   submittedBy: Actor,
+  /** The schedule that submitted it, when a schedule did (omitted at construction: none). */
+  scheduleId: Schema.OptionFromNullOr(ScheduleId).pipe(Schema.withConstructorDefault(Effect.succeed(Option.none()))),
   createdAt: Schema.DateTimeUtc,
   startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
   finishedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc)

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives, ScheduleServices } from "../layers.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -9,6 +9,7 @@ import { DnsResolverMemory } from "./memory-dns-resolver.ts"
 import { DomainRepositoryMemory } from "./memory-domains.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
+import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
@@ -22,6 +23,7 @@ export * from "./memory-domains.ts"
 export * from "./memory-identity.ts"
 export * from "./memory-password-hasher.ts"
 export * from "./memory-repositories.ts"
+export * from "./memory-schedules.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
@@ -41,6 +43,7 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  ScheduleRepositoryMemory,
   DomainRepositoryMemory,
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
@@ -53,7 +56,14 @@ export const PortsMemory = Layer.mergeAll(
  * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
  * built-in model catalog, and a scripted DNS (`DnsZone`).
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, CustomDomainServices).pipe(
+export const DomainMemory = Layer.mergeAll(
+  DomainServices,
+  AiServices,
+  IdentityServices,
+  EngagementServices,
+  CustomDomainServices,
+  ScheduleServices.pipe(Layer.provideMerge(AiServices))
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       PortsMemory,
