@@ -1,5 +1,7 @@
 import { Layer } from "effect"
+import { AccountTokenRepositoryPg } from "./identity/account-token-repository-pg.ts"
 import { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
+import { MailRepositoryPg } from "./mail/mail-repository-pg.ts"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
@@ -31,5 +33,7 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  AccountTokenRepositoryPg,
+  MailRepositoryPg,
   TransactorPg
 )

@@ -55,5 +55,13 @@ export type InvitationId = typeof InvitationId.Type
 export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/** Identifier of an outgoing mail message (one per change that mails someone). */
+export const MailMessageId = prefixedId("eml", "Mail message identifier").pipe(Schema.brand("MailMessageId"))
+export type MailMessageId = typeof MailMessageId.Type
+
+/** Identifier of a one-time account token (email verification, password reset), never the token itself. */
+export const AccountTokenId = prefixedId("tok", "Account token identifier").pipe(Schema.brand("AccountTokenId"))
+export type AccountTokenId = typeof AccountTokenId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "eml" | "tok"

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, IdentityServices, mailServices, Primitives } from "../layers.ts"
+import { defaultMailPolicy } from "../mail/index.ts"
+import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -14,6 +16,7 @@ import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./mem
 export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
 export * from "./memory-identity.ts"
+export * from "./memory-mail.ts"
 export * from "./memory-password-hasher.ts"
 export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
@@ -32,16 +35,29 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  MailRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
+/** The base of links in messages sent by `DomainMemory`. */
+export const memoryPublicUrl = "https://atrium.test"
+
 /**
- * The whole domain with no I/O: services (identity included), memory ports, a fast test password hasher, a scripted
- * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
- * built-in model catalog.
+ * The whole domain with no I/O: services (identity and mail included), memory ports, a fast test password hasher, a
+ * scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts as the local provider until a test
+ * scripts it, primitives and the built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, mailServices(defaultMailPolicy(memoryPublicUrl))).pipe(
   Layer.provideMerge(
-    Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
+    Layer.mergeAll(
+      PortsMemory,
+      Primitives(),
+      ModelCatalog.layer,
+      WebhookTransportMemory,
+      AiProviderMemory,
+      SecretBox.layerRandom,
+      PasswordHasherMemory,
+      MailerMemory
+    )
   )
 )

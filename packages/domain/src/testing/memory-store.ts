@@ -17,6 +17,8 @@ import type { Invitation } from "../identity/index.ts"
 import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
+import type { AccountToken } from "../identity/index.ts"
+import type { MailMessage } from "../mail/index.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -45,6 +47,10 @@ export interface MemoryState {
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>
+  /** One-time account tokens (verification, reset), by id. */
+  readonly accountTokens: ReadonlyMap<string, AccountToken>
+  /** The mail outbox, by message id. */
+  readonly mailMessages: ReadonlyMap<string, MailMessage>
 }
 
 const emptyState: MemoryState = {
@@ -67,7 +73,9 @@ const emptyState: MemoryState = {
   sessions: new Map(),
   retiredRefreshDigests: new Map(),
   invitations: new Map(),
-  appearance: new Map()
+  appearance: new Map(),
+  accountTokens: new Map(),
+  mailMessages: new Map()
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */
