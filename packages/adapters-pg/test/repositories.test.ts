@@ -9,6 +9,8 @@ import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
+import { mailContract } from "./mail-contract.ts"
+import { PortsMemory } from "@atrium/domain/testing"
 import { repositoryContract } from "./repository-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
@@ -35,7 +37,11 @@ for (const target of targets) {
   aiDomainContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  mailContract(target.label, target.layer)
 }
+
+// The in-memory twins keep the same contract, so tests over memory mean what they say about Postgres.
+mailContract("memory", PortsMemory)
 
 // The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.
 if (databaseUrl !== undefined && databaseUrl !== "") {
