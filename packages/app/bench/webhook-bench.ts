@@ -43,7 +43,8 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
-  modelCatalog: defaultModelCatalog
+  modelCatalog: defaultModelCatalog,
+  mail: { url: Option.none(), from: Option.none(), publicUrl: Option.none() }
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

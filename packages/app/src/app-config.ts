@@ -19,6 +19,12 @@ export interface AppConfig {
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** `ATRIUM_MAIL_URL` (holds the mail credential), `ATRIUM_MAIL_FROM`, and `ATRIUM_PUBLIC_URL`, the base of links in messages. */
+  readonly mail: {
+    readonly url: Option.Option<Redacted.Redacted<string>>
+    readonly from: Option.Option<string>
+    readonly publicUrl: Option.Option<string>
+  }
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -59,8 +65,17 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
-  modelCatalog
+  modelCatalog,
+  mail: Config.all({
+    url: Config.option(Config.Redacted("ATRIUM_MAIL_URL")),
+    from: Config.option(Config.String("ATRIUM_MAIL_FROM")),
+    publicUrl: Config.option(Config.String("ATRIUM_PUBLIC_URL"))
+  })
 })
+
+/** The base of links in messages: `ATRIUM_PUBLIC_URL`, else this server's own address. */
+export const publicUrlOf = (config: AppConfig): string =>
+  Option.getOrElse(config.mail.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`)
 
 /** Reads the configuration from the environment. */
 export const loadConfig = Effect.fn("loadConfig")(function*() {

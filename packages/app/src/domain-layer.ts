@@ -1,19 +1,21 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, defaultMailPolicy, domainServices, identityServices, mailServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
-import type { AppConfig } from "./app-config.ts"
+import { type AppConfig, publicUrlOf } from "./app-config.ts"
+import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
+/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher, mailer and catalog. */
 export const domainLayer = (config: AppConfig) =>
   Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
-    identityServices()
+    identityServices(),
+    mailServices(defaultMailPolicy(publicUrlOf(config)))
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -23,7 +25,8 @@ export const domainLayer = (config: AppConfig) =>
         secretBoxLayer(config),
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
-        PasswordHasherArgon2
+        PasswordHasherArgon2,
+        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" })
       )
     )
   )
