@@ -9,6 +9,7 @@ import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWebhooksHandlers } from "./handlers/mobile-webhooks-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./handlers/sign-in-throttle.ts"
+import { type AccountMailRateLimits, AccountMailThrottle, defaultAccountMailRateLimits } from "./handlers/account-mail-throttle.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./http/envelope.ts"
@@ -28,6 +29,8 @@ export interface HttpAppOptions extends EnvelopeOptions {
   readonly rateLimit: RateLimitOptions
   /** Sign-in attempts per email and per client address; 10 and 30 a minute by default. */
   readonly signInRateLimit?: SignInRateLimits | undefined
+  /** Limits of the routes that mail links or spend them (verification, password reset). */
+  readonly accountMailRateLimit?: AccountMailRateLimits | undefined
 }
 
 /**
@@ -47,6 +50,7 @@ export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
     MemberAuthorizationLive,
     NoStoreLive,
     SignInThrottle.layer(options.signInRateLimit ?? defaultSignInRateLimits),
+    AccountMailThrottle.layer(options.accountMailRateLimit ?? defaultAccountMailRateLimits),
     HttpApiMiddleware.layerProblemDetails({ includeDetails: true })
   ).pipe(Layer.provide(RateLimiterMemory))
 

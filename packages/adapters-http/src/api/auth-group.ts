@@ -2,6 +2,9 @@ import { SessionId } from "@atrium/domain"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CurrentSessionView,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  VerifyEmailRequest,
   RefreshedView,
   RefreshRequest,
   SessionList,
@@ -11,7 +14,13 @@ import {
   SignUpRequest
 } from "./auth-schemas.ts"
 import { ConflictProblem } from "./business-problems.ts"
-import { EmailTakenProblem, InvalidCredentialsProblem, SessionUnauthenticatedProblem } from "./identity-problems.ts"
+import {
+  EmailAlreadyVerifiedProblem,
+  EmailTakenProblem,
+  InvalidCredentialsProblem,
+  InvalidTokenProblem,
+  SessionUnauthenticatedProblem
+} from "./identity-problems.ts"
 import { NoStore } from "./no-store.ts"
 import { InvalidRequestProblem, NotFoundProblem, RateLimitedProblem, serverProblems } from "./problems.ts"
 import { SessionAuthentication } from "./session-authentication.ts"
@@ -48,6 +57,34 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       "Rotate the session's tokens",
       "Answers a new access and refresh token; the presented refresh token is spent. Presenting a spent one again ends " +
         "the whole session (401 `invalid_session`): a stolen token is worth one use at most."
+    )),
+    HttpApiEndpoint.post("verifyEmail", "/verify-email", {
+      payload: VerifyEmailRequest,
+      success: HttpApiSchema.NoContent,
+      error: [InvalidRequestProblem, InvalidTokenProblem, RateLimitedProblem, ...serverProblems]
+    }).annotateMerge(docs(
+      "Verify the account's email address",
+      "Spends the token of the link mailed at sign-up (or resent), valid once for 24 hours, and marks the address " +
+        "verified (204). An unknown, used or expired token is 400 `invalid_token`. Limited per client address."
+    )),
+    HttpApiEndpoint.post("requestPasswordReset", "/password-reset", {
+      payload: PasswordResetRequest,
+      success: HttpApiSchema.Accepted,
+      error: [InvalidRequestProblem, RateLimitedProblem, ...serverProblems]
+    }).annotateMerge(docs(
+      "Ask for a password-reset link",
+      "Always 202 with no body, whether or not an account has this address (no account enumeration); only when one " +
+        "does, a link valid once for 1 hour is mailed to it. Limited per client address and per email (429 `rate_limited`)."
+    )),
+    HttpApiEndpoint.post("confirmPasswordReset", "/password-reset/confirm", {
+      payload: PasswordResetConfirmRequest,
+      success: HttpApiSchema.NoContent,
+      error: [InvalidRequestProblem, InvalidTokenProblem, RateLimitedProblem, ...serverProblems]
+    }).annotateMerge(docs(
+      "Set a new password with a reset link",
+      "Spends the link's token, sets the password (10–256 characters, else 400 `invalid_request`), signs the account " +
+        "out everywhere (every session is revoked) and marks the address verified (204). An unknown, used or expired " +
+        "token is 400 `invalid_token`. Limited per client address."
     ))
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
@@ -66,7 +103,15 @@ export class AuthSessionGroup extends HttpApiGroup.make("authSession")
     HttpApiEndpoint.get("getSession", "/session", {
       success: CurrentSessionView,
       error: serverProblems
-    }).annotateMerge(docs("The current session", "Its user, expiry and active workspace.")),
+    }).annotateMerge(docs("The current session", "Its user (with `emailVerified`), expiry and active workspace.")),
+    HttpApiEndpoint.post("resendVerification", "/verify-email/resend", {
+      success: HttpApiSchema.Accepted,
+      error: [EmailAlreadyVerifiedProblem, RateLimitedProblem, ...serverProblems]
+    }).annotateMerge(docs(
+      "Mail a new verification link",
+      "202: a fresh 24-hour link is mailed to the account's address (earlier ones keep working until used or expired). " +
+        "An already verified address is 409 `email_already_verified`. Limited per account and per client address."
+    )),
     HttpApiEndpoint.get("listSessions", "/sessions", {
       success: SessionList,
       error: serverProblems

@@ -81,3 +81,23 @@ export class PreconditionRequiredProblem extends HttpApiError.Problem<Preconditi
   code: Schema.tag("precondition_required"),
   requestId
 }) {}
+
+/** 400 `invalid_token`: a verification or reset link that is unknown, already used or expired (one answer for all three). */
+export class InvalidTokenProblem extends HttpApiError.Problem<InvalidTokenProblem>()("InvalidTokenProblem", {
+  type: problemType("invalid_token"),
+  status: 400,
+  title: "Invalid or expired link"
+}, {
+  code: Schema.tag("invalid_token"),
+  requestId
+}) {}
+
+/** 409 `email_already_verified`: the account's address is verified; there is no link to resend. */
+export class EmailAlreadyVerifiedProblem extends HttpApiError.Problem<EmailAlreadyVerifiedProblem>()("EmailAlreadyVerifiedProblem", {
+  type: problemType("email_already_verified"),
+  status: 409,
+  title: "Email already verified"
+}, {
+  code: Schema.tag("email_already_verified"),
+  requestId
+}) {}

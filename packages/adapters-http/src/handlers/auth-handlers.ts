@@ -1,4 +1,4 @@
-import { Accounts } from "@atrium/domain"
+import { Accounts, EmailVerification, type InvalidToken, PasswordReset } from "@atrium/domain"
 import { DateTime, Effect, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -7,10 +7,15 @@ import { CurrentSession } from "../api/session-authentication.ts"
 import { invalidCredentialsProblem, sessionRejectedProblem } from "../middleware/session-refusals.ts"
 import { conflictProblem, emailTakenProblem, invalidInputProblem, notFoundProblem, unavailableProblem } from "./domain-problems.ts"
 import { toSessionSummaryView, toSessionTokens, toUserView } from "./identity-views.ts"
+import { EmailAlreadyVerifiedProblem, InvalidTokenProblem } from "../api/identity-problems.ts"
+import { AccountMailThrottle } from "./account-mail-throttle.ts"
 import { SignInThrottle } from "./sign-in-throttle.ts"
 import { toWorkspaceView } from "./views.ts"
 
 const userAgentOf = HttpServerRequest.HttpServerRequest.useSync((request) => request.headers["user-agent"])
+const clientAddress = HttpServerRequest.HttpServerRequest.useSync((request) => Option.getOrElse(request.remoteAddress, () => "unknown"))
+
+const invalidTokenProblem = (_: InvalidToken) => Effect.fail(new InvalidTokenProblem({}))
 
 /** Handlers of `/api/auth` before a session: sign-up, rate-limited sign-in, refresh rotation. */
 export const AuthHandlers = HttpApiBuilder.group(
@@ -19,6 +24,9 @@ export const AuthHandlers = HttpApiBuilder.group(
   Effect.fn("AuthHandlers.make")(function*(handlers) {
     const accounts = yield* Accounts
     const throttle = yield* SignInThrottle
+    const mailThrottle = yield* AccountMailThrottle
+    const verification = yield* EmailVerification
+    const passwordReset = yield* PasswordReset
     return handlers
       .handle("signUp", Effect.fn("Auth.signUp")(function*({ payload }) {
         const signedUp = yield* accounts.signUp({
@@ -55,6 +63,24 @@ export const AuthHandlers = HttpApiBuilder.group(
         )
         return { session: toSessionTokens(issued) }
       }))
+      .handle("verifyEmail", Effect.fn("Auth.verifyEmail")(function*({ payload }) {
+        yield* mailThrottle.redeem(yield* clientAddress)
+        yield* verification.verify(Redacted.make(payload.token, { label: "verification token" })).pipe(
+          Effect.catchTags({ InvalidToken: invalidTokenProblem, Unavailable: unavailableProblem })
+        )
+      }))
+      .handle("requestPasswordReset", Effect.fn("Auth.requestPasswordReset")(function*({ payload }) {
+        // Counted for every email, known or not, before anything is looked up.
+        yield* mailThrottle.reset(yield* clientAddress, payload.email)
+        yield* passwordReset.request(payload.email).pipe(Effect.catchTag("Unavailable", unavailableProblem))
+      }))
+      .handle("confirmPasswordReset", Effect.fn("Auth.confirmPasswordReset")(function*({ payload }) {
+        yield* mailThrottle.redeem(yield* clientAddress)
+        yield* passwordReset.confirm(
+          Redacted.make(payload.token, { label: "password reset token" }),
+          Redacted.make(payload.password, { label: "Password" })
+        ).pipe(Effect.catchTags({ InvalidToken: invalidTokenProblem, InvalidInput: invalidInputProblem, Unavailable: unavailableProblem }))
+      }))
   })
 )
 
@@ -64,6 +90,8 @@ export const AuthSessionHandlers = HttpApiBuilder.group(
   "authSession",
   Effect.fn("AuthSessionHandlers.make")(function*(handlers) {
     const accounts = yield* Accounts
+    const verification = yield* EmailVerification
+    const mailThrottle = yield* AccountMailThrottle
     return handlers
       .handle("signOut", Effect.fn("Auth.signOut")(function*() {
         const session = yield* CurrentSession
@@ -83,6 +111,15 @@ export const AuthSessionHandlers = HttpApiBuilder.group(
           },
           activeWorkspaceId: session.activeWorkspaceId
         }
+      }))
+      .handle("resendVerification", Effect.fn("Auth.resendVerification")(function*() {
+        const session = yield* CurrentSession
+        yield* mailThrottle.resend(yield* clientAddress, session.userId)
+        yield* verification.resend(session.userId).pipe(Effect.catchTags({
+          EmailAlreadyVerified: () => Effect.fail(new EmailAlreadyVerifiedProblem({})),
+          SessionRejected: sessionRejectedProblem,
+          Unavailable: unavailableProblem
+        }))
       }))
       .handle("listSessions", Effect.fn("Auth.listSessions")(function*() {
         const session = yield* CurrentSession
