@@ -229,7 +229,7 @@ describe("the outbox and the sender", () => {
       const delivery = yield* MailDelivery
       assert.strictEqual((yield* delivery.claim(10)).length, 1)
       assert.strictEqual((yield* delivery.claim(10)).length, 0)
-      yield* TestClock.adjust("2 minutes")
+      yield* TestClock.adjust("5 minutes")
       const [again] = yield* delivery.claim(10)
       assert.strictEqual(again?.to, "lou@example.com")
       const repo = yield* MailRepository

@@ -19,11 +19,11 @@ export interface MailPolicy {
   readonly retryDelays: ReadonlyArray<Duration.Duration>
 }
 
-/** 60 s per send, a 2-minute lease, about a day of retries. */
+/** 3 minutes per send (above the SMTP adapter's own 10 s / 30 s / 2 min timeouts), a 5-minute lease, ~16 h of retries. */
 export const defaultMailPolicy = (publicUrl: string): MailPolicy => ({
   publicUrl,
-  timeout: Duration.seconds(60),
-  lease: Duration.minutes(2),
+  timeout: Duration.minutes(3),
+  lease: Duration.minutes(5),
   retryDelays: mailRetryDelays
 })
 
