@@ -73,11 +73,9 @@ describe("/api/auth mail flows", () => {
       assert.strictEqual((yield* postJson("/api/auth/verify-email", { token: second })).status, 204)
     }).pipe(Effect.provide(AppUnderTest({
       ...defaultOptions,
-      accountMailRateLimit: {
-        resetPerEmail: { limit: 3, window: "1 hour" },
-        sendPerAddress: { limit: 100, window: "1 hour" },
-        resendPerUser: { limit: 2, window: "1 hour" },
-        redeemPerAddress: { limit: 100, window: "1 minute" }
+      throttles: {
+        resendVerification: { perAccount: { limit: 2, window: "1 hour" }, perAddress: { limit: 100, window: "1 hour" } },
+        redeemLink: { perAddress: { limit: 100, window: "1 minute" } }
       }
     }))))
 
@@ -126,11 +124,8 @@ describe("/api/auth mail flows", () => {
       assert.strictEqual(spray.status, 429)
     }).pipe(Effect.provide(AppUnderTest({
       ...defaultOptions,
-      accountMailRateLimit: {
-        resetPerEmail: { limit: 2, window: "1 hour" },
-        sendPerAddress: { limit: 6, window: "1 hour" },
-        resendPerUser: { limit: 3, window: "1 hour" },
-        redeemPerAddress: { limit: 100, window: "1 minute" }
+      throttles: {
+        passwordReset: { perEmail: { limit: 2, window: "1 hour" }, perAddress: { limit: 6, window: "1 hour" } }
       }
     }))))
 

@@ -10,6 +10,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
+import { ownerPrincipal } from "@atrium/domain/testing"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AppConfig } from "../src/app-config.ts"
@@ -43,6 +44,8 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
+  redis: Option.none(),
+  push: Option.none(),
   modelCatalog: defaultModelCatalog,
   mail: { url: Option.none(), from: Option.none(), publicUrl: Option.none() }
 })
@@ -52,7 +55,7 @@ const enqueue = (url: string, events: number) =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: "Webhook bench", actor })
     for (let i = 0; i < endpointsPerWorkspace; i++) {
-      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: `${url}/${i}`, eventTypes: ["api_key.created"], actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: `${url}/${i}`, eventTypes: ["api_key.created"] })
     }
     yield* Effect.forEach(
       Array.from({ length: events }, (_, i) => i),
@@ -93,7 +96,7 @@ const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>
   const stop = await startWorkers()
   const workspace = await run(Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: "Latency bench", actor })
-    yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: receiver.url, eventTypes: ["api_key.created"], actor })
+    yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: receiver.url, eventTypes: ["api_key.created"] })
     return workspace
   }))
   for (let i = 0; i < 100; i++) {
@@ -119,11 +122,11 @@ export const webhookBench = async (dataDir: string) => {
     await run(Layer.buildWithScope(DeliveryWorker.layer(), workerScope))
     return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
   }
-  const pglite = await throughput(run, 300, inProcessWorker)
-  const pgliteLatency = await latency(run, inProcessWorker)
+  const onEmbedded = await throughput(run, 300, inProcessWorker)
+  const embeddedLatency = await latency(run, inProcessWorker)
   await Effect.runPromise(Scope.close(scope, Exit.void))
-  lines.push(`webhook deliveries/s, PGlite, 1 in-process worker   ${fmt(pglite.perSecond)}  (${pglite.delivered}/${pglite.total} delivered)`)
-  lines.push(`event → first attempt p50/p99, PGlite               ${fmt(pgliteLatency.p50)} / ${fmt(pgliteLatency.p99)} ms  (target p50 ≤ 100 ms)`)
+  lines.push(`webhook deliveries/s, embedded, 1 in-process worker ${fmt(onEmbedded.perSecond)}  (${onEmbedded.delivered}/${onEmbedded.total} delivered)`)
+  lines.push(`event → first attempt p50/p99, embedded             ${fmt(embeddedLatency.p50)} / ${fmt(embeddedLatency.p99)} ms  (target p50 ≤ 100 ms)`)
 
   const url = process.env.DATABASE_URL
   if (url === undefined || url.length === 0) {

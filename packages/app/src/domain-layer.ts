@@ -1,5 +1,5 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, defaultMailPolicy, domainServices, identityServices, mailServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, defaultMailPolicy, domainServices, EngagementServices, identityServices, mailServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import { type AppConfig, publicUrlOf } from "./app-config.ts"
 import { mailerLayer } from "./mail/mailer-layer.ts"
@@ -7,6 +7,7 @@ import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
+import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher, mailer and catalog. */
@@ -15,7 +16,8 @@ export const domainLayer = (config: AppConfig) =>
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
     identityServices(),
-    mailServices(defaultMailPolicy(publicUrlOf(config)))
+    mailServices(defaultMailPolicy(publicUrlOf(config))),
+    EngagementServices
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -26,7 +28,8 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
-        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" })
+        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
+        pushServiceLayer(config)
       )
     )
   )

@@ -2,13 +2,13 @@ import { EmbeddedPostgres } from "@atrium/adapters-pg"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 import { startSmtpServer } from "./support/smtp-server.ts"
 
-const workDir = mkdtempSync(join(tmpdir(), "atrium-mail-"))
+// The embedded server runs as the `postgres` OS account under root: its folder must let that account through.
+const workDir = tempWorkDir("atrium-mail-")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
 // The mail credential under test: it may reach the SMTP server's AUTH and nothing else.

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, mailServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
@@ -11,6 +11,8 @@ import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
+import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
@@ -22,6 +24,9 @@ export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./memory-feedback.ts"
+export * from "./memory-notifications.ts"
+export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
 export const PortsMemory = Layer.mergeAll(
@@ -36,6 +41,9 @@ export const PortsMemory = Layer.mergeAll(
   BillingRepositoryMemory,
   IdentityPortsMemory,
   MailRepositoryMemory,
+  FeatureRequestRepositoryMemory,
+  PushDeviceRepositoryMemory,
+  PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -47,7 +55,7 @@ export const memoryPublicUrl = "https://atrium.test"
  * scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts as the local provider until a test
  * scripts it, primitives and the built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, mailServices(defaultMailPolicy(memoryPublicUrl))).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, mailServices(defaultMailPolicy(memoryPublicUrl))).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       PortsMemory,
