@@ -9,6 +9,7 @@ import type {
   PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
@@ -46,6 +47,7 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | DomainRepository
   | AccountTokenRepository
   | MailRepository
   | FeatureRequestRepository

@@ -11,7 +11,7 @@ import {
   Workspaces
 } from "@atrium/domain"
 import { ownerPrincipal } from "@atrium/domain/testing"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
@@ -47,6 +47,9 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   redis: Option.none(),
   push: Option.none(),
   modelCatalog: defaultModelCatalog,
+  dnsServers: [],
+  dnsTimeout: Duration.seconds(5),
+  domainDenySuffixes: [],
   mail: { url: Option.none(), from: Option.none(), publicUrl: Option.none() }
 })
 

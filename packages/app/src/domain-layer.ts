@@ -1,22 +1,27 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, defaultMailPolicy, domainServices, EngagementServices, identityServices, mailServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, defaultMailPolicy, domainServices, EngagementServices, identityServices, mailServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import { type AppConfig, publicUrlOf } from "./app-config.ts"
 import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
+import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher, mailer and catalog. */
+/**
+ * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
+ * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
+ */
 export const domainLayer = (config: AppConfig) =>
   Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
     identityServices(),
     mailServices(defaultMailPolicy(publicUrlOf(config))),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
     EngagementServices
   ).pipe(
     Layer.provideMerge(
@@ -28,6 +33,7 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
+        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
         pushServiceLayer(config)
       )

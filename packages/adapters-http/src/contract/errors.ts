@@ -2,6 +2,7 @@ import {
   ApiKeyRejected,
   appearanceEtag,
   Conflict,
+  DomainTaken,
   EmailAlreadyVerified,
   EmailTaken,
   Forbidden,
@@ -80,6 +81,8 @@ export const Problems = {
     title: "Email already verified",
     detail: () => "This account's email address is already verified"
   }),
+  /** 409 `domain_taken`: another workspace holds the hostname; `detail` names the TXT record that would claim it. */
+  DomainTaken: problem(DomainTaken, { title: "Domain taken", detail: (e) => e.detail }),
   /** 409 `idempotency_key_reused`: the `Idempotency-Key` was used within 24 h for a different request. */
   IdempotencyKeyReused: problem(IdempotencyKeyReused, {
     title: "Idempotency key reused",

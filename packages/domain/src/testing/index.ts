@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
@@ -7,6 +7,8 @@ import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
 import { AiProviderMemory } from "./memory-ai-provider.ts"
 import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
+import { DnsResolverMemory } from "./memory-dns-resolver.ts"
+import { DomainRepositoryMemory } from "./memory-domains.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
@@ -17,6 +19,8 @@ import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./mem
 
 export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
+export * from "./memory-dns-resolver.ts"
+export * from "./memory-domains.ts"
 export * from "./memory-identity.ts"
 export * from "./memory-mail.ts"
 export * from "./memory-password-hasher.ts"
@@ -40,6 +44,7 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  DomainRepositoryMemory,
   MailRepositoryMemory,
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
@@ -53,9 +58,16 @@ export const memoryPublicUrl = "https://atrium.test"
 /**
  * The whole domain with no I/O: services (identity and mail included), memory ports, a fast test password hasher, a
  * scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts as the local provider until a test
- * scripts it, primitives and the built-in model catalog.
+ * scripts it, primitives, the built-in model catalog, and a scripted DNS (`DnsZone`).
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, mailServices(defaultMailPolicy(memoryPublicUrl))).pipe(
+export const DomainMemory = Layer.mergeAll(
+  DomainServices,
+  AiServices,
+  IdentityServices,
+  EngagementServices,
+  CustomDomainServices,
+  mailServices(defaultMailPolicy(memoryPublicUrl))
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       PortsMemory,
@@ -65,6 +77,7 @@ export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityS
       AiProviderMemory,
       SecretBox.layerRandom,
       PasswordHasherMemory,
+      DnsResolverMemory,
       MailerMemory
     )
   )
