@@ -1,4 +1,5 @@
 /** @atrium/adapters-pg — the domain's storage ports on Postgres: an embedded PostgreSQL server by default, a real server by URL. */
+export { AccountTokenRepositoryPg } from "./identity/account-token-repository-pg.ts"
 export { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
 export { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 export { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
@@ -12,6 +13,7 @@ export { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 export { EventOutboxPg } from "./event-outbox-pg.ts"
 export { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 export { layerEmbedded, layerPorts, layerUrl, type Ports } from "./layers.ts"
+export { MailRepositoryPg } from "./mail/mail-repository-pg.ts"
 export { MembershipRepositoryPg } from "./membership-repository-pg.ts"
 export { Migrations, migrations, runMigrations } from "./migrations.ts"
 export { PortsPg } from "./ports-pg.ts"

@@ -1,4 +1,5 @@
 import type {
+  AccountTokenRepository,
   AiTaskRepository,
   ApiKeyRepository,
   AppearanceRepository,
@@ -12,6 +13,7 @@ import type {
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
+  MailRepository,
   MembershipRepository,
   ScheduleRepository,
   SessionRepository,
@@ -48,6 +50,8 @@ export type Ports =
   | AppearanceRepository
   | ScheduleRepository
   | DomainRepository
+  | AccountTokenRepository
+  | MailRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

@@ -7,6 +7,7 @@ import identity from "./migrations/0004_identity.ts"
 import schedules from "./migrations/0008_schedules.ts"
 import domains from "./migrations/0009_domains.ts"
 import feedbackPush from "./migrations/0010_feedback_push.ts"
+import mail from "./migrations/0011_mail.ts"
 import hardening from "./migrations/0012_hardening.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
@@ -18,6 +19,7 @@ export const migrations = {
   "0008_schedules": schedules,
   "0009_domains": domains,
   "0010_feedback_push": feedbackPush,
+  "0011_mail": mail,
   "0012_hardening": hardening
 }
 

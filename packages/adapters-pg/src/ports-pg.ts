@@ -1,5 +1,7 @@
 import { Layer } from "effect"
+import { AccountTokenRepositoryPg } from "./identity/account-token-repository-pg.ts"
 import { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
+import { MailRepositoryPg } from "./mail/mail-repository-pg.ts"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
@@ -37,6 +39,8 @@ export const PortsPg = Layer.mergeAll(
   AppearanceRepositoryPg,
   ScheduleRepositoryPg,
   DomainRepositoryPg,
+  AccountTokenRepositoryPg,
+  MailRepositoryPg,
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,
   PushMessageRepositoryPg,

@@ -4,14 +4,17 @@ import {
   customDomainServices,
   defaultDeliveryPolicy,
   defaultDomainPolicy,
+  defaultMailPolicy,
   domainServices,
   EngagementServices,
   identityServices,
+  mailServices,
   ModelCatalog,
   ScheduleServices
 } from "@atrium/domain"
 import { Duration, Layer } from "effect"
-import type { AppConfig } from "./app-config.ts"
+import { type AppConfig, publicUrlOf } from "./app-config.ts"
+import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
@@ -22,7 +25,7 @@ import { secretBoxLayer } from "./secret-key.ts"
 
 /**
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
- * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
  */
 export const domainLayer = (config: AppConfig) => {
   const ai = aiServices()
@@ -33,6 +36,7 @@ export const domainLayer = (config: AppConfig) => {
     EngagementServices,
     // Schedules fire through the same AI task service.
     ScheduleServices.pipe(Layer.provide(ai)),
+    mailServices(defaultMailPolicy(publicUrlOf(config))),
     customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
   ).pipe(
     Layer.provideMerge(
@@ -45,6 +49,7 @@ export const domainLayer = (config: AppConfig) => {
         aiProviderLayer(config),
         PasswordHasherArgon2,
         NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
         pushServiceLayer(config)
       )
     )

@@ -19,6 +19,8 @@ import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
 import type { Schedule, ScheduleRun } from "../schedules/index.ts"
+import type { AccountToken } from "../identity/index.ts"
+import type { MailMessage } from "../mail/index.ts"
 import type { FeatureRequest } from "../feedback/index.ts"
 import type { NotificationPreferences, PushDevice, PushMessage } from "../notifications/index.ts"
 
@@ -60,6 +62,10 @@ export interface MemoryState {
   /** By `scheduleId/epochMillis`: one run per (schedule, instant). */
   readonly scheduleRuns: ReadonlyMap<string, ScheduleRun>
   readonly domains: ReadonlyMap<string, CustomDomain>
+  /** One-time account tokens (verification, reset), by id. */
+  readonly accountTokens: ReadonlyMap<string, AccountToken>
+  /** The mail outbox, by message id. */
+  readonly mailMessages: ReadonlyMap<string, MailMessage>
   readonly featureRequests: ReadonlyMap<string, FeatureRequest>
   /** By `requestId/userId`, to when the vote was cast. */
   readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
@@ -97,6 +103,8 @@ const emptyState: MemoryState = {
   schedules: new Map(),
   scheduleRuns: new Map(),
   domains: new Map(),
+  accountTokens: new Map(),
+  mailMessages: new Map(),
   featureRequests: new Map(),
   featureVotes: new Map(),
   featureIdempotency: new Map(),
