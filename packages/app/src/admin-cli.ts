@@ -117,13 +117,17 @@ const revokeEntitlement = Command.make(
   "revoke-entitlement",
   {
     workspace: workspaceFlag,
-    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key to revoke"))
+    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key to revoke")),
+    source: Flag.Literals("source", EntitlementSource.literals).pipe(
+      Flag.optional,
+      Flag.withDescription("Only this source's grant (default: every grant of the feature)")
+    )
   },
-  ({ feature, workspace }) =>
+  ({ feature, source, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, actor })
-      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: true }))
+      const revoked = yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, source: Option.getOrUndefined(source), actor })
+      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: revoked.map((grant) => grant.source) }))
     }))
 ).pipe(Command.withDescription("Revoke a feature grant (emits entitlement.revoked)"))
 
