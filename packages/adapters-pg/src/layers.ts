@@ -8,6 +8,8 @@ import type {
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
+  NotificationInbox,
+  PurchaseRepository,
   MembershipRepository,
   SessionRepository,
   Transactor,
@@ -25,7 +27,7 @@ import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The fifteen storage ports the domain needs. */
+/** The storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -41,6 +43,8 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | PurchaseRepository
+  | NotificationInbox
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */

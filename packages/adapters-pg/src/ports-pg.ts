@@ -10,6 +10,8 @@ import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
 import { SessionRepositoryPg } from "./session-repository-pg.ts"
+import { NotificationInboxPg } from "./purchases/notification-inbox-pg.ts"
+import { PurchaseRepositoryPg } from "./purchases/purchase-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
 import { WebhookEndpointRepositoryPg } from "./webhook-endpoint-repository-pg.ts"
@@ -31,5 +33,7 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  PurchaseRepositoryPg,
+  NotificationInboxPg,
   TransactorPg
 )

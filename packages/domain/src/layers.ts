@@ -16,6 +16,7 @@ import { Usage } from "./billing/index.ts"
 import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhooks/index.ts"
 import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
+import { Purchases } from "./purchases/index.ts"
 
 /** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
 export const ChangeLogLive = ChangeLog.layer.pipe(
@@ -53,6 +54,13 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
+
+/**
+ * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the store ports
+ * (`AppStoreApi`, `PlayStoreApi`, `StoreSignatures`), `StoreProducts`, `StoreConfiguration`, and the `Entitlements` and
+ * `Usage` services.
+ */
+export const PurchaseServices = Purchases.layer.pipe(Layer.provide(ChangeLogLive))
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

@@ -29,6 +29,8 @@ const expected: { readonly [A in MemberAction]: { readonly owner: boolean; reado
   "domain.manage": { owner: true, admin: true, member: false },
   "schedule.manage": { owner: true, admin: true, member: false },
   "audit.read": { owner: true, admin: true, member: false },
+  "purchase.read": { owner: true, admin: true, member: true },
+  "purchase.manage": { owner: true, admin: true, member: false },
   "owner.manage": { owner: true, admin: false, member: false }
 }
 

@@ -20,6 +20,8 @@ export const MemberAction = Schema.Literals([
   "domain.manage",
   "schedule.manage",
   "audit.read",
+  "purchase.read",
+  "purchase.manage",
   "owner.manage"
 ]).annotate({ identifier: "MemberAction" })
 export type MemberAction = typeof MemberAction.Type
@@ -43,6 +45,8 @@ export const leastRoleFor: { readonly [A in MemberAction]: Role } = {
   "domain.manage": "admin",
   "schedule.manage": "admin",
   "audit.read": "admin",
+  "purchase.read": "member",
+  "purchase.manage": "admin",
   "owner.manage": "owner"
 }
 

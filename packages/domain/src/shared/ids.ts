@@ -55,5 +55,13 @@ export type InvitationId = typeof InvitationId.Type
 export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/** Identifier of an in-app purchase (App Store or Google Play). */
+export const PurchaseId = prefixedId("pur", "Purchase identifier").pipe(Schema.brand("PurchaseId"))
+export type PurchaseId = typeof PurchaseId.Type
+
+/** Identifier of a store notification held in the inbox. */
+export const StoreNotificationId = prefixedId("sn", "Store notification identifier").pipe(Schema.brand("StoreNotificationId"))
+export type StoreNotificationId = typeof StoreNotificationId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "pur" | "sn"

@@ -1,5 +1,6 @@
-import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
+import { Layer, Option } from "effect"
+import { AiServices, DomainServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
+import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts } from "../purchases/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -8,6 +9,8 @@ import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tas
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
+import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
+import { StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
@@ -15,6 +18,8 @@ export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
 export * from "./memory-identity.ts"
 export * from "./memory-password-hasher.ts"
+export * from "./memory-purchases.ts"
+export * from "./memory-stores.ts"
 export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
@@ -32,16 +37,42 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  PurchaseRepositoryMemory,
+  NotificationInboxMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
+/** The stores as a test configures them: products for sale and which stores are set up. */
+export interface StoreSetup {
+  readonly products?: ReadonlyArray<StoreProduct> | undefined
+  readonly apple?: AppleStoreSettings | undefined
+  readonly google?: GoogleStoreSettings | undefined
+}
+
 /**
- * The whole domain with no I/O: services (identity included), memory ports, a fast test password hasher, a scripted
- * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
- * built-in model catalog.
+ * The whole domain with no I/O: services (identity and purchases included), memory ports, a fast test password hasher,
+ * a scripted webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, fake
+ * stores (`FakeStores`) with fake signatures, primitives and the built-in model catalog. No store is configured unless
+ * `stores` says so.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
+export const domainMemory = (stores: StoreSetup = {}) =>
+  PurchaseServices.pipe(
+    Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices, IdentityServices)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PortsMemory,
+        Primitives(),
+        ModelCatalog.layer,
+        WebhookTransportMemory,
+        AiProviderMemory,
+        SecretBox.layerRandom,
+        PasswordHasherMemory,
+        StoresMemory,
+        StoreProducts.layerFrom(stores.products ?? []),
+        StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
+      )
+    )
   )
-)
+
+/** The whole domain with no I/O and no store configured. */
+export const DomainMemory = domainMemory()

@@ -17,6 +17,7 @@ import type { Invitation } from "../identity/index.ts"
 import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
+import type { AccountLink, Purchase, StoreNotification } from "../purchases/index.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -36,6 +37,14 @@ export interface MemoryState {
   /** By `workspaceId/month`. */
   readonly monthlyUsage: ReadonlyMap<string, MonthlyUsage>
   readonly usageRecords: ReadonlyArray<UsageRecord>
+  /** Store transaction ids whose credits were added. */
+  readonly creditGrants: ReadonlySet<string>
+  readonly purchases: ReadonlyMap<string, Purchase>
+  /** By `workspaceId/userId`. */
+  readonly accountLinks: ReadonlyMap<string, AccountLink>
+  /** By `workspaceId/key`: the request digest and when it was first used. */
+  readonly purchaseSyncKeys: ReadonlyMap<string, { readonly requestHash: string; readonly createdAt: DateTime.Utc }>
+  readonly storeNotifications: ReadonlyMap<string, StoreNotification>
   /** Users with their password hashes, by id. */
   readonly users: ReadonlyMap<string, UserCredentials>
   readonly memberships: ReadonlyMap<string, Membership>
@@ -62,6 +71,11 @@ const emptyState: MemoryState = {
   billingAccounts: new Map(),
   monthlyUsage: new Map(),
   usageRecords: [],
+  creditGrants: new Set(),
+  purchases: new Map(),
+  accountLinks: new Map(),
+  purchaseSyncKeys: new Map(),
+  storeNotifications: new Map(),
   users: new Map(),
   memberships: new Map(),
   sessions: new Map(),

@@ -5,6 +5,7 @@ import { BillingEvents } from "../billing/index.ts"
 import { EntitlementEvents } from "../entitlements/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
+import { PurchaseEvents } from "../purchases/index.ts"
 import { IsoTime } from "../shared/index.ts"
 
 /** Events of the webhooks area. */
@@ -33,6 +34,9 @@ export const eventCatalog = {
   [EntitlementEvents.granted.type]: EntitlementEvents.granted,
   [EntitlementEvents.revoked.type]: EntitlementEvents.revoked,
   [BillingEvents.capReached.type]: BillingEvents.capReached,
+  [PurchaseEvents.created.type]: PurchaseEvents.created,
+  [PurchaseEvents.statusChanged.type]: PurchaseEvents.statusChanged,
+  [PurchaseEvents.refunded.type]: PurchaseEvents.refunded,
   [WebhookEvents.endpointDisabled.type]: WebhookEvents.endpointDisabled,
   [WebhookEvents.test.type]: WebhookEvents.test
 }
