@@ -12,6 +12,7 @@ import {
 } from "@atrium/domain"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
+import { noStores } from "../src/purchases/store-config.ts"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
 import { startReceiver } from "./loopback-receiver.ts"
@@ -43,7 +44,8 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
-  modelCatalog: defaultModelCatalog
+  modelCatalog: defaultModelCatalog,
+  stores: noStores
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

@@ -1,5 +1,6 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
+import { storesConfig, type StoresConfig } from "./purchases/store-config.ts"
 
 /** Where the data lives: the embedded PGlite directory, or a Postgres server. */
 export type DatabaseTarget =
@@ -19,6 +20,7 @@ export interface AppConfig {
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  readonly stores: StoresConfig
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -59,7 +61,8 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
-  modelCatalog
+  modelCatalog,
+  stores: storesConfig
 })
 
 /** Reads the configuration from the environment. */

@@ -8,6 +8,7 @@ import type { AppConfig } from "./app-config.ts"
 import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
+import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres; first embedded start seeds a demo. */
 export const serverLayer = (config: AppConfig) => {
@@ -19,6 +20,6 @@ export const serverLayer = (config: AppConfig) => {
     disableLogger: true
   }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })))
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer()) : Layer.empty
+  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PurchaseWorkers.layer) : Layer.empty
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))
 }

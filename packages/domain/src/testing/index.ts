@@ -1,6 +1,6 @@
 import { Layer, Option } from "effect"
 import { AiServices, DomainServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
-import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts } from "../purchases/index.ts"
+import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -10,7 +10,7 @@ import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
-import { StoresMemory } from "./memory-stores.ts"
+import { StoreApisMemory, StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
@@ -47,6 +47,8 @@ export interface StoreSetup {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
   readonly apple?: AppleStoreSettings | undefined
   readonly google?: GoogleStoreSettings | undefined
+  /** Real signature checks instead of the fake ones (the app's tests pass node:crypto's). */
+  readonly signatures?: Layer.Layer<StoreSignatures> | undefined
 }
 
 /**
@@ -67,7 +69,7 @@ export const domainMemory = (stores: StoreSetup = {}) =>
         AiProviderMemory,
         SecretBox.layerRandom,
         PasswordHasherMemory,
-        StoresMemory,
+        stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
         StoreProducts.layerFrom(stores.products ?? []),
         StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
       )

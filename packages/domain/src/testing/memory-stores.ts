@@ -99,8 +99,8 @@ export const StoreSignaturesMemory = Layer.succeed(
   })
 )
 
+/** The fake store APIs with their script. */
+export const StoreApisMemory = Layer.mergeAll(AppStoreApiMemory, PlayStoreApiMemory).pipe(Layer.provideMerge(FakeStores.layer))
+
 /** The fake stores and signatures together. */
-export const StoresMemory = Layer.mergeAll(AppStoreApiMemory, PlayStoreApiMemory).pipe(
-  Layer.provideMerge(FakeStores.layer),
-  Layer.merge(StoreSignaturesMemory)
-)
+export const StoresMemory = Layer.merge(StoreApisMemory, StoreSignaturesMemory)
