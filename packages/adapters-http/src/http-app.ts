@@ -9,6 +9,7 @@ import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWebhooksHandlers } from "./handlers/mobile-webhooks-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./handlers/sign-in-throttle.ts"
+import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./http/envelope.ts"
@@ -85,7 +86,10 @@ export const ApiHandlers = Layer.mergeAll(
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
-  MobileWebhooksHandlers
+  MobileWebhooksHandlers,
+  V1PurchasesHandlers,
+  MobilePurchasesHandlers,
+  StoreNotificationsHandlers
 )
 
 /**

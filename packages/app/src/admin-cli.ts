@@ -5,6 +5,8 @@ import {
   EntitlementSource,
   Feature,
   NotFound,
+  Purchases,
+  StoreNotificationId,
   systemActor,
   Usage,
   WorkspaceId,
@@ -131,6 +133,18 @@ const revokeEntitlement = Command.make(
     }))
 ).pipe(Command.withDescription("Revoke a feature grant (emits entitlement.revoked)"))
 
+const replayStoreNotification = Command.make(
+  "replay-store-notification",
+  {
+    id: Flag.String("id").pipe(Flag.withSchema(StoreNotificationId), Flag.withDescription("Inbox item id (sn_…)"))
+  },
+  ({ id }) =>
+    withDomain(Effect.gen(function*() {
+      yield* (yield* Purchases).replay(id)
+      yield* Console.log(JSON.stringify({ id, queued: true }))
+    }))
+).pipe(Command.withDescription("Queue a stored store notification to be processed again (it is deduplicated and ordered by store time)"))
+
 const addCredits = Command.make(
   "add-credits",
   {
@@ -178,6 +192,7 @@ export const cli = Command.make("atrium").pipe(
     grantEntitlement,
     revokeEntitlement,
     addCredits,
-    setCaps
+    setCaps,
+    replayStoreNotification
   ])
 )

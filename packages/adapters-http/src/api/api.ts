@@ -7,6 +7,7 @@ import { MobileTeamGroup } from "./mobile-team-group.ts"
 import { MobileWebhooksGroup } from "./mobile-webhooks-group.ts"
 import { MobileWorkspaceGroup } from "./mobile-workspace-group.ts"
 import { documentEnvelopeMembers } from "./openapi-problems.ts"
+import { MobilePurchasesGroup, StoreNotificationsGroup, V1PurchasesGroup } from "./purchases-group.ts"
 import { V1Group } from "./v1-group.ts"
 import { WebhooksGroup } from "./webhooks-group.ts"
 
@@ -26,6 +27,9 @@ export class Api extends HttpApi.make("atrium")
   .add(MobileTeamGroup)
   .add(MobileDevelopersGroup)
   .add(MobileWebhooksGroup)
+  .add(V1PurchasesGroup)
+  .add(MobilePurchasesGroup)
+  .add(StoreNotificationsGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Atrium API",
     version: "1",
@@ -34,11 +38,12 @@ export class Api extends HttpApi.make("atrium")
       "`invalid_api_key`, `api_key_revoked`, `api_key_expired`, `session_expired` (refresh and retry), `invalid_session` " +
       "(sign in again), `invalid_credentials`; 402 `usage_cap_reached`, `insufficient_credits`; " +
       "403 `insufficient_scope`, `forbidden`, `not_entitled`; 404 `not_found`, `route_not_found`; 405 `method_not_allowed`; " +
-      "409 `conflict`, `email_taken`, `idempotency_key_reused`; 412 `precondition_failed`; 413 `payload_too_large`; " +
+      "409 `conflict`, `email_taken`, `idempotency_key_reused`, `purchase_owned_elsewhere`, `store_not_configured`; 412 `precondition_failed`; 413 `payload_too_large`; " +
       "415 `unsupported_media_type`; 428 `precondition_required`; 429 `rate_limited`; 500 `internal_error`; " +
       "503 `unavailable` (never a 401: a failed lookup proves nothing). `/api/v1` takes API keys (a session token there is " +
       "401 `malformed_credentials`); `/api/auth` and `/api/mobile` take member sessions (an API key there is 401 " +
-      "`malformed_credentials`); `/api/v1/ai-tasks` takes either.",
+      "`malformed_credentials`); `/api/v1/ai-tasks` takes either; `/api/store-notifications` takes the stores' signatures " +
+      "(401 `invalid_signature`).",
     transform: documentEnvelopeMembers
   }))
 {}
