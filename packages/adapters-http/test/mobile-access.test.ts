@@ -37,7 +37,11 @@ const leastRole: Record<string, Role> = {
   "mobileWebhooks.getWebhookDelivery": "admin",
   "mobileWebhooks.replayWebhookDelivery": "admin",
   "mobileWebhooks.listEvents": "admin",
-  "mobileWebhooks.listEventTypes": "admin"
+  "mobileWebhooks.listEventTypes": "admin",
+  "mobilePurchases.availability": "member",
+  "mobilePurchases.sync": "admin",
+  "mobilePurchases.list": "member",
+  "mobilePurchases.get": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

@@ -135,10 +135,9 @@ export class Purchases extends Context.Service<Purchases, {
 
       const storeActor = (store: Store): Actor => systemActor(store)
 
+      // A version 4 UUID: 122 random bits with the version and variant bits set.
       const newAccountToken = random.bytes(16).pipe(Effect.map((bytes) => {
-        bytes[6] = (bytes[6]! & 0x0f) | 0x40
-        bytes[8] = (bytes[8]! & 0x3f) | 0x80
-        const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+        const hex = Array.from(bytes, (b, i) => (i === 6 ? (b & 0x0f) | 0x40 : i === 8 ? (b & 0x3f) | 0x80 : b).toString(16).padStart(2, "0")).join("")
         return AccountToken.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
       }))
 
@@ -275,11 +274,13 @@ export class Purchases extends Context.Service<Purchases, {
           }
           const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
           const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
-          if (Option.isNone(stored) && Option.isNone(owner)) {
+          // A stored purchase keeps its workspace; a new one goes to the caller or the account link, else waits for a sync.
+          const ownerOf = Option.isSome(stored) ? Option.some({ workspaceId: stored.value.workspaceId, userId: stored.value.userId }) : owner
+          if (Option.isNone(ownerOf)) {
             const unattributed: Applied = { _tag: "Unattributed" }
             return unattributed
           }
-          const candidateOwner = Option.isSome(stored) ? stored.value : Option.getOrThrow(owner)
+          const candidateOwner = ownerOf.value
           const candidate = new Purchase({
             id: PurchaseId.make(yield* ids.make("pur")),
             workspaceId: candidateOwner.workspaceId,
