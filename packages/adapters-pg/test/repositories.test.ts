@@ -9,6 +9,7 @@ import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
+import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
@@ -35,6 +36,7 @@ for (const target of targets) {
   aiDomainContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  purchaseDomainContract(target.label, target.layer)
 }
 
 // The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.

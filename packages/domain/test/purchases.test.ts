@@ -5,6 +5,7 @@ import {
   type Role,
   SessionId,
   SessionPrincipal,
+  StoreNotificationId,
   type StoreProduct,
   Purchases,
   systemActor,
@@ -127,6 +128,11 @@ describe("Purchases", () => {
       yield* purchases.receiveApple(body)
       assert.strictEqual(yield* drainInbox, 1)
       assert.strictEqual(yield* drainInbox, 0)
+      // An operator's replay processes it again, to no further effect.
+      const [stored] = Array.from((yield* state).storeNotifications.values())
+      yield* purchases.replay(stored?.id ?? StoreNotificationId.make("sn_missing"))
+      assert.strictEqual(yield* drainInbox, 1)
+      assert.strictEqual((yield* purchases.replay(StoreNotificationId.make("sn_missing")).pipe(Effect.flip))._tag, "NotFound")
       const s = yield* state
       assert.strictEqual(s.storeNotifications.size, 1)
       assert.strictEqual(s.purchases.size, 1)

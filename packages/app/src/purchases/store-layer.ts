@@ -1,20 +1,22 @@
 import { AppStoreApiHttp } from "@atrium/adapters-http/outbound/app-store-server-api"
 import { PlayDeveloperApiHttp } from "@atrium/adapters-http/outbound/play-developer-api"
-import { AppStoreApi, PlayStoreApi, StoreConfiguration, StoreNotConfigured, StoreProducts } from "@atrium/domain"
+import { AppStoreApi, PlayStoreApi, StoreConfiguration, StoreProducts, StoreUnreachable } from "@atrium/domain"
 import { Effect, Layer, Option } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { StoresConfig } from "./store-config.ts"
 import { storeSignaturesLayer } from "./store-signatures-node.ts"
 
-// A store that is not configured answers without a call: nothing leaves the server for it.
+// A store that is not configured answers without a call: nothing leaves the server for it, and a purchase of a store
+// configured earlier is looked at again later (never revoked for want of an answer).
+const notConfigured = (store: string) => () => Effect.fail(new StoreUnreachable({ store, reason: "not configured" }))
 const appStoreNotConfigured = Layer.succeed(AppStoreApi, AppStoreApi.of({
-  transaction: () => Effect.die(new StoreNotConfigured({ store: "app_store" })),
-  subscriptionStatuses: () => Effect.die(new StoreNotConfigured({ store: "app_store" }))
+  transaction: notConfigured("app_store"),
+  subscriptionStatuses: notConfigured("app_store")
 }))
 const playStoreNotConfigured = Layer.succeed(PlayStoreApi, PlayStoreApi.of({
-  subscription: () => Effect.die(new StoreNotConfigured({ store: "play_store" })),
-  product: () => Effect.die(new StoreNotConfigured({ store: "play_store" })),
-  acknowledge: () => Effect.die(new StoreNotConfigured({ store: "play_store" }))
+  subscription: notConfigured("play_store"),
+  product: notConfigured("play_store"),
+  acknowledge: notConfigured("play_store")
 }))
 
 /** The catalog, the configuration, the store API clients and the signature checks, from the app's configuration. */
