@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Ref } from "effect"
 import { HttpRouter } from "effect/http"
-import { HttpAppLayer } from "../src/index.ts"
+import { HttpAppLayerMemory, routerConfig } from "../src/index.ts"
 import { addKey, defaultOptions, send, sendJson } from "./harness.ts"
 import { seedTeam } from "./identity-harness.ts"
 import { records } from "./json.ts"
@@ -15,7 +15,7 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const bundleId = "com.example.atrium"
 
-const App = HttpRouter.serve(HttpAppLayer(defaultOptions), { disableLogger: true, disableListenLog: true }).pipe(
+const App = HttpRouter.serve(HttpAppLayerMemory(defaultOptions), { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provideMerge(domainMemory({ products, apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } }))
 )

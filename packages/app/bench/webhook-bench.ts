@@ -10,6 +10,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
+import { ownerPrincipal } from "@atrium/domain/testing"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { noStores } from "../src/purchases/store-config.ts"
@@ -44,6 +45,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   workers: false,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
+  redis: Option.none(),
   modelCatalog: defaultModelCatalog,
   stores: noStores
 })
@@ -53,7 +55,7 @@ const enqueue = (url: string, events: number) =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: "Webhook bench", actor })
     for (let i = 0; i < endpointsPerWorkspace; i++) {
-      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: `${url}/${i}`, eventTypes: ["api_key.created"], actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: `${url}/${i}`, eventTypes: ["api_key.created"] })
     }
     yield* Effect.forEach(
       Array.from({ length: events }, (_, i) => i),
@@ -94,7 +96,7 @@ const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>
   const stop = await startWorkers()
   const workspace = await run(Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: "Latency bench", actor })
-    yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: receiver.url, eventTypes: ["api_key.created"], actor })
+    yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: receiver.url, eventTypes: ["api_key.created"] })
     return workspace
   }))
   for (let i = 0; i < 100; i++) {

@@ -19,6 +19,8 @@ export interface AppConfig {
   readonly workers: boolean
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
+  /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
+  readonly redis: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly prefix: string }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
   readonly stores: StoresConfig
 }
@@ -61,6 +63,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
+  redis: Config.all({
+    url: Config.option(Config.Redacted("ATRIUM_REDIS_URL")),
+    prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
+  }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
   modelCatalog,
   stores: storesConfig
 })

@@ -1,4 +1,4 @@
-import { HttpAppLayer } from "@atrium/adapters-http"
+import { HttpAppLayer, routerConfig } from "@atrium/adapters-http"
 import { DeliveryWorker } from "@atrium/adapters-webhook"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
@@ -9,6 +9,7 @@ import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
+import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres; first embedded start seeds a demo. */
 export const serverLayer = (config: AppConfig) => {
@@ -17,8 +18,12 @@ export const serverLayer = (config: AppConfig) => {
     ? Layer.effectDiscard(seedDemo(`http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`))
     : Layer.empty
   const http = HttpRouter.serve(HttpAppLayer({ rateLimit: { limit: config.rateLimitPerMinute, window: "1 minute" } }), {
-    disableLogger: true
-  }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })))
+    disableLogger: true,
+    routerConfig
+  }).pipe(
+    Layer.provide(rateLimiterLayer(config)),
+    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PurchaseWorkers.layer) : Layer.empty
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))

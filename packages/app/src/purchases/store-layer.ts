@@ -1,5 +1,4 @@
-import { AppStoreApiHttp } from "@atrium/adapters-http/outbound/app-store-server-api"
-import { PlayDeveloperApiHttp } from "@atrium/adapters-http/outbound/play-developer-api"
+import { AppStoreApiHttp, PlayDeveloperApiHttp } from "@atrium/adapters-http/outbound"
 import { AppStoreApi, PlayStoreApi, StoreConfiguration, StoreProducts, StoreUnreachable } from "@atrium/domain"
 import { Effect, Layer, Option } from "effect"
 import { FetchHttpClient } from "effect/http"

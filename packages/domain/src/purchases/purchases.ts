@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { authorize, type Forbidden, roleAllows, type SessionPrincipal } from "../access/index.ts"
+import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
 import { type Entitlement, Entitlements } from "../entitlements/index.ts"
@@ -97,8 +97,9 @@ export class Purchases extends Context.Service<Purchases, {
     SyncResult,
     Forbidden | StoreNotConfigured | InvalidSignature | InvalidInput | PurchaseOwnedElsewhere | IdempotencyKeyReused | Unavailable
   >
-  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<Purchase>, Unavailable>
-  readonly get: (workspaceId: WorkspaceId, id: PurchaseId) => Effect.Effect<Purchase, NotFound | Unavailable>
+  /** The principal's workspace's purchases, newest first (`purchases.read`). */
+  readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Purchase>, Forbidden | InsufficientScope | Unavailable>
+  readonly get: (principal: Principal, id: PurchaseId) => Effect.Effect<Purchase, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Verifies and stores an App Store Server Notification V2 (`{ signedPayload }`); processing happens in the worker. */
   readonly receiveApple: (body: string) => Effect.Effect<void, InvalidSignature | InvalidInput | Unavailable>
   /** Verifies a Pub/Sub push's token and stores the notification; processing happens in the worker. */
@@ -381,7 +382,7 @@ export class Purchases extends Context.Service<Purchases, {
       })
 
       const sync = Effect.fn("Purchases.sync")(function*(member: SessionPrincipal, request: SyncRequest, idempotencyKey?: string) {
-        yield* authorize(member, "purchase.manage")
+        yield* permits(member, "purchases.manage")
         if (!isConfigured(configuration, request.store)) return yield* new StoreNotConfigured({ store: request.store })
         if (idempotencyKey !== undefined) {
           const fingerprint = request.store === "app_store" ? request.signedTransaction : `${request.productId}\u0000${Redacted.value(request.purchaseToken)}`
@@ -441,7 +442,7 @@ export class Purchases extends Context.Service<Purchases, {
           credits: product.credits ?? 0,
           owned: owned.some((purchase) => purchase.store === store && purchase.productId === product.productId && purchase.kind !== "consumable")
         }))
-        if (!roleAllows(member.role, "purchase.manage")) return refuse("role_forbidden", offered)
+        if (!roleAllows(member.role, "purchases.manage")) return refuse("role_forbidden", offered)
         const appAccountToken = yield* repo.accountLink(member.workspaceId, member.userId, yield* newAccountToken)
         // One workspace, one store for subscriptions: a second would bill twice and neither store could cancel the other.
         const elsewhere = owned.some((purchase) => purchase.store !== store && purchase.kind === "subscription")
@@ -449,12 +450,14 @@ export class Purchases extends Context.Service<Purchases, {
         return answer
       })
 
-      const list = Effect.fn("Purchases.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-        return yield* repo.list(workspaceId, page)
+      const list = Effect.fn("Purchases.list")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "purchases.read")
+        return yield* repo.list(principal.workspaceId, page)
       })
 
-      const get = Effect.fn("Purchases.get")(function*(workspaceId: WorkspaceId, id: PurchaseId) {
-        const found = yield* repo.findById(workspaceId, id)
+      const get = Effect.fn("Purchases.get")(function*(principal: Principal, id: PurchaseId) {
+        yield* permits(principal, "purchases.read")
+        const found = yield* repo.findById(principal.workspaceId, id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "purchase" })
         return found.value
       })

@@ -24,6 +24,7 @@ export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
 export const PortsMemory = Layer.mergeAll(
