@@ -3,6 +3,9 @@ import type {
   ApiKeyRepository,
   AppearanceRepository,
   AuditLog,
+  FeatureRequestRepository,
+  PushDeviceRepository,
+  PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
   EntitlementRepository,
@@ -22,7 +25,7 @@ import { Layer, type Redacted } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded-postgres.ts"
+import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
 import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
@@ -45,6 +48,9 @@ export type Ports =
   | AppearanceRepository
   | PurchaseRepository
   | NotificationInbox
+  | FeatureRequestRepository
+  | PushDeviceRepository
+  | PushMessageRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */
@@ -53,9 +59,9 @@ export const layerPorts = <E>(
 ): Layer.Layer<Ports | PgClient.PgClient | SqlClient, E | SqlError | MigrationError> =>
   PortsPg.pipe(Layer.provideMerge(Migrations.pipe(Layer.provideMerge(client))))
 
-/** Embedded PGlite (persisted in `dataDir`, in memory without it), migrated, with every port. */
+/** The embedded PostgreSQL server of `dataDir` (started, or joined when running), migrated, with every port. */
 export const layerEmbedded = (
-  options: EmbeddedPostgresOptions = {}
+  options: EmbeddedPostgresOptions
 ): Layer.Layer<Ports | PgClient.PgClient | SqlClient, EmbeddedPostgresError | SqlError | MigrationError> =>
   layerPorts(EmbeddedPostgres(options))
 

@@ -2,12 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Migrator from "effect/sql/Migrator"
-import { EmbeddedPostgres, migrations } from "../src/index.ts"
-import { PostgresTestSchema } from "../src/testing.ts"
+import { migrations } from "../src/index.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 
 const databaseUrl = process.env.DATABASE_URL
 const targets: ReadonlyArray<readonly [string, Layer.Layer<SqlClient.SqlClient, unknown>]> = [
-  ["embedded PGlite", EmbeddedPostgres()],
+  ["embedded PostgreSQL", EmbeddedPostgresTemp()],
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
     : [["Postgres at DATABASE_URL", PostgresTestSchema(Redacted.make(databaseUrl))] as const])

@@ -1,7 +1,7 @@
 import { BillingRepositoryMemory, MemoryStore, NotificationInboxMemory, PurchaseRepositoryMemory, TransactorMemory, WorkspaceRepositoryMemory } from "@atrium/domain/testing"
 import { Layer, Redacted } from "effect"
-import { layerEmbedded, layerPorts } from "../src/index.ts"
-import { PostgresTestSchema } from "../src/testing.ts"
+import { layerPorts } from "../src/index.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { purchaseContract } from "./purchase-contract.ts"
 
 const databaseUrl = process.env.DATABASE_URL
@@ -12,7 +12,7 @@ purchaseContract(
     Layer.provideMerge(MemoryStore.layer)
   )
 )
-purchaseContract("embedded PGlite", layerEmbedded())
+purchaseContract("embedded PostgreSQL", layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })))
 if (databaseUrl !== undefined && databaseUrl !== "") {
   purchaseContract("Postgres at DATABASE_URL", layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })))
 }

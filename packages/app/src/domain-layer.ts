@@ -1,5 +1,5 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog, PurchaseServices } from "@atrium/domain"
+import { aiServices, defaultDeliveryPolicy, domainServices, EngagementServices, identityServices, ModelCatalog, PurchaseServices } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -7,6 +7,7 @@ import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
 import { storesLayer } from "./purchases/store-layer.ts"
+import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
@@ -15,7 +16,8 @@ export const domainLayer = (config: AppConfig) =>
     Layer.provideMerge(Layer.mergeAll(
       domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
       aiServices(),
-      identityServices()
+      identityServices(),
+      EngagementServices
     )),
     Layer.provideMerge(
       Layer.mergeAll(
@@ -26,7 +28,8 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
-        storesLayer(config.stores)
+        storesLayer(config.stores),
+        pushServiceLayer(config)
       )
     )
   )

@@ -1,14 +1,15 @@
-import { PGlite } from "@electric-sql/pglite"
+import { EmbeddedPostgres } from "@atrium/adapters-pg"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { generateKeyPairSync } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 import { testApplePki } from "./support/test-certificates.ts"
 
-const workDir = mkdtempSync(join(tmpdir(), "atrium-stores-"))
+const workDir = tempWorkDir("atrium-stores-")
 const dataDir = join(workDir, "data")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
@@ -106,17 +107,20 @@ describe("the store credentials never leave the server", () => {
     const everything = bodies.join("\n") + server.output()
     for (const secret of secrets) expect(everything).not.toContain(secret)
 
-    const db = await PGlite.create(join(dataDir, "."))
-    try {
-      const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")
-      for (const { table_name } of tables.rows) {
-        const rows = JSON.stringify((await db.query(`select * from "${table_name}"`)).rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v)
-        for (const secret of [...secrets, purchaseToken]) expect(rows, table_name).not.toContain(secret)
-      }
-      const purchases = await db.query<{ store: string; status: string }>("select store, status from purchases")
-      expect(purchases.rows).toEqual([{ store: "play_store", status: "active" }])
-    } finally {
-      await db.close()
+    // Every row of every table, read through the embedded server of the data directory (started again for this).
+    const { purchases, tables } = await Effect.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const names = yield* sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`
+      const tables = yield* Effect.forEach(names, ({ table_name }) =>
+        sql`select * from ${sql(table_name)}`.pipe(Effect.map((rows) => ({ table_name, rows }))))
+      const purchases = yield* sql<{ store: string; status: string }>`select store, status from purchases`
+      return { purchases, tables }
+    }).pipe(Effect.provide(EmbeddedPostgres({ dataDir }))))
+    expect(tables.length).toBeGreaterThan(10)
+    for (const { rows, table_name } of tables) {
+      const text = JSON.stringify(rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v)
+      for (const secret of [...secrets, purchaseToken]) expect(text, table_name).not.toContain(secret)
     }
+    expect(purchases.map((row) => ({ store: row.store, status: row.status }))).toEqual([{ store: "play_store", status: "active" }])
   }, 120_000)
 })

@@ -2,3 +2,4 @@
 export * from "./app-store-server-api.ts"
 export * from "./openai-compatible-provider.ts"
 export * from "./play-developer-api.ts"
+export { type ExpoPushOptions, ExpoPushService } from "./expo-push-service.ts"

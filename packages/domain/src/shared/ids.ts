@@ -64,4 +64,16 @@ export const StoreNotificationId = prefixedId("sn", "Store notification identifi
 export type StoreNotificationId = typeof StoreNotificationId.Type
 
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "pur" | "sn"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "fr" | "dev" | "push" | "pur" | "sn"
+
+/** Identifier of a feature request on the public board. */
+export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))
+export type FeatureRequestId = typeof FeatureRequestId.Type
+
+/** Identifier of a registered push device (the app's installation, for one user). */
+export const PushDeviceId = prefixedId("dev", "Push device identifier").pipe(Schema.brand("PushDeviceId"))
+export type PushDeviceId = typeof PushDeviceId.Type
+
+/** Identifier of one push message (one notification to one device). */
+export const PushMessageId = prefixedId("push", "Push message identifier").pipe(Schema.brand("PushMessageId"))
+export type PushMessageId = typeof PushMessageId.Type

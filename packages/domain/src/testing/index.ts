@@ -1,5 +1,5 @@
 import { Layer, Option } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
+import { AiServices, DomainServices, EngagementServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
 import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
@@ -12,6 +12,8 @@ import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
 import { StoreApisMemory, StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
+import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
@@ -24,6 +26,8 @@ export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./memory-feedback.ts"
+export * from "./memory-notifications.ts"
 export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
@@ -40,6 +44,9 @@ export const PortsMemory = Layer.mergeAll(
   IdentityPortsMemory,
   PurchaseRepositoryMemory,
   NotificationInboxMemory,
+  FeatureRequestRepositoryMemory,
+  PushDeviceRepositoryMemory,
+  PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -60,7 +67,7 @@ export interface StoreSetup {
  */
 export const domainMemory = (stores: StoreSetup = {}) =>
   PurchaseServices.pipe(
-    Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices, IdentityServices)),
+    Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices)),
     Layer.provideMerge(
       Layer.mergeAll(
         PortsMemory,
