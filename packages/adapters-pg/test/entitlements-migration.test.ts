@@ -21,7 +21,7 @@ const migrateUpTo = (last: string) =>
 
 for (const [label, layer] of targets) {
   describe(`0007 on ${label}`, () => {
-    it.effect("keeps today's grants, with an empty source reference, and lets other sources grant the same feature", () =>
+    it.live("keeps today's grants, with an empty source reference, and lets other sources grant the same feature", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* migrateUpTo("0004_identity")
@@ -33,6 +33,6 @@ for (const [label, layer] of targets) {
         yield* sql`INSERT INTO entitlements (workspace_id, feature, source, source_ref, granted_at) VALUES ('ws_m1', 'ai.basic', 'purchase', 'pur_x', now())`
         const count = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM entitlements WHERE feature = 'ai.basic'`
         assert.deepStrictEqual(count, [{ n: 2 }])
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer)), 120_000)
   })
 }
