@@ -8,6 +8,7 @@ import type {
   PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
@@ -48,6 +49,7 @@ export type Ports =
   | AppearanceRepository
   | PurchaseRepository
   | NotificationInbox
+  | DomainRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

@@ -5,6 +5,7 @@ import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
 import purchases from "./migrations/0007_purchases.ts"
+import domains from "./migrations/0009_domains.ts"
 import feedbackPush from "./migrations/0010_feedback_push.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
@@ -14,6 +15,7 @@ export const migrations = {
   "0003_ai_tasks": aiTasks,
   "0004_identity": identity,
   "0007_purchases": purchases,
+  "0009_domains": domains,
   "0010_feedback_push": feedbackPush
 }
 

@@ -11,7 +11,7 @@ import {
   Workspaces
 } from "@atrium/domain"
 import { ownerPrincipal } from "@atrium/domain/testing"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { noStores } from "../src/purchases/store-config.ts"
 import type { AppConfig } from "../src/app-config.ts"
@@ -48,7 +48,10 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   redis: Option.none(),
   stores: noStores,
   push: Option.none(),
-  modelCatalog: defaultModelCatalog
+  modelCatalog: defaultModelCatalog,
+  dnsServers: [],
+  dnsTimeout: Duration.seconds(5),
+  domainDenySuffixes: []
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

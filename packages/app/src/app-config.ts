@@ -25,6 +25,11 @@ export interface AppConfig {
   readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
   readonly stores: StoresConfig
+  /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
+  readonly dnsServers: ReadonlyArray<string>
+  readonly dnsTimeout: Duration.Duration
+  /** Hostnames (and everything under them) no workspace may add, such as the service's own domain. */
+  readonly domainDenySuffixes: ReadonlyArray<string>
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -42,6 +47,12 @@ const database = Config.all({
     })
   )
 )
+
+const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  )
 
 /** The configuration as one `Config`, so a bad value fails at start with the variable's name. */
 export const appConfig: Config.Config<AppConfig> = Config.all({
@@ -74,7 +85,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
   }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
   modelCatalog,
-  stores: storesConfig
+  stores: storesConfig,
+  dnsServers: commaList("ATRIUM_DNS_SERVERS"),
+  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
 })
 
 /** Reads the configuration from the environment. */

@@ -63,8 +63,12 @@ export type PurchaseId = typeof PurchaseId.Type
 export const StoreNotificationId = prefixedId("sn", "Store notification identifier").pipe(Schema.brand("StoreNotificationId"))
 export type StoreNotificationId = typeof StoreNotificationId.Type
 
+/** Identifier of a custom domain claimed by a workspace. */
+export const DomainId = prefixedId("dom", "Custom domain identifier").pipe(Schema.brand("DomainId"))
+export type DomainId = typeof DomainId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "fr" | "dev" | "push" | "pur" | "sn"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "fr" | "dev" | "push" | "pur" | "sn"
 
 /** Identifier of a feature request on the public board. */
 export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))

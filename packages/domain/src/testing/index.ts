@@ -1,11 +1,13 @@
 import { Layer, Option } from "effect"
-import { AiServices, DomainServices, EngagementServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives, PurchaseServices } from "../layers.ts"
 import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
 import { AiProviderMemory } from "./memory-ai-provider.ts"
 import { AiTaskRepositoryMemory, BillingRepositoryMemory } from "./memory-ai-tasks.ts"
+import { DnsResolverMemory } from "./memory-dns-resolver.ts"
+import { DomainRepositoryMemory } from "./memory-domains.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
@@ -18,6 +20,8 @@ import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./mem
 
 export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
+export * from "./memory-dns-resolver.ts"
+export * from "./memory-domains.ts"
 export * from "./memory-identity.ts"
 export * from "./memory-password-hasher.ts"
 export * from "./memory-purchases.ts"
@@ -44,6 +48,7 @@ export const PortsMemory = Layer.mergeAll(
   IdentityPortsMemory,
   PurchaseRepositoryMemory,
   NotificationInboxMemory,
+  DomainRepositoryMemory,
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
   PushMessageRepositoryMemory,
@@ -60,14 +65,14 @@ export interface StoreSetup {
 }
 
 /**
- * The whole domain with no I/O: services (identity and purchases included), memory ports, a fast test password hasher,
+ * The whole domain with no I/O: services (identity, custom domains and purchases included), memory ports, a fast test password hasher,
  * a scripted webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, fake
- * stores (`FakeStores`) with fake signatures, primitives and the built-in model catalog. No store is configured unless
+ * stores (`FakeStores`) with fake signatures, a scripted DNS (`DnsZone`), primitives and the built-in model catalog. No store is configured unless
  * `stores` says so.
  */
 export const domainMemory = (stores: StoreSetup = {}) =>
   PurchaseServices.pipe(
-    Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices)),
+    Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, CustomDomainServices)),
     Layer.provideMerge(
       Layer.mergeAll(
         PortsMemory,
@@ -77,6 +82,7 @@ export const domainMemory = (stores: StoreSetup = {}) =>
         AiProviderMemory,
         SecretBox.layerRandom,
         PasswordHasherMemory,
+        DnsResolverMemory,
         stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
         StoreProducts.layerFrom(stores.products ?? []),
         StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
