@@ -13,6 +13,7 @@ import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
+import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
@@ -91,6 +92,9 @@ export const ApiHandlers = Layer.mergeAll(
   MobileTeamHandlers,
   MobileDevelopersHandlers,
   MobileSchedulesHandlers,
+  V1PurchasesHandlers,
+  MobilePurchasesHandlers,
+  StoreNotificationsHandlers,
   MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
