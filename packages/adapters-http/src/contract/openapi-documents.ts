@@ -236,3 +236,6 @@ export const documentedProblemCodes = (document: JsonObject): ReadonlyArray<stri
   const text = JSON.stringify(document)
   return problemCatalog.map((problem) => problem.code).filter((code) => text.includes(`"${code}"`))
 }
+
+/** A document as its snapshot file holds it: pretty-printed, with a final newline. */
+export const snapshotText = (document: JsonObject) => `${JSON.stringify(document, null, 2)}\n`
