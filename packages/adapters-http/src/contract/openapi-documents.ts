@@ -1,6 +1,7 @@
 import { type HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { introduction } from "./docs-introduction.ts"
 import { problemCatalog, problemType } from "./problem-catalog.ts"
+import { requestExamples } from "./request-examples.ts"
 
 /**
  * One published OpenAPI document of the contract: every operation whose path starts with one of `prefixes` (so a group
@@ -142,9 +143,19 @@ const optionalBody = (body: JsonObject): JsonObject => {
   return { ...body, required: false, content: { ...content, "application/json": { ...json, schema } } }
 }
 
+// The request schema's example from `requestExamples`, shown by the docs and their generated samples.
+const withExample = (body: JsonObject): JsonObject => {
+  const content = child(body, "content")
+  const json = child(content, "application/json")
+  const ref = child(json, "schema")["$ref"]
+  const name = typeof ref === "string" ? ref.slice(ref.lastIndexOf("/") + 1) : undefined
+  if (name === undefined || !(name in requestExamples)) return body
+  return { ...body, content: { ...content, "application/json": { ...json, example: toJsonObject({ value: requestExamples[name] })["value"] ?? null } } }
+}
+
 const documentedOperation = (operation: JsonObject): JsonObject => {
   const out: JsonObject = { ...operation }
-  if (isObject(operation["requestBody"])) out["requestBody"] = optionalBody(operation["requestBody"])
+  if (isObject(operation["requestBody"])) out["requestBody"] = withExample(optionalBody(operation["requestBody"]))
   if (Array.isArray(operation["parameters"])) {
     out["parameters"] = operation["parameters"].map((parameter) => isObject(parameter) ? documentedParameter(parameter) : parameter)
   }
