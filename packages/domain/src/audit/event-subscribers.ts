@@ -25,9 +25,8 @@ export interface EventSubscriber {
 export class EventSubscribers extends Context.Service<EventSubscribers, ReadonlyArray<EventSubscriber>>()(
   "@atrium/domain/EventSubscribers"
 ) {
-  /** Subscribers built from services in context (each area exposes an `Effect` that yields its subscriber). */
-  static readonly layerFrom = <R>(...subscribers: ReadonlyArray<Effect.Effect<EventSubscriber, never, R>>) =>
-    Layer.effect(EventSubscribers, Effect.all(subscribers))
+  /** Subscribers built from services in context (each area's fan-out service exposes its `subscriber`). */
+  static readonly layerFrom = <R>(subscribers: Effect.Effect<ReadonlyArray<EventSubscriber>, never, R>) => Layer.effect(EventSubscribers, subscribers)
 
   /** No subscribers: events reach the outbox only. */
   static readonly layerNone = Layer.succeed(EventSubscribers, [])

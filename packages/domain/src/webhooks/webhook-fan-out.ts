@@ -68,6 +68,4 @@ export class WebhookFanOut extends Context.Service<WebhookFanOut, {
     })
   )
 
-  /** The fan-out as a change-log subscriber, for `EventSubscribers.layerFrom`. */
-  static readonly asSubscriber = WebhookFanOut.useSync((fanOut) => fanOut.subscriber)
 }
