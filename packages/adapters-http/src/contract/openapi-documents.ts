@@ -144,18 +144,18 @@ const optionalBody = (body: JsonObject): JsonObject => {
 }
 
 // The request schema's example from `requestExamples`, shown by the docs and their generated samples.
-const withExample = (body: JsonObject): JsonObject => {
+const withExample = (body: JsonObject, operationId: Json | undefined): JsonObject => {
   const content = child(body, "content")
   const json = child(content, "application/json")
   const ref = child(json, "schema")["$ref"]
-  const name = typeof ref === "string" ? ref.slice(ref.lastIndexOf("/") + 1) : undefined
+  const name = typeof ref === "string" ? ref.slice(ref.lastIndexOf("/") + 1) : typeof operationId === "string" ? operationId : undefined
   if (name === undefined || !(name in requestExamples)) return body
   return { ...body, content: { ...content, "application/json": { ...json, example: toJsonObject({ value: requestExamples[name] })["value"] ?? null } } }
 }
 
 const documentedOperation = (operation: JsonObject): JsonObject => {
   const out: JsonObject = { ...operation }
-  if (isObject(operation["requestBody"])) out["requestBody"] = withExample(optionalBody(operation["requestBody"]))
+  if (isObject(operation["requestBody"])) out["requestBody"] = withExample(optionalBody(operation["requestBody"]), operation["operationId"])
   if (Array.isArray(operation["parameters"])) {
     out["parameters"] = operation["parameters"].map((parameter) => isObject(parameter) ? documentedParameter(parameter) : parameter)
   }

@@ -1,7 +1,7 @@
 /**
- * A valid example body for each request schema of the contract, by its component name: the documents show them (so
- * docs and generated samples send requests that pass validation), and a test decodes each through its endpoint.
- * A new request schema needs its example here.
+ * A valid example body for each request schema of the contract, by its component name (or, for a body schema without
+ * one, by its operation id): the documents show them (so docs and generated samples send requests that pass
+ * validation), and a test decodes each through its endpoint. A new request body needs its example here.
  */
 export const requestExamples: Readonly<Record<string, unknown>> = {
   AiTaskRequest: { model: "atrium-local-1", input: { prompt: "Summarise this support ticket in two sentences." }, maxOutputTokens: 256, metadata: { ticket: "T-1042" } },
@@ -17,5 +17,8 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   AppearanceBundle: { theme: "dark", accentColor: "#3366ff", textScalePercent: 110, reducedMotion: false, density: "comfortable", extras: {} },
   ChangeMemberRole: { role: "admin" },
   CreateInvitation: { email: "grace@example.com", role: "member" },
-  CreateApiKey: { name: "Billing sync", scopes: ["read", "webhooks:write"], environment: "live" }
+  CreateApiKey: { name: "Billing sync", scopes: ["read", "webhooks:write"], environment: "live" },
+  CreateFeatureRequest: { title: "Dark mode for the console", details: "The console is hard to read at night." },
+  NotificationPreferences: { ai_tasks: true, invitations: true, feature_requests: false, billing: true, schedules: true },
+  "mobilePush.putPushDevice": { expoPushToken: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]", platform: "ios", appVersion: "1.4.2", locale: "en-GB" }
 }
