@@ -27,7 +27,7 @@ const cases = [
 describe("the webhook verification snippets the docs show", () => {
   it("Node: accepts a genuine delivery and refuses tampering, other secrets and stale timestamps", async () => {
     const dir = mkdtempSync(join(tmpdir(), "atrium-snippet-"))
-    const file = join(dir, "verify.mjs")
+    const file = join(dir, "verify.cjs")
     writeFileSync(file, nodeWebhookVerification)
     const loaded: unknown = await import(pathToFileURL(file).href)
     const verify = typeof loaded === "object" && loaded !== null && "verifyWebhook" in loaded ? loaded.verifyWebhook : undefined

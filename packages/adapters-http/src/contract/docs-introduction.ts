@@ -2,10 +2,10 @@ import type { ContractDocument } from "./openapi-documents.ts"
 import { problemCatalog, problemType } from "./problem-catalog.ts"
 
 /** Verifies a Standard Webhooks delivery in Node (no dependency); the docs show it and a test runs it. */
-export const nodeWebhookVerification = `import { createHmac, timingSafeEqual } from "node:crypto"
+export const nodeWebhookVerification = `const { createHmac, timingSafeEqual } = require("node:crypto")
 
 // secret: the endpoint's "whsec_…" secret; headers: the request headers (lower-case names); body: the raw body text.
-export function verifyWebhook(secret, headers, body, toleranceSeconds = 300) {
+function verifyWebhook(secret, headers, body, toleranceSeconds = 300) {
   const id = headers["webhook-id"]
   const timestamp = headers["webhook-timestamp"]
   const signatures = headers["webhook-signature"]
@@ -20,6 +20,8 @@ export function verifyWebhook(secret, headers, body, toleranceSeconds = 300) {
     return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected)
   })
 }
+
+module.exports = { verifyWebhook }
 `
 
 /** The same verification in Python (standard library only); the docs show it and a test runs it. */
@@ -133,7 +135,7 @@ replays — use it to de-duplicate), \`webhook-timestamp\` (unix seconds) and \`
 within the timeout; anything else is retried on a schedule. Verify the signature over the raw body before parsing it,
 and refuse timestamps more than five minutes away.
 
-Node:
+Node (CommonJS; in an ES module, import \`createHmac\` and \`timingSafeEqual\` from \`node:crypto\` and export the function):
 
 \`\`\`js
 ${nodeWebhookVerification}\`\`\`
