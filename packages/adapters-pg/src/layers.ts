@@ -8,6 +8,7 @@ import type {
   PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
@@ -44,6 +45,7 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | DomainRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

@@ -5,6 +5,7 @@ import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
 import { BillingRepositoryPg } from "./billing-repository-pg.ts"
 import { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
+import { DomainRepositoryPg } from "./domains/index.ts"
 import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
@@ -33,6 +34,7 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  DomainRepositoryPg,
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,
   PushMessageRepositoryPg,

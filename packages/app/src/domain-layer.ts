@@ -1,20 +1,25 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
+import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
+/**
+ * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
+ * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ */
 export const domainLayer = (config: AppConfig) =>
   Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
     identityServices(),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
     EngagementServices
   ).pipe(
     Layer.provideMerge(
@@ -26,6 +31,7 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
+        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         pushServiceLayer(config)
       )
     )

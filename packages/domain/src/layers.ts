@@ -8,6 +8,7 @@ import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
 import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
 import { SecretHasher } from "./shared/index.ts"
@@ -57,6 +58,15 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
+
+/**
+ * Custom domains; besides the ports of `domainServices` they need `DomainRepository` and `DnsResolver`. Kept apart so
+ * compositions that lack those still build.
+ */
+export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy) => CustomDomains.layerWith(policy).pipe(Layer.provide(ChangeLogLive))
+
+/** Custom domains with the default policy. */
+export const CustomDomainServices = customDomainServices()
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

@@ -34,6 +34,7 @@ const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: b
   "webhooks.write": [true, true, false, "webhooks:write"],
   "invitations.manage": [true, true, false, null],
   "members.manage": [true, true, false, null],
+  "domains.read": [true, true, true, "read"],
   "domains.manage": [true, true, false, null],
   "schedules.write": [true, true, false, null],
   "audit.read": [true, true, false, null],

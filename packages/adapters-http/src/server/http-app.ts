@@ -6,6 +6,7 @@ import { AuthorizationLive } from "./authorization.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
+import { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
 import { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
 import { MobileFeedbackHandlers, MobilePushHandlers } from "./handlers/mobile-feedback-handlers.ts"
 import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
@@ -73,6 +74,7 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
 /** The handlers of every group of `Api`. */
 export const ApiHandlers = Layer.mergeAll(
   V1Handlers,
+  V1DomainsHandlers,
   WebhooksHandlers,
   MobileWebhooksHandlers,
   AiTasksHandlers,
@@ -82,13 +84,15 @@ export const ApiHandlers = Layer.mergeAll(
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
+  MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
- * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi` and `/api/mobile/openapi`, `/api/docs`) as an
- * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`), the `EventOutbox`
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
+ * and `/api/mobile/openapi`, `/api/docs`) as an `HttpRouter` layer. Needs the domain services (`DomainServices`,
+ * `AiServices`, `IdentityServices`, `CustomDomains`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)

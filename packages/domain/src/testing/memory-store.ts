@@ -9,6 +9,7 @@ import type { Page, PageRequest } from "../shared/index.ts"
 import type { IdempotencyEntry } from "../ai/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { DomainEvent } from "../audit/index.ts"
+import type { CustomDomain } from "../domains/index.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhooks/index.ts"
 import type { EndpointSecret, WebhookEndpoint } from "../webhooks/index.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -47,6 +48,7 @@ export interface MemoryState {
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>
+  readonly domains: ReadonlyMap<string, CustomDomain>
   readonly featureRequests: ReadonlyMap<string, FeatureRequest>
   /** By `requestId/userId`, to when the vote was cast. */
   readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
@@ -81,6 +83,7 @@ const emptyState: MemoryState = {
   retiredRefreshDigests: new Map(),
   invitations: new Map(),
   appearance: new Map(),
+  domains: new Map(),
   featureRequests: new Map(),
   featureVotes: new Map(),
   featureIdempotency: new Map(),
