@@ -29,6 +29,7 @@ export const run = async (baseUrl: string, key: string): Promise<ReadonlyArray<S
   note("get /api/v1/entitlements", (await client.GET("/api/v1/entitlements")).response)
   note("get /api/v1/models/requirements", (await client.GET("/api/v1/models/requirements")).response)
   note("get /api/v1/usage", (await client.GET("/api/v1/usage")).response)
+  note("get /api/v1/domains", (await client.GET("/api/v1/domains", { params: { query: { limit: 10 } } })).response)
 
   const submitted = await client.POST("/api/v1/ai-tasks", {
     body: { model: "atrium-local-1", input: { prompt: "hello" }, maxOutputTokens: 64 },
