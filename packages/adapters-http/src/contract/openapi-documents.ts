@@ -1,6 +1,6 @@
 import { type HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { introduction } from "./docs-introduction.ts"
-import { problemCatalog, problemType } from "./problem-catalog.ts"
+import { problemType } from "./problem-catalog.ts"
 import { requestExamples } from "./request-examples.ts"
 
 /**
@@ -242,11 +242,6 @@ export const openApiDocument = <Id extends string, Groups extends HttpApiGroup.C
   }))
 }
 
-/** The error codes documented in a document: those its operations' problem schemas name, and `route_not_found`. */
-export const documentedProblemCodes = (document: JsonObject): ReadonlyArray<string> => {
-  const text = JSON.stringify(document)
-  return problemCatalog.map((problem) => problem.code).filter((code) => text.includes(`"${code}"`))
-}
 
 /** A document as its snapshot file holds it: pretty-printed, with a final newline. */
 export const snapshotText = (document: JsonObject) => `${JSON.stringify(document, null, 2)}\n`
