@@ -1,15 +1,7 @@
-import {
-  AttemptErrorKind,
-  AttemptId,
-  DeliveryId,
-  DeliveryStatus,
-  EventId,
-  EventType,
-  rotationGrace,
-  WebhookEndpointId
-} from "@atrium/domain"
+import { AttemptErrorKind, AttemptId, DeliveryId, DeliveryStatus, EventId, EventType, rotationGrace, Text, WebhookEndpointId } from "@atrium/domain"
 import { Duration, Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
+import { Instant } from "./instant.ts"
 
 // Shared by `/api/v1` and `/api/mobile`: the identifiers name the OpenAPI components both interfaces expose.
 // Optional body fields are exact (`optionalKey`): `null` is a value (`eventTypes: null` = every type), never "absent".
@@ -17,11 +9,11 @@ import { NextCursor } from "./page-query.ts"
 const isoTime = (description: string) =>
   Schema.String.annotate({ format: "date-time", description: `${description}, ISO-8601 UTC`, examples: ["2026-01-31T12:00:00.000Z"] })
 
-const Url = Schema.String.check(Schema.isBetweenLength(1, 2048)).annotate({
+const Url = Text.check(Schema.isBetweenLength(1, 2048)).annotate({
   description: "HTTPS URL the deliveries are POSTed to; private, loopback and IP-literal destinations are refused",
   examples: ["https://hooks.example.com/atrium"]
 })
-const Description = Schema.String.check(Schema.isMaxLength(500)).annotate({ description: "Free text for people, up to 500 characters" })
+const Description = Text.check(Schema.isMaxLength(500)).annotate({ description: "Free text for people, up to 500 characters" })
 const EventTypes = Schema.NullOr(Schema.Array(EventType).check(Schema.isMaxLength(50))).annotate({
   description: "Event types to receive; `null` subscribes to every type, now and future"
 })
@@ -85,7 +77,7 @@ export type RotateWebhookSecret = typeof RotateWebhookSecret.Type
 
 /** `POST …/recover`: replay every failed delivery created since a time. */
 export const RecoverWebhookDeliveries = Schema.Struct({
-  since: Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 time, at most 14 days ago" })
+  since: Instant.annotate({ description: "ISO-8601 time, at most 14 days ago" })
 }).annotate({ identifier: "RecoverWebhookDeliveries" })
 export type RecoverWebhookDeliveries = typeof RecoverWebhookDeliveries.Type
 

@@ -3,6 +3,7 @@ import { Actor } from "../shared/index.ts"
 import { TaskId, WorkspaceId } from "../shared/index.ts"
 import { Micros } from "../shared/index.ts"
 import { ModelId } from "../shared/index.ts"
+import { Text } from "../shared/index.ts"
 
 /** Most UTF-8 bytes of input text one task may carry (64 KiB). */
 export const maxInputBytes = 64 * 1024
@@ -14,13 +15,13 @@ export type ChatRole = typeof ChatRole.Type
 /** One chat message of a task's input. */
 export const ChatMessage = Schema.Struct({
   role: ChatRole,
-  content: Schema.String
+  content: Text
 }).annotate({ identifier: "ChatMessage" })
 export type ChatMessage = typeof ChatMessage.Type
 
 /** A single prompt. */
 export const PromptInput = Schema.Struct({
-  prompt: Schema.String.check(Schema.isMinLength(1))
+  prompt: Text.check(Schema.isMinLength(1))
 }).annotate({ identifier: "PromptInput" })
 
 /** A conversation of 1–100 messages. */
@@ -50,15 +51,15 @@ export const MaxOutputTokens = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)
 })
 
 /** Caller's labels on a task: at most 20 keys of ≤ 40 characters, values of ≤ 500. */
-export const AiTaskMetadata = Schema.Record(Schema.String, Schema.String.check(Schema.isMaxLength(500)))
+export const AiTaskMetadata = Schema.Record(Schema.String, Text.check(Schema.isMaxLength(500)))
   // A checked key schema would silently drop keys that fail it; checking the property names refuses them instead.
-  .check(Schema.isMaxProperties(20), Schema.isPropertyNames(Schema.String.check(Schema.isBetweenLength(1, 40))))
+  .check(Schema.isMaxProperties(20), Schema.isPropertyNames(Text.check(Schema.isBetweenLength(1, 40))))
   .annotate({ identifier: "AiTaskMetadata", description: "Up to 20 string labels, echoed back" })
 export type AiTaskMetadata = typeof AiTaskMetadata.Type
 
 /** The submission payload, as the public interface takes it (`POST /api/v1/ai-tasks`). */
 export const AiTaskRequest = Schema.Struct({
-  model: Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Model id from the catalog", examples: ["atrium-local-1"] }),
+  model: Text.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Model id from the catalog", examples: ["atrium-local-1"] }),
   input: AiTaskInput,
   maxOutputTokens: Schema.optional(MaxOutputTokens),
   metadata: Schema.optional(AiTaskMetadata)
