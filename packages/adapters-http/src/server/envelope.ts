@@ -2,6 +2,7 @@ import { CurrentRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { problemResponse } from "./problem-response.ts"
+import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
 import { requestIdFor } from "./request-id.ts"
 import type { RouteTable } from "./route-table.ts"
 
@@ -11,6 +12,8 @@ export interface EnvelopeOptions {
   readonly maxBodyBytes?: number | undefined
   /** Seconds a client should wait after a 503. */
   readonly retryAfterSeconds?: number | undefined
+  /** One JSON access-log line per request (on by default). */
+  readonly accessLog?: boolean | undefined
 }
 
 const defaultMaxBodyBytes = 1024 * 1024
@@ -85,18 +88,36 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       : out
   }
 
+  const accessLog = options?.accessLog ?? true
+  // Method, route template, status, duration, request id and principal id: never a credential, a query or a body.
+  const logRequest = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse, requestId: string, facts: RequestFacts, started: number) =>
+    Effect.logInfo("request").pipe(Effect.annotateLogs({
+      method: request.method,
+      route: facts.route ?? null,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      requestId,
+      principalId: facts.principal ?? null
+    }), Effect.as(response))
+
   return HttpRouter.middleware((httpEffect) =>
     Effect.withFiber((fiber) => {
+      // A monotonic clock for the duration alone.
+      const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
+      const facts: RequestFacts = { route: undefined, principal: undefined }
       const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(tooLarge(requestId))
-      return httpEffect.pipe(
-        Effect.provideService(CurrentRequestId, Option.some(requestId)),
-        // Enforced while reading too, for bodies without a Content-Length.
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
-        Effect.map((response) => finish(response, requestId))
-      )
+      const handled = length !== undefined && Number(length) > maxBodyBytes
+        ? Effect.succeed(tooLarge(requestId))
+        : httpEffect.pipe(
+          Effect.provideService(CurrentRequestId, Option.some(requestId)),
+          Effect.provideService(CurrentRequestFacts, facts),
+          // Enforced while reading too, for bodies without a Content-Length.
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
+          Effect.map((response) => finish(response, requestId))
+        )
+      return accessLog ? Effect.flatMap(handled, (response) => logRequest(request, response, requestId, facts, started)) : handled
     }), { global: true })
 }
