@@ -7,7 +7,7 @@ import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
-import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { defaultSessionPolicy, SessionCache, type SessionPolicy } from "./identity/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
 import { SecretHasher } from "./shared/index.ts"
@@ -48,7 +48,9 @@ export const AiServices = aiServices()
  */
 export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =>
   Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer).pipe(
-    Layer.provide(ChangeLogLive)
+    Layer.provide(ChangeLogLive),
+    // Verified sessions for at most 1 s, like API keys; every service here changes sessions through the cache.
+    Layer.provide(SessionCache)
   )
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */

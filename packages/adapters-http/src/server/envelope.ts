@@ -111,10 +111,11 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const handled = length !== undefined && Number(length) > maxBodyBytes
         ? Effect.succeed(tooLarge(requestId))
         : httpEffect.pipe(
-          Effect.provideService(CurrentRequestId, Option.some(requestId)),
-          Effect.provideService(CurrentRequestFacts, facts),
-          // Enforced while reading too, for bodies without a Content-Length.
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          // One context merge per request; the body limit is enforced while reading too, for bodies without a length.
+          Effect.provideContext(Context.make(CurrentRequestId, Option.some(requestId)).pipe(
+            Context.add(CurrentRequestFacts, facts),
+            Context.add(HttpIncomingMessage.MaxBodySize, maxBodySize)
+          )),
           Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
           Effect.map((response) => finish(response, requestId))
         )
