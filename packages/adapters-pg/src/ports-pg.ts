@@ -14,8 +14,10 @@ import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
 import { WebhookEndpointRepositoryPg } from "./webhook-endpoint-repository-pg.ts"
 import { WorkspaceRepositoryPg } from "./workspace-repository-pg.ts"
+import { FeatureRequestRepositoryPg } from "./feedback/feature-request-repository-pg.ts"
+import { PushDeviceRepositoryPg, PushMessageRepositoryPg } from "./notifications/push-repositories-pg.ts"
 
-/** Every domain storage port over one `SqlClient`; the same code runs on embedded PGlite and on a real server. */
+/** Every domain storage port over one `SqlClient`; the same code runs on the embedded server and on `DATABASE_URL`. */
 export const PortsPg = Layer.mergeAll(
   WorkspaceRepositoryPg,
   ApiKeyRepositoryPg,
@@ -31,5 +33,8 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  FeatureRequestRepositoryPg,
+  PushDeviceRepositoryPg,
+  PushMessageRepositoryPg,
   TransactorPg
 )

@@ -2,9 +2,9 @@ import { Unavailable } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { layerEmbedded, layerPorts, type Ports, PostgresUrl } from "../src/index.ts"
+import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions } from "../src/index.ts"
 import { orUnavailable } from "../src/sql-errors.ts"
-import { PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
@@ -19,12 +19,12 @@ interface Target {
 
 const databaseUrl = process.env.DATABASE_URL
 
-// PGlite always; a real server too when DATABASE_URL names one (CI does), each run in a schema of its own.
+// The embedded server always (a fresh one per contract, in a temporary folder); a real server too when DATABASE_URL
+// names one (CI does), each run in a schema of its own. Eight connections, so concurrent claims really run side by side.
 const targets: ReadonlyArray<Target> = [
-  { label: "embedded PGlite", layer: layerEmbedded() },
+  { label: "embedded PostgreSQL", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    // Eight connections, so concurrent claims really run side by side.
     : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })) }])
 ]
 
@@ -37,10 +37,16 @@ for (const target of targets) {
   identityDomainContract(target.label, target.layer)
 }
 
-// The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.
-if (databaseUrl !== undefined && databaseUrl !== "") {
-  const url = Redacted.make(databaseUrl)
-  describe("a statement that runs too long on Postgres at DATABASE_URL", () => {
+// The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
+const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [
+  { label: "the embedded server", client: (options) => EmbeddedPostgresTemp(options) },
+  ...(databaseUrl === undefined || databaseUrl === ""
+    ? []
+    : [{ label: "Postgres at DATABASE_URL", client: (options: Omit<PostgresUrlOptions, "schema">) => PostgresUrl(Redacted.make(databaseUrl), options) }])
+]
+
+for (const { client, label } of statementTimeoutTargets) {
+  describe(`a statement that runs too long on ${label}`, () => {
     it.live("is cancelled by the server and reported as Unavailable", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -50,12 +56,12 @@ if (databaseUrl !== undefined && databaseUrl !== "") {
         assert.isBelow(Date.now() - started, 4000)
         // The connection survives the cancellation and answers the next statement.
         assert.deepStrictEqual(yield* sql`SELECT 1 AS one`, [{ one: 1 }])
-      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1, statementTimeout: "300 millis" }))))
+      }).pipe(Effect.provide(client({ maxConnections: 1, statementTimeout: "300 millis" }))), 30_000)
 
     it.live("runs every connection with the default 10 second limit", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         assert.deepStrictEqual(yield* sql`SHOW statement_timeout`, [{ statement_timeout: "10s" }])
-      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1 }))))
+      }).pipe(Effect.provide(client({ maxConnections: 1 }))), 30_000)
   })
 }

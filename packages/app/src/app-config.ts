@@ -1,7 +1,7 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 
-/** Where the data lives: the embedded PGlite directory, or a Postgres server. */
+/** Where the data lives: the data directory of the embedded PostgreSQL server (and its key), or a Postgres server. */
 export type DatabaseTarget =
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
@@ -20,6 +20,8 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number
   /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
   readonly redis: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly prefix: string }>
+  /** Expo push: off without an access token (the token never leaves the server). */
+  readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
 }
 
@@ -61,6 +63,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
+  push: Config.all({
+    baseUrl: Config.String("ATRIUM_EXPO_PUSH_URL").pipe(Config.withDefault("https://exp.host")),
+    accessToken: Config.option(Config.Redacted("ATRIUM_EXPO_ACCESS_TOKEN"))
+  }).pipe(Config.map(({ accessToken, baseUrl }) => Option.map(accessToken, (token) => ({ baseUrl, accessToken: token })))),
   redis: Config.all({
     url: Config.option(Config.Redacted("ATRIUM_REDIS_URL")),
     prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))

@@ -8,9 +8,11 @@ import type { AppConfig } from "./app-config.ts"
 import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
+import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
+import { secretKeyCheck } from "./secret-key.ts"
 
-/** The whole server: HTTP on the configured port over the domain over Postgres; first embedded start seeds a demo. */
+/** The whole server: HTTP on the configured port over the domain over Postgres, once the secret key opens the stored webhook secrets; first embedded start seeds a demo. */
 export const serverLayer = (config: AppConfig) => {
   const domain = domainLayer(config)
   const seed = config.database._tag === "Embedded"
@@ -24,6 +26,7 @@ export const serverLayer = (config: AppConfig) => {
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer()) : Layer.empty
-  return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))
+  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer) : Layer.empty
+  // The key check runs first: nothing is served while webhook secrets cannot be opened.
+  return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(secretKeyCheck(config)), Layer.provide(domain))
 }

@@ -1,17 +1,18 @@
-import { PGlite } from "@electric-sql/pglite"
+import { EmbeddedPostgres } from "@atrium/adapters-pg"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
 // The data directory sits in its own temporary folder, beside the generated secret key.
-const workDir = mkdtempSync(join(tmpdir(), "atrium-provider-"))
+const workDir = tempWorkDir("atrium-provider-")
 const dataDir = join(workDir, "data")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
@@ -94,18 +95,19 @@ describe("the provider credential never leaves the server", () => {
     expect(bodies.join("\n")).not.toContain(providerSecret)
     expect(first.output() + server.output()).not.toContain(providerSecret)
 
-    const db = await PGlite.create(join(dataDir, "."))
-    try {
-      const tables = await db.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public'")
-      expect(tables.rows.length).toBeGreaterThan(10)
-      for (const { table_name } of tables.rows) {
-        const rows = await db.query(`select * from "${table_name}"`)
-        expect(JSON.stringify(rows.rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v), table_name).not.toContain(providerSecret)
-      }
-      const events = await db.query<{ type: string }>("select type from events")
-      expect(events.rows.map((e) => e.type)).toEqual(expect.arrayContaining(["ai_task.succeeded", "ai_task.failed"]))
-    } finally {
-      await db.close()
+    // Every row of every table, read through the embedded server of the data directory (started again for this).
+    const { events, tables } = await Effect.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const names = yield* sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`
+      const tables = yield* Effect.forEach(names, ({ table_name }) =>
+        sql`select * from ${sql(table_name)}`.pipe(Effect.map((rows) => ({ table_name, rows }))))
+      const events = yield* sql<{ type: string }>`select type from events`
+      return { events, tables }
+    }).pipe(Effect.provide(EmbeddedPostgres({ dataDir }))))
+    expect(tables.length).toBeGreaterThan(10)
+    for (const { rows, table_name } of tables) {
+      expect(JSON.stringify(rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v), table_name).not.toContain(providerSecret)
     }
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["ai_task.succeeded", "ai_task.failed"]))
   }, 120_000)
 })

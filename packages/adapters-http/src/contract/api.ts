@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AiTasksGroup } from "./ai-tasks-group.ts"
 import { AuthGroup, AuthSessionGroup } from "./auth-group.ts"
 import { MobileDevelopersGroup } from "./mobile-developers-group.ts"
+import { MobileFeedbackGroup, MobilePushGroup } from "./mobile-feedback-group.ts"
 import { MobileSessionGroup } from "./mobile-session-group.ts"
 import { MobileTeamGroup } from "./mobile-team-group.ts"
 import { MobileWorkspaceGroup } from "./mobile-workspace-group.ts"
@@ -24,6 +25,8 @@ export class Api extends HttpApi.make("atrium")
   .add(MobileTeamGroup)
   .add(MobileDevelopersGroup)
   .add(MobileWebhooksGroup)
+  .add(MobileFeedbackGroup)
+  .add(MobilePushGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Atrium API",
     version: "1",

@@ -13,7 +13,10 @@ export const WorkspaceMembershipView = Schema.Struct({
 export const OrganizationView = Schema.Struct({
   workspace: Schema.NullOr(WorkspaceView).annotate({ description: "The active workspace; `null` once the member was removed from it (switch to another)" }),
   role: Schema.NullOr(Role),
-  memberships: Schema.Array(WorkspaceMembershipView)
+  memberships: Schema.Array(WorkspaceMembershipView),
+  features: Schema.Struct({
+    push: Schema.Boolean.annotate({ description: "Whether this server sends push notifications (a push credential is configured)" })
+  })
 }).annotate({ identifier: "Organization" })
 
 /** `PUT /api/mobile/organization/active`. */

@@ -1,7 +1,8 @@
 import { CurrentRequestId } from "@atrium/domain"
-import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
+import { ByteSize, Cause, Context, Duration, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { problemResponse } from "./problem-response.ts"
+import { withDeadline } from "./request-deadline.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
 import { requestIdFor } from "./request-id.ts"
 import type { RouteTable } from "./route-table.ts"
@@ -12,11 +13,14 @@ export interface EnvelopeOptions {
   readonly maxBodyBytes?: number | undefined
   /** Seconds a client should wait after a 503. */
   readonly retryAfterSeconds?: number | undefined
+  /** Longest a request may take before it is answered 503 `unavailable` (5 seconds by default), e.g. on a frozen database. */
+  readonly requestDeadline?: Duration.Input | undefined
   /** One JSON access-log line per request (on by default). */
   readonly accessLog?: boolean | undefined
 }
 
 const defaultMaxBodyBytes = 1024 * 1024
+const defaultRequestDeadline = Duration.seconds(5)
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -34,6 +38,9 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
   const maxBodyBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
   const retryAfter = String(options?.retryAfterSeconds ?? 1)
+  const deadline = Duration.fromInput(options?.requestDeadline ?? defaultRequestDeadline).pipe(Option.getOrElse(() => defaultRequestDeadline))
+  const overdue = (requestId: string) => () =>
+    problemResponse(503, requestId, { code: "unavailable", detail: "The service could not answer in time; try again shortly" })
 
   const tooLarge = (requestId: string) =>
     problemResponse(413, requestId, {
@@ -110,7 +117,7 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const length = request.headers["content-length"]
       const handled = length !== undefined && Number(length) > maxBodyBytes
         ? Effect.succeed(tooLarge(requestId))
-        : httpEffect.pipe(
+        : withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
           // One context merge per request; the body limit is enforced while reading too, for bodies without a length.
           Effect.provideContext(Context.make(CurrentRequestId, Option.some(requestId)).pipe(
             Context.add(CurrentRequestFacts, facts),

@@ -7,6 +7,7 @@ import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
 import { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
+import { MobileFeedbackHandlers, MobilePushHandlers } from "./handlers/mobile-feedback-handlers.ts"
 import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
@@ -84,7 +85,9 @@ export const ApiHandlers = Layer.mergeAll(
   MobileSessionHandlers,
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
-  MobileDevelopersHandlers
+  MobileDevelopersHandlers,
+  MobileFeedbackHandlers,
+  MobilePushHandlers
 )
 
 /**

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { AiServices, DomainServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, DomainServices, EngagementServices, IdentityServices, Primitives } from "../layers.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -9,6 +9,8 @@ import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
+import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
+import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
 
 export * from "./memory-ai-provider.ts"
@@ -19,6 +21,8 @@ export * from "./memory-repositories.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
+export * from "./memory-feedback.ts"
+export * from "./memory-notifications.ts"
 export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
@@ -33,6 +37,9 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  FeatureRequestRepositoryMemory,
+  PushDeviceRepositoryMemory,
+  PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -41,7 +48,7 @@ export const PortsMemory = Layer.mergeAll(
  * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
  * built-in model catalog.
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
+export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices).pipe(
   Layer.provideMerge(
     Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, WebhookTransportMemory, AiProviderMemory, SecretBox.layerRandom, PasswordHasherMemory)
   )

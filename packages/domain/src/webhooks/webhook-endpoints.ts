@@ -3,7 +3,7 @@ import { actorOf, type Forbidden, type InsufficientScope, permits, type Principa
 import { WebhookEvents } from "./webhook-events.ts"
 import { WebhookFanOut } from "./webhook-fan-out.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { type Actor, Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { DeliveryId, type WebhookEndpointId, WebhookEndpointId as EndpointIdSchema, type WorkspaceId } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
@@ -67,6 +67,13 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
     id: WebhookEndpointId,
     grace: Duration.Duration | undefined
   ) => Effect.Effect<EndpointWithSecret, Refused | NotFound | InvalidInput | Unavailable>
+  /** The operator's rotation (CLI, on the server): no principal, the operator actor is audited. */
+  readonly rotateSecretAsOperator: (
+    workspaceId: WorkspaceId,
+    id: WebhookEndpointId,
+    grace: Duration.Duration | undefined,
+    actor: Actor
+  ) => Effect.Effect<EndpointWithSecret, NotFound | InvalidInput | Unavailable>
   /** Sends `webhook.test` to this endpoint only; returns the pending delivery. */
   readonly sendTest: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<WebhookDelivery, Refused | NotFound | Conflict | Unavailable>
   readonly deliveries: (
@@ -210,25 +217,34 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         }))
       })
 
+      // The rotation itself; callers have already been allowed (a principal's permission, or the operator).
+      const rotate = Effect.fnUntraced(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
+        const period = grace ?? rotationGrace.default
+        if (Duration.isGreaterThan(period, rotationGrace.maximum)) {
+          return yield* new InvalidInput({ detail: "the grace period may be at most 7 days" })
+        }
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const endpoint = yield* find(workspaceId, id)
+          const now = yield* DateTime.now
+          yield* endpoints.expireSecrets(id, DateTime.addDuration(now, period))
+          const { secret, stored } = yield* newSecret(id, now)
+          yield* endpoints.addSecret(stored)
+          yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.secret_rotated", target: id })
+          const rotated: EndpointWithSecret = { endpoint, secret }
+          return rotated
+        }))
+      })
+
       const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
         function*(principal: Principal, id: WebhookEndpointId, grace: Duration.Duration | undefined) {
           yield* permits(principal, "webhooks.write")
-          const { workspaceId } = principal
-          const actor = actorOf(principal)
-          const period = grace ?? rotationGrace.default
-          if (Duration.isGreaterThan(period, rotationGrace.maximum)) {
-            return yield* new InvalidInput({ detail: "the grace period may be at most 7 days" })
-          }
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const endpoint = yield* find(workspaceId, id)
-            const now = yield* DateTime.now
-            yield* endpoints.expireSecrets(id, DateTime.addDuration(now, period))
-            const { secret, stored } = yield* newSecret(id, now)
-            yield* endpoints.addSecret(stored)
-            yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.secret_rotated", target: id })
-            const rotated: EndpointWithSecret = { endpoint, secret }
-            return rotated
-          }))
+          return yield* rotate(principal.workspaceId, id, grace, actorOf(principal))
+        }
+      )
+
+      const rotateSecretAsOperator = Effect.fn("WebhookEndpoints.rotateSecretAsOperator")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
+          return yield* rotate(workspaceId, id, grace, actor)
         }
       )
 
@@ -310,6 +326,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         update,
         remove,
         rotateSecret,
+        rotateSecretAsOperator,
         sendTest,
         deliveries: deliveriesOf,
         delivery,

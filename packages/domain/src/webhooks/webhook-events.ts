@@ -3,6 +3,7 @@ import { AiTaskEvents } from "../ai/index.ts"
 import { defineEvent } from "../audit/index.ts"
 import { BillingEvents } from "../billing/index.ts"
 import { EntitlementEvents } from "../entitlements/index.ts"
+import { FeedbackEvents } from "../feedback/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
 import { IsoTime } from "../shared/index.ts"
@@ -34,7 +35,9 @@ export const eventCatalog = {
   [EntitlementEvents.revoked.type]: EntitlementEvents.revoked,
   [BillingEvents.capReached.type]: BillingEvents.capReached,
   [WebhookEvents.endpointDisabled.type]: WebhookEvents.endpointDisabled,
-  [WebhookEvents.test.type]: WebhookEvents.test
+  [WebhookEvents.test.type]: WebhookEvents.test,
+  [FeedbackEvents.created.type]: FeedbackEvents.created,
+  [FeedbackEvents.statusChanged.type]: FeedbackEvents.statusChanged
 }
 
 /** The names of all catalog event types. */

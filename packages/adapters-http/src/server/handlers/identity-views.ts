@@ -55,7 +55,8 @@ export const toMembershipView = (membership: Membership): MembershipView => ({
 })
 
 /** The session's organization on the wire. */
-export const toOrganizationView = (view: OrganizationView): OrganizationWire => ({
+export const toOrganizationView = (view: OrganizationView, features: OrganizationWire["features"]): OrganizationWire => ({
+  features,
   workspace: Option.getOrNull(Option.map(view.workspace, toWorkspaceView)),
   role: Option.getOrNull(view.role),
   memberships: view.memberships.map((joined) => ({

@@ -1,4 +1,4 @@
-import { Invitations, Organization } from "@atrium/domain"
+import { Invitations, Organization, PushNotifications } from "@atrium/domain"
 import { Effect, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -16,12 +16,13 @@ export const MobileSessionHandlers = HttpApiBuilder.group(
     const organization = yield* Organization
     const invitations = yield* Invitations
     const throttles = yield* Throttles
+    const features = { push: (yield* PushNotifications).enabled }
     return handlers
       .handle("getOrganization", Effect.fn("Mobile.getOrganization")(function*() {
-        return toOrganizationView(yield* organization.view(yield* CurrentSession))
+        return toOrganizationView(yield* organization.view(yield* CurrentSession), features)
       }))
       .handle("switchWorkspace", Effect.fn("Mobile.switchWorkspace")(function*({ payload }) {
-        return toOrganizationView(yield* organization.switchActive(yield* CurrentSession, payload.workspaceId))
+        return toOrganizationView(yield* organization.switchActive(yield* CurrentSession, payload.workspaceId), features)
       }))
       .handle("acceptInvitation", Effect.fn("Mobile.acceptInvitation")(function*({ payload }) {
         const session = yield* CurrentSession
