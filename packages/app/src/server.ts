@@ -7,6 +7,7 @@ import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
 import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
+import { AccessLogStdout } from "./access-log-sink.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
@@ -23,6 +24,7 @@ export const serverLayer = (config: AppConfig) => {
     routerConfig
   }).pipe(
     Layer.provide(rateLimiterLayer(config)),
+    Layer.provide(AccessLogStdout),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.

@@ -1,6 +1,7 @@
 import { CurrentRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Duration, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
 import { withDeadline } from "./request-deadline.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
@@ -97,15 +98,26 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
 
   const accessLog = options?.accessLog ?? true
   // Method, route template, status, duration, request id and principal id: never a credential, a query or a body.
-  const logRequest = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse, requestId: string, facts: RequestFacts, started: number) =>
-    Effect.logInfo("request").pipe(Effect.annotateLogs({
+  const logRequest = (
+    sink: ((entry: AccessLogEntry) => void) | undefined,
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse,
+    requestId: string,
+    facts: RequestFacts,
+    started: number
+  ) => {
+    const entry: AccessLogEntry = {
       method: request.method,
       route: facts.route ?? null,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       requestId,
       principalId: facts.principal ?? null
-    }), Effect.as(response))
+    }
+    if (sink === undefined) return Effect.logInfo("request").pipe(Effect.annotateLogs({ ...entry }), Effect.as(response))
+    sink(entry)
+    return Effect.succeed(response)
+  }
 
   return HttpRouter.middleware((httpEffect) =>
     Effect.withFiber((fiber) => {
@@ -118,14 +130,16 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const handled = length !== undefined && Number(length) > maxBodyBytes
         ? Effect.succeed(tooLarge(requestId))
         : withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
-          // One context merge per request; the body limit is enforced while reading too, for bodies without a length.
-          Effect.provideContext(Context.make(CurrentRequestId, Option.some(requestId)).pipe(
-            Context.add(CurrentRequestFacts, facts),
-            Context.add(HttpIncomingMessage.MaxBodySize, maxBodySize)
-          )),
+          // Added one by one: each is a cheap overlay, where merging a context would copy the whole request context.
+          Effect.provideService(CurrentRequestId, Option.some(requestId)),
+          Effect.provideService(CurrentRequestFacts, facts),
+          // Enforced while reading too, for bodies without a Content-Length.
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
           Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
           Effect.map((response) => finish(response, requestId))
         )
-      return accessLog ? Effect.flatMap(handled, (response) => logRequest(request, response, requestId, facts, started)) : handled
+      if (!accessLog) return handled
+      const sink = Context.get(fiber.context, AccessLogSink)
+      return Effect.flatMap(handled, (response) => logRequest(sink, request, response, requestId, facts, started))
     }), { global: true })
 }
