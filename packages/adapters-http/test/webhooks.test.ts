@@ -1,4 +1,4 @@
-import { WebhookDeliveries, WebhookTransport } from "@atrium/domain"
+import { WebhookDeliveries } from "@atrium/domain"
 import { answer, ScriptedReceiver } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Ref } from "effect"
@@ -18,13 +18,7 @@ const setup = Effect.gen(function*() {
 
 /** One worker pass, as the delivery worker runs it: claim what is due, send it, record each attempt. */
 const workerPass = Effect.gen(function*() {
-  const deliveries = yield* WebhookDeliveries
-  const transport = yield* WebhookTransport
-  return yield* Effect.forEach(yield* deliveries.claim(100), (claimed) =>
-    Effect.gen(function*() {
-      const startedAt = yield* DateTime.now
-      return yield* deliveries.complete(claimed, startedAt, yield* transport.send(yield* deliveries.prepare(claimed)))
-    }))
+  return yield* (yield* WebhookDeliveries).runDue(100)
 })
 
 describe("/api/v1 webhooks", () => {

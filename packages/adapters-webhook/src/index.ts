@@ -9,4 +9,3 @@ export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"
 /** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layer`, `layerConfig`. */
 export * as WebhookTransportNode from "./node-webhook-transport.ts"
-export * from "./delivery-worker.ts"

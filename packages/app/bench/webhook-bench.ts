@@ -1,5 +1,4 @@
 // Webhook deliveries per second to a loopback receiver, attempts recorded in Postgres; event-to-first-attempt latency.
-import { DeliveryWorker } from "@atrium/adapters-webhook"
 import {
   ApiKeys,
   defaultModelCatalog,
@@ -14,6 +13,7 @@ import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
+import { deliveryWorker } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { fmt, percentile } from "./percentiles.ts"
 import { addressOf, start } from "./server-process.ts"
@@ -122,7 +122,7 @@ const embeddedRun = async (dataDir: string, secretKey: string) => {
   const run: Run = (effect) => Effect.runPromise(Effect.provide(effect, context))
   const inProcessWorker = async () => {
     const workerScope = Effect.runSync(Scope.make())
-    await run(Layer.buildWithScope(DeliveryWorker.layer(), workerScope))
+    await run(Layer.buildWithScope(deliveryWorker(), workerScope))
     return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
   }
   const pglite = await throughput(run, 300, inProcessWorker)

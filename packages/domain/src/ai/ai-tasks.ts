@@ -18,6 +18,7 @@ import { AiTaskRepository } from "./ai-task-repository.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { EntitlementRepository } from "../entitlements/index.ts"
 import { Transactor } from "../shared/index.ts"
+import type { WorkQueue } from "../shared/index.ts"
 
 /** Tunables of task execution, with the documented defaults. */
 export interface AiTaskPolicy {
@@ -99,6 +100,11 @@ export class AiTasks extends Context.Service<AiTasks, {
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
   /** Runs a claimed task on its provider and settles it, or queues it for a retry; returns the task as it now stands. */
   readonly execute: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
+  /**
+   * Fails a task whose step died (a defect, not a provider failure), releasing its reservation; the defect's details
+   * stay in the logs, the workspace sees `internal_error`. Settles once, like every outcome.
+   */
+  readonly failDefect: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
   /** One worker pass: claim what is due and execute each (sequentially). */
   readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
 }>()("@atrium/domain/AiTasks") {
@@ -358,9 +364,28 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* Effect.forEach(yield* claim(limit), execute)
         })
 
-        return AiTasks.of({ submit, get, claim, execute, runDue })
+        const failDefect = Effect.fn("AiTasks.failDefect")(function*(task: AiTask) {
+          return yield* settle(task, failedWith("internal_error", "The task could not be completed"))
+        })
+
+        return AiTasks.of({ submit, get, claim, execute, failDefect, runDue })
       })
     )
 
   static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
+
+  /**
+   * The task queue for `runWorker`: one provider call and its settlement per step; a step that dies fails that task
+   * alone (its reservation released), never the rest of the batch.
+   */
+  static readonly queue = Effect.gen(function*() {
+    const tasks = yield* AiTasks
+    const queue: WorkQueue<AiTask> = {
+      name: "AiTasks",
+      claim: tasks.claim,
+      step: tasks.execute,
+      onDefect: tasks.failDefect
+    }
+    return queue
+  })
 }

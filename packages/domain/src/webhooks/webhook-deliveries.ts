@@ -8,7 +8,8 @@ import { AttemptId } from "../shared/index.ts"
 import { type ClaimedDelivery, DeliveryRepository } from "./delivery-repository.ts"
 import { Transactor } from "../shared/index.ts"
 import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
-import type { TransportRequest, TransportResult } from "./webhook-transport.ts"
+import { type TransportRequest, type TransportResult, WebhookTransport } from "./webhook-transport.ts"
+import type { WorkQueue } from "../shared/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
 import { WebhookEndpoint } from "./webhook-endpoint.ts"
@@ -35,13 +36,18 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
   retryDelays
 }
 
-/** The delivery side of webhooks: claim due deliveries, sign them, and record what each attempt did. */
+/** The delivery side of webhooks: claim due deliveries and make one whole attempt at each. */
 export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
+  /** Leases up to `limit` due deliveries to this worker. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, Unavailable>
-  /** The signed request for a claimed delivery, with every secret valid now (two during a rotation). */
-  readonly prepare: (claimed: ClaimedDelivery) => Effect.Effect<TransportRequest>
-  /** Stores the attempt and applies the retry policy, disabling the endpoint when it is gone or has failed too long. */
-  readonly complete: (claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) => Effect.Effect<DeliveryAttempt, Unavailable>
+  /**
+   * One whole attempt: signs the delivery with every secret valid now (two during a rotation), sends it through the
+   * `WebhookTransport` port, stores the attempt and applies the retry policy, disabling the endpoint when it is gone
+   * or has failed too long.
+   */
+  readonly deliver: (claimed: ClaimedDelivery) => Effect.Effect<DeliveryAttempt, Unavailable>
+  /** One pass by hand (tests, tools): claims up to `limit` and delivers each in turn. */
+  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, Unavailable>
 }>()("@atrium/domain/WebhookDeliveries") {
   static readonly layerWith = (policy: DeliveryPolicy) =>
     Layer.effect(
@@ -53,13 +59,14 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
         const ids = yield* IdGenerator
         const box = yield* SecretBox
         const changes = yield* ChangeLog
+        const transport = yield* WebhookTransport
 
         const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
           const now = yield* DateTime.now
           return yield* deliveries.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
         })
 
-        const prepare = Effect.fn("WebhookDeliveries.prepare")(function*(claimed: ClaimedDelivery) {
+        const prepare = Effect.fnUntraced(function*(claimed: ClaimedDelivery) {
           const now = yield* DateTime.now
           const secrets = yield* Effect.forEach(claimed.secrets.filter((s) => s.isValidAt(now)), (s) => box.open(s.sealed))
           const body = envelopeOf({ ...claimed.event, createdAt: DateTime.formatIso(claimed.event.createdAt) })
@@ -81,7 +88,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return request
         })
 
-        const complete = Effect.fn("WebhookDeliveries.complete")(
+        const complete = Effect.fnUntraced(
           function*(claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) {
             const now = yield* DateTime.now
             const number = claimed.delivery.attemptCount + 1
@@ -145,9 +152,31 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           }
         )
 
-        return WebhookDeliveries.of({ claim, prepare, complete })
+        const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: ClaimedDelivery) {
+          const startedAt = yield* DateTime.now
+          const result = yield* transport.send(yield* prepare(claimed))
+          return yield* complete(claimed, startedAt, result)
+        })
+
+        const runDue = Effect.fn("WebhookDeliveries.runDue")(function*(limit: number) {
+          return yield* Effect.forEach(yield* claim(limit), deliver)
+        })
+
+        return WebhookDeliveries.of({ claim, deliver, runDue })
       })
     )
 
   static readonly layer = WebhookDeliveries.layerWith(defaultDeliveryPolicy)
+
+  /** The delivery queue for `runWorker`: one attempt per step, at most `perKey` attempts at once to one endpoint. */
+  static readonly queue = Effect.gen(function*() {
+    const deliveries = yield* WebhookDeliveries
+    const queue: WorkQueue<ClaimedDelivery> = {
+      name: "WebhookDeliveries",
+      claim: deliveries.claim,
+      step: deliveries.deliver,
+      keyOf: (claimed) => claimed.endpoint.id
+    }
+    return queue
+  })
 }
