@@ -1,10 +1,14 @@
 import { AiTask, BillingAccount, MonthlyUsage, UsageRecord } from "@atrium/domain"
 import { Schema } from "effect"
-import { MicrosFromBigInt } from "./bigint-micros.ts"
+import { CountFromBigInt, MaxOutputTokensFromBigInt, MicrosFromBigInt } from "./bigint-micros.ts"
 
 /** The `ai_tasks` row as the driver returns it: `jsonb` parsed, `timestamptz` as `Date`, money as `bigint`. */
 export const AiTaskRow = Schema.Struct({
   ...AiTask.fields,
+  maxOutputTokens: MaxOutputTokensFromBigInt,
+  inputTokens: Schema.OptionFromNullOr(CountFromBigInt),
+  outputTokens: Schema.OptionFromNullOr(CountFromBigInt),
+  attempts: CountFromBigInt,
   costMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
   reservedMicros: MicrosFromBigInt,
   nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
@@ -30,7 +34,8 @@ export const BillingAccountRow = Schema.Struct({
   ...BillingAccount.fields,
   creditBalanceMicros: MicrosFromBigInt,
   reservedMicros: MicrosFromBigInt,
-  spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt)
+  spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
+  taskCap: Schema.OptionFromNullOr(CountFromBigInt)
 }).pipe(Schema.encodeKeys({
   workspaceId: "workspace_id",
   creditBalanceMicros: "credit_balance_micros",
@@ -43,7 +48,8 @@ export const BillingAccountRow = Schema.Struct({
 export const MonthlyUsageRow = Schema.Struct({
   ...MonthlyUsage.fields,
   spentMicros: MicrosFromBigInt,
-  reservedMicros: MicrosFromBigInt
+  reservedMicros: MicrosFromBigInt,
+  taskCount: CountFromBigInt
 }).pipe(Schema.encodeKeys({
   workspaceId: "workspace_id",
   spentMicros: "spent_micros",
@@ -55,6 +61,8 @@ export const MonthlyUsageRow = Schema.Struct({
 /** The `usage_records` row as the driver returns it. */
 export const UsageRecordRow = Schema.Struct({
   ...UsageRecord.fields,
+  inputTokens: CountFromBigInt,
+  outputTokens: CountFromBigInt,
   costMicros: MicrosFromBigInt,
   createdAt: Schema.DateTimeUtcFromDate
 }).pipe(Schema.encodeKeys({

@@ -1,4 +1,4 @@
-import { Micros } from "@atrium/domain"
+import { MaxOutputTokens, Micros } from "@atrium/domain"
 import { Schema, SchemaTransformation } from "effect"
 
 /**
@@ -8,3 +8,13 @@ import { Schema, SchemaTransformation } from "effect"
 export const MicrosFromBigInt = Schema.BigInt.check(
   Schema.isBetweenBigInt({ minimum: 0n, maximum: BigInt(Number.MAX_SAFE_INTEGER) })
 ).pipe(Schema.decodeTo(Micros, SchemaTransformation.transform({ decode: Number, encode: BigInt })))
+
+// `int8` as the driver returns it, within the range a JS number holds exactly.
+const SafeBigInt = Schema.BigInt.check(Schema.isBetweenBigInt({ minimum: 0n, maximum: BigInt(Number.MAX_SAFE_INTEGER) }))
+const toNumber = SchemaTransformation.transform({ decode: Number, encode: BigInt })
+
+/** A `bigint` counter column (tokens, task counts) decoded to a non-negative integer; beyond 2^53 it fails to decode. */
+export const CountFromBigInt = SafeBigInt.pipe(Schema.decodeTo(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), toNumber))
+
+/** The `bigint` `max_output_tokens` column decoded to the domain's bound. */
+export const MaxOutputTokensFromBigInt = SafeBigInt.pipe(Schema.decodeTo(MaxOutputTokens, toNumber))

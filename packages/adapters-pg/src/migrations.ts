@@ -4,13 +4,15 @@ import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
+import counters64Bit from "./migrations/0005_counters_64_bit.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
-  "0004_identity": identity
+  "0004_identity": identity,
+  "0005_counters_64_bit": counters64Bit
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

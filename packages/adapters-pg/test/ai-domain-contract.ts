@@ -2,11 +2,13 @@ import {
   AiProvider,
   AiServices,
   AiTasks,
+  completeLocally,
   DomainServices,
   Entitlements,
   Feature,
   ModelCatalog,
   Primitives,
+  runWorker,
   SecretBox,
   type SubmitAiTaskInput,
   systemActor,
@@ -16,7 +18,7 @@ import {
 } from "@atrium/domain"
 import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 
@@ -27,10 +29,22 @@ const actor = systemActor("test")
 const worstHello = 1601
 const costHello = 4
 
-// The whole domain, AI included, over the Postgres ports under test; the local provider needs no network.
-const domain = Layer.mergeAll(DomainServices, AiServices).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, AiProvider.layerLocal))
-)
+// The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
+const domainWith = (provider: Layer.Layer<AiProvider>) =>
+  Layer.mergeAll(DomainServices, AiServices).pipe(
+    Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, provider))
+  )
+const domain = domainWith(AiProvider.layerLocal)
+
+// The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.
+const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
+  complete: (request) => {
+    const prompt = "prompt" in request.input ? request.input.prompt : ""
+    if (prompt === "die") return Effect.die(new Error("a bug in one task"))
+    const completion = completeLocally(request)
+    return Effect.succeed(prompt === "poison" ? { ...completion, inputTokens: 2 ** 31 } : completion)
+  }
+}))
 
 /** A workspace entitled to `ai.basic`, holding `credits` micro-USD. */
 const setup = (credits: number) =>
@@ -136,4 +150,35 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
         yield* tasks.runDue(100)
       }).pipe(Effect.provide(domain)))
+
+    it.effect("one workspace's poisoned tasks fail alone: an absurd token count and a dying call fail only their own task", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const poisoned = yield* setup(10 * worstHello)
+        const healthy = yield* setup(10 * worstHello)
+        const submit = (ws: WorkspaceId, prompt: string) => tasks.submit(hello(ws, { input: { prompt } })).pipe(Effect.map((s) => s.task.id))
+        const bad = yield* submit(poisoned, "poison")
+        const dead = yield* submit(poisoned, "die")
+        const fine = yield* Effect.forEach(["hello", "hello"], (prompt) => submit(poisoned, prompt))
+        const others = yield* Effect.forEach(["hello", "hello", "hello", "hello"], (prompt) => submit(healthy, prompt))
+        // The app's worker loop over the app's queue: all eight are claimed in one pass.
+        yield* runWorker(yield* AiTasks.queue, { concurrency: 16, idlePoll: "20 millis" })
+        const all = [[poisoned, bad], [poisoned, dead], ...fine.map((id) => [poisoned, id] as const), ...others.map((id) => [healthy, id] as const)] as const
+        const finished = Effect.forEach(all, ([ws, id]) => tasks.get(ws, id))
+        while (!(yield* finished).every((task) => task.isFinished)) yield* Effect.sleep("20 millis")
+
+        const [first, second, ...rest] = yield* finished
+        assert.strictEqual(first?.status, "failed")
+        assert.deepStrictEqual(Option.map(first?.error ?? Option.none(), (e) => e.code), Option.some("provider_invalid_response"))
+        assert.strictEqual(second?.status, "failed")
+        assert.deepStrictEqual(Option.map(second?.error ?? Option.none(), (e) => e.code), Option.some("internal_error"))
+        assert.deepStrictEqual(rest.map((task) => task.status), Array(6).fill("succeeded"))
+        // The failed ones cost nothing and hold nothing; the healthy workspace paid exactly its four tasks.
+        assert.strictEqual((yield* usage.current(poisoned)).reservedMicros, 0)
+        assert.strictEqual((yield* usage.current(poisoned)).aiSpendMicros, 2 * costHello)
+        const other = yield* usage.current(healthy)
+        assert.strictEqual(other.reservedMicros, 0)
+        assert.strictEqual(other.aiSpendMicros, 4 * costHello)
+      }).pipe(Effect.provide(domainWith(poisonProvider)), Effect.timeout("30 seconds")))
   })

@@ -13,7 +13,7 @@ import { IdGenerator } from "../shared/index.ts"
 import { TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { type ModelSpec } from "./model-catalog.ts"
-import { type AiCompletion, AiProvider, ProviderError } from "./ai-provider.ts"
+import { AiCompletion, AiProvider, ProviderError } from "./ai-provider.ts"
 import { AiTaskRepository } from "./ai-task-repository.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { EntitlementRepository } from "../entitlements/index.ts"
@@ -89,6 +89,9 @@ type Outcome =
 const failedWith = (code: string, message: string): Outcome => ({ _tag: "Failed", error: { code, message: message.slice(0, maxErrorMessage) } })
 
 const runnerActor = systemActor("ai-tasks")
+
+// Every provider answer passes the schema before it is settled: an absurd count fails its own task, nothing else.
+const decodeCompletion = Schema.decodeUnknownEffect(AiCompletion)
 
 /** AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost. */
 export class AiTasks extends Context.Service<AiTasks, {
@@ -281,8 +284,7 @@ export class AiTasks extends Context.Service<AiTasks, {
               return failed
             }
             const { completion, spec } = outcome
-            const inputTokens = Math.max(0, Math.trunc(completion.inputTokens))
-            const outputTokens = Math.max(0, Math.trunc(completion.outputTokens))
+            const { inputTokens, outputTokens } = completion
             const costMicros = actualCostMicros(spec, { inputTokens, outputTokens }, current.reservedMicros)
             const succeeded = new AiTask({
               ...current,
@@ -350,7 +352,12 @@ export class AiTasks extends Context.Service<AiTasks, {
             })),
             Effect.result
           )
-          if (Result.isSuccess(result)) return yield* settle(task, { _tag: "Succeeded", spec, completion: result.success })
+          if (Result.isSuccess(result)) {
+            const completion = yield* Effect.result(decodeCompletion(result.success))
+            return Result.isSuccess(completion)
+              ? yield* settle(task, { _tag: "Succeeded", spec, completion: completion.success })
+              : yield* settle(task, failedWith("provider_invalid_response", "The provider's answer was invalid (malformed, or token counts out of range)"))
+          }
           const error = result.failure
           if (error.retryable && task.attempts < policy.maxAttempts) {
             const delays = policy.retryDelays
