@@ -67,7 +67,7 @@ export const ApiKeyRepositoryPg = Layer.effect(
       const keys = yield* sql`
         SELECT ${sql.literal(columns)} FROM api_keys
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toKeys), orUnavailable)
       return toPage(keys, page)

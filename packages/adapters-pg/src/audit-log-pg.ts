@@ -32,7 +32,7 @@ export const AuditLogPg = Layer.effect(
       const entries = yield* sql`
         SELECT id, workspace_id, actor, action, target, created_at, request_id FROM audit_entries
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRows),

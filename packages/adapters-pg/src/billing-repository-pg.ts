@@ -89,7 +89,7 @@ export const BillingRepositoryPg = Layer.effect(
         SELECT task_id, workspace_id, model, input_tokens, output_tokens, cost_micros, month, created_at
         FROM usage_records
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page, "task_id")}
-        ORDER BY created_at DESC, task_id DESC
+        ORDER BY created_at DESC, task_id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRecords),

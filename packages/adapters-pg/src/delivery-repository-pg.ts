@@ -76,7 +76,7 @@ export const DeliveryRepositoryPg = Layer.effect(
           WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId}
             AND ${status === undefined ? sql`TRUE` : sql`status = ${status}`}
             AND ${afterCursor(sql, page)}
-          ORDER BY created_at DESC, id DESC
+          ORDER BY created_at DESC, id COLLATE "C" DESC
           LIMIT ${fetchSize(page)}
         `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
         return toPage(deliveries, page)
@@ -196,7 +196,7 @@ export const DeliveryRepositoryPg = Layer.effect(
           SELECT ${sql.literal(columns)} FROM webhook_deliveries
           WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND status = 'failed'
             AND created_at >= ${DateTime.toDateUtc(since)}
-          ORDER BY created_at, id
+          ORDER BY created_at, id COLLATE "C"
         `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
       }
     )

@@ -29,7 +29,7 @@ export const EventOutboxPg = Layer.effect(
       const events = yield* sql`
         SELECT id, workspace_id, type, created_at, data FROM events
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRows),

@@ -53,7 +53,7 @@ export const InvitationRepositoryPg = Layer.effect(
       const invitations = yield* sql`
         SELECT ${sql.literal(columns)} FROM invitations
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toInvitations), orUnavailable)
       return toPage(invitations, page)

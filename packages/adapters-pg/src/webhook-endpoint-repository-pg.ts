@@ -75,7 +75,7 @@ export const WebhookEndpointRepositoryPg = Layer.effect(
       const endpoints = yield* sql`
         SELECT ${sql.literal(columns)} FROM webhook_endpoints
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toEndpoints), orUnavailable)
       return toPage(endpoints, page)
@@ -93,7 +93,7 @@ export const WebhookEndpointRepositoryPg = Layer.effect(
       return yield* sql`
         SELECT ${sql.literal(columns)} FROM webhook_endpoints
         WHERE workspace_id = ${workspaceId} AND enabled AND (event_types IS NULL OR ${type} = ANY (event_types))
-        ORDER BY created_at, id
+        ORDER BY created_at, id COLLATE "C"
       `.pipe(Effect.flatMap(toEndpoints), orUnavailable)
     })
 

@@ -3,7 +3,7 @@ import { AiTask } from "../ai/index.ts"
 import { BillingAccount, MonthlyUsage } from "../billing/index.ts"
 import { AiTaskRepository, idempotencyWindowMillis } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
-import { pageOf, withEntry, useStore } from "./memory-store.ts"
+import { pageBy, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 
@@ -72,7 +72,7 @@ export const BillingRepositoryMemory = Layer.effect(
           usageRecords: s.usageRecords.some((r) => r.taskId === record.taskId) ? s.usageRecords : [...s.usageRecords, record]
         })),
       listUsageRecords: (workspaceId, page) =>
-        read.pipe(Effect.map((s) => pageOf(s.usageRecords.filter((r) => r.workspaceId === workspaceId).reverse(), page)))
+        read.pipe(Effect.map((s) => pageBy(s.usageRecords.filter((r) => r.workspaceId === workspaceId), page, (r) => ({ createdAt: r.createdAt, id: r.taskId }))))
     })
   })
 )

@@ -1,5 +1,5 @@
 import { DateTime, Effect, Layer, Option } from "effect"
-import { Conflict } from "../shared/index.ts"
+import { comparePositions, Conflict } from "../shared/index.ts"
 import { EmailTaken } from "../identity/index.ts"
 import { AppearanceRepository } from "../identity/index.ts"
 import { InvitationRepository } from "../identity/index.ts"
@@ -7,11 +7,11 @@ import { MembershipRepository } from "../identity/index.ts"
 import { SessionRepository } from "../identity/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import { Session } from "../identity/index.ts"
-import { type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
+import { type MemoryState, pageBy, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const oldestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => millis(a.createdAt) - millis(b.createdAt) || a.id.localeCompare(b.id))
+  Array.from(items).sort(comparePositions)
 
 const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> => {
   const copy = new Map(map)
@@ -55,12 +55,14 @@ export const MembershipRepositoryMemory = Layer.effect(
       findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.memberships.get(id)).pipe(Option.filter((m) => m.workspaceId === workspaceId)))),
       listByWorkspace: (workspaceId, page) =>
         read.pipe(Effect.map((s) =>
-          pageOf(
-            oldestFirst(inWorkspace(s, workspaceId)).flatMap((membership) => {
+          pageBy(
+            inWorkspace(s, workspaceId).flatMap((membership) => {
               const user = s.users.get(membership.userId)?.user
               return user === undefined ? [] : [{ membership, user }]
             }),
-            page
+            page,
+            (member) => member.membership,
+            true
           )
         )),
       listByUser: (userId) => read.pipe(Effect.map((s) => oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)))),
@@ -140,7 +142,7 @@ export const InvitationRepositoryMemory = Layer.effect(
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.invitations.get(id)).pipe(Option.filter((i) => i.workspaceId === workspaceId)))),
       findByTokenDigest: (digest) => read.pipe(Effect.map((s) => Option.fromNullishOr(all(s).find((i) => i.tokenDigest === digest)))),
       listByWorkspace: (workspaceId, page) =>
-        read.pipe(Effect.map((s) => pageOf(oldestFirst(all(s).filter((i) => i.workspaceId === workspaceId)).reverse(), page))),
+        read.pipe(Effect.map((s) => pageOf(all(s).filter((i) => i.workspaceId === workspaceId), page))),
       update: (invitation) =>
         write((s) => s.invitations.has(invitation.id) ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) } : s)
     })

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import { ApiKey } from "../keys/index.ts"
 import { Conflict } from "../shared/index.ts"
 import { ApiKeyRepository } from "../keys/index.ts"
@@ -7,9 +7,6 @@ import { EntitlementRepository } from "../entitlements/index.ts"
 import { EventOutbox } from "../audit/index.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 import { ensureUp, MemoryStore, pageOf, withEntry } from "./memory-store.ts"
-
-const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
 
 /** In-memory workspaces. */
 export const WorkspaceRepositoryMemory = Layer.effect(
@@ -47,7 +44,7 @@ export const ApiKeyRepositoryMemory = Layer.effect(
       findByDigest: (digest) => keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.digest === digest)))),
       findById: (workspaceId, id) =>
         keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId)))),
-      list: (workspaceId, page) => keys.pipe(Effect.map((all) => pageOf(newestFirst(all.filter((k) => k.workspaceId === workspaceId)), page))),
+      list: (workspaceId, page) => keys.pipe(Effect.map((all) => pageOf(all.filter((k) => k.workspaceId === workspaceId), page))),
       revoke: (workspaceId, id, at) =>
         keys.pipe(
           Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId))),
@@ -102,7 +99,7 @@ export const AuditLogMemory = Layer.effect(
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
-          Effect.map((s) => pageOf(s.audit.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+          Effect.map((s) => pageOf(s.audit.filter((e) => e.workspaceId === workspaceId), page))
         )
     })
   })
@@ -119,7 +116,7 @@ export const EventOutboxMemory = Layer.effect(
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
-          Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+          Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId), page))
         )
     })
   })

@@ -6,8 +6,6 @@ import { EndpointSecret } from "../webhooks/index.ts"
 import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
-const newestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id))
 
 
 /** In-memory webhook endpoints and secrets. */
@@ -33,7 +31,7 @@ export const WebhookEndpointRepositoryMemory = Layer.effect(
           })).pipe(Effect.as(true))
         })),
       findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(inWorkspace(s, workspaceId).find((e) => e.id === id)))),
-      list: (workspaceId, page) => read.pipe(Effect.map((s) => pageOf(newestFirst(inWorkspace(s, workspaceId)), page))),
+      list: (workspaceId, page) => read.pipe(Effect.map((s) => pageOf(inWorkspace(s, workspaceId), page))),
       count: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).length)),
       listSubscribed: (workspaceId, type) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((e) => e.wants(type)))),
       addSecret: (secret) => write((s) => ({ ...s, secrets: [secret, ...s.secrets] })),
@@ -65,9 +63,9 @@ export const DeliveryRepositoryMemory = Layer.effect(
       listByEndpoint: (workspaceId, endpointId, status, page) =>
         read.pipe(Effect.map((s) =>
           pageOf(
-            newestFirst(Array.from(s.deliveries.values()).filter((d) =>
+            Array.from(s.deliveries.values()).filter((d) =>
               d.workspaceId === workspaceId && d.endpointId === endpointId && (status === undefined || d.status === status)
-            )),
+            ),
             page
           )
         )),
