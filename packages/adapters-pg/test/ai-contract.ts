@@ -11,7 +11,6 @@ import {
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { Ports } from "../src/index.ts"
 import { at, makeAiTask, makeUsageRecord, token } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
@@ -50,7 +49,7 @@ class Boom {
 }
 
 /** The AI task and billing ports against one database target. */
-export const aiContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI task and billing ports on ${label}`, (it) => {
     it.effect("tasks round-trip every field, are found only within their workspace, and update in place", () =>
       Effect.gen(function*() {

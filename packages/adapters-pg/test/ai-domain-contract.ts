@@ -18,9 +18,9 @@ import {
 } from "@atrium/domain"
 import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
+import { StorageProbe } from "./storage-probe.ts"
 
 const actor = systemActor("test")
 
@@ -63,18 +63,13 @@ const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {})
   ...extra
 })
 
-const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
-
-// Counted in SQL, so nothing the domain caches or returns can hide an extra row.
-const storedTasks = (workspaceId: WorkspaceId) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`SELECT count(*)::int AS count FROM ai_tasks WHERE workspace_id = ${workspaceId}`.pipe(Effect.flatMap(decodeCount))
-    return row.count
-  })
+// Counted below the ports, so nothing the domain caches or returns can hide an extra row.
+const storedTasks = (workspaceId: WorkspaceId) => Effect.gen(function*() {
+  return yield* (yield* StorageProbe).count("ai_tasks", workspaceId)
+})
 
 /** The domain's money rules over one database target, with as many connections as the target's pool has. */
-export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
+export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI tasks and billing end to end on ${label}`, (it) => {
     it.effect("50 concurrent submissions racing for credits worth 10 worst cases: exactly 10 win, and none overspends", () =>
       Effect.gen(function*() {

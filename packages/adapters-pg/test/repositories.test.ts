@@ -1,8 +1,10 @@
 import { Unavailable } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { layerEmbedded, layerPorts, type Ports, PostgresUrl } from "../src/index.ts"
+import { PortsMemory } from "@atrium/domain/testing"
+import { Layer } from "effect"
+import { layerEmbedded, layerPorts, type Ports, PostgresUrl, runMigrations } from "../src/index.ts"
 import { orUnavailable } from "../src/sql-errors.ts"
 import { PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
@@ -10,22 +12,29 @@ import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
+import { StorageProbe } from "./storage-probe.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
   readonly label: string
-  readonly layer: Layer.Layer<Ports | SqlClient.SqlClient, unknown>
+  readonly layer: Layer.Layer<Ports | StorageProbe, unknown>
 }
+
+// A database target: its ports, and a probe reading its tables with SQL.
+const database = <E>(ports: Layer.Layer<Ports | SqlClient.SqlClient, E>): Layer.Layer<Ports | StorageProbe | SqlClient.SqlClient, E> =>
+  StorageProbe.layerSql.pipe(Layer.provideMerge(ports))
 
 const databaseUrl = process.env.DATABASE_URL
 
-// PGlite always; a real server too when DATABASE_URL names one (CI does), each run in a schema of its own.
+// Every implementation of the ports runs the same suites: the in-memory layer, PGlite, and a real server when
+// DATABASE_URL names one (CI does), each run in a schema of its own.
 const targets: ReadonlyArray<Target> = [
-  { label: "embedded PGlite", layer: layerEmbedded() },
+  { label: "the in-memory layer", layer: StorageProbe.layerMemory.pipe(Layer.provideMerge(PortsMemory)) },
+  { label: "embedded PGlite", layer: database(layerEmbedded()) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
     // Eight connections, so concurrent claims really run side by side.
-    : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })) }])
+    : [{ label: "Postgres at DATABASE_URL", layer: database(layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 }))) }])
 ]
 
 for (const target of targets) {
@@ -36,6 +45,14 @@ for (const target of targets) {
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
 }
+
+describe("migrations on embedded PGlite", () => {
+  it.effect("are idempotent: a second run applies nothing", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* runMigrations, [])
+      assert.deepStrictEqual(yield* runMigrations, [])
+    }).pipe(Effect.provide(layerEmbedded())), { timeout: 60_000 })
+})
 
 // The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.
 if (databaseUrl !== undefined && databaseUrl !== "") {

@@ -23,8 +23,7 @@ import {
 import { ScriptedReceiver, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
-import { type Ports, runMigrations } from "../src/index.ts"
+import type { Ports } from "../src/index.ts"
 import { at, makeApiKey, makeAuditEntry, makeEvent, makeWorkspace } from "./fixtures.ts"
 
 /** Walks every page of a list, following `nextCursor` until it is `null`. */
@@ -60,14 +59,8 @@ class Boom {
 }
 
 /** The behaviour every implementation of the storage ports must show, run against one database target. */
-export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`storage ports on ${label}`, (it) => {
-    it.effect("migrations are idempotent: a second run applies nothing", () =>
-      Effect.gen(function*() {
-        assert.deepStrictEqual(yield* runMigrations, [])
-        assert.deepStrictEqual(yield* runMigrations, [])
-      }))
-
     it.effect("inserts and finds workspaces by id and slug, and counts them", () =>
       Effect.gen(function*() {
         const repo = yield* WorkspaceRepository

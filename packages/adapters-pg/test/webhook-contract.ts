@@ -1,7 +1,6 @@
 import { DeliveryRepository, type DeliveryStatus, type DomainEvent, EndpointSecret, EventOutbox, WebhookDelivery, WebhookEndpoint, WebhookEndpointRepository } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { Ports } from "../src/index.ts"
 import { at, makeAttempt, makeDelivery, makeEndpoint, makeEvent, makeSecret } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
@@ -16,7 +15,7 @@ const seedEvent = (event: DomainEvent) => EventOutbox.pipe(Effect.flatMap((outbo
 const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
 
 /** The webhook ports (endpoints, secrets, the delivery queue and its attempts) against one database target. */
-export const webhookContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const webhookContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`webhook ports on ${label}`, (it) => {
     it.effect("endpoints are stored, updated, listed by cursor and counted, each within its workspace", () =>
       Effect.gen(function*() {

@@ -66,8 +66,13 @@ export const MembershipRepositoryMemory = Layer.effect(
           )
         )),
       listByUser: (userId) => read.pipe(Effect.map((s) => oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)))),
+      // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (membership) =>
-        write((s) => s.memberships.has(membership.id) ? { ...s, memberships: withEntry(s.memberships, membership.id, membership) } : s),
+        write((s) =>
+          s.memberships.get(membership.id)?.workspaceId === membership.workspaceId
+            ? { ...s, memberships: withEntry(s.memberships, membership.id, membership) }
+            : s
+        ),
       delete: (workspaceId, id) =>
         write((s) => s.memberships.get(id)?.workspaceId === workspaceId ? { ...s, memberships: withoutEntry(s.memberships, id) } : s),
       countOwners: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((m) => m.role === "owner").length))
@@ -107,7 +112,17 @@ export const SessionRepositoryMemory = Layer.effect(
           if (stored === undefined || stored.isRevoked || stored.refreshDigest !== previous.refreshDigest) return [false, s]
           return [true, {
             ...s,
-            sessions: withEntry(s.sessions, next.id, next),
+            // Only the rotated columns, as the Postgres update: a stale `next` never moves the active workspace back.
+            sessions: withEntry(s.sessions, stored.id, new Session({
+              ...stored,
+              accessDigest: next.accessDigest,
+              previousAccessDigest: next.previousAccessDigest,
+              accessExpiresAt: next.accessExpiresAt,
+              refreshDigest: next.refreshDigest,
+              refreshExpiresAt: next.refreshExpiresAt,
+              generation: next.generation,
+              lastUsedAt: next.lastUsedAt
+            })),
             retiredRefreshDigests: withEntry(s.retiredRefreshDigests, previous.refreshDigest, previous.id)
           }]
         }),
@@ -119,12 +134,14 @@ export const SessionRepositoryMemory = Layer.effect(
           const revoked = new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) })
           return [true, { ...s, sessions: withEntry(s.sessions, id, revoked) }]
         }),
-      touchLastUsed: (id, at) => change(id, (session) => new Session({ ...session, lastUsedAt: at })),
+      // Last-used never moves backwards (concurrent requests touch it out of order).
+      touchLastUsed: (id, at) =>
+        change(id, (session) => DateTime.isGreaterThan(at, session.lastUsedAt) ? new Session({ ...session, lastUsedAt: at }) : session),
       listByUser: (userId) =>
         read.pipe(Effect.map((s) =>
           sessions(s)
             .filter((x) => x.userId === userId && !x.isRevoked)
-            .sort((a, b) => millis(b.lastUsedAt) - millis(a.lastUsedAt) || b.id.localeCompare(a.id))
+            .sort((a, b) => millis(b.lastUsedAt) - millis(a.lastUsedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         ))
     })
   })
@@ -144,7 +161,11 @@ export const InvitationRepositoryMemory = Layer.effect(
       listByWorkspace: (workspaceId, page) =>
         read.pipe(Effect.map((s) => pageOf(all(s).filter((i) => i.workspaceId === workspaceId), page))),
       update: (invitation) =>
-        write((s) => s.invitations.has(invitation.id) ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) } : s)
+        write((s) =>
+          s.invitations.get(invitation.id)?.workspaceId === invitation.workspaceId
+            ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) }
+            : s
+        )
     })
   })
 )

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import { ApiKey } from "../keys/index.ts"
 import { Conflict } from "../shared/index.ts"
 import { ApiKeyRepository } from "../keys/index.ts"
@@ -60,7 +60,9 @@ export const ApiKeyRepositoryMemory = Layer.effect(
         up.pipe(
           Effect.andThen(Ref.update(store.state, (s) => {
             const key = s.apiKeys.get(id)
-            return key === undefined ? s : { ...s, apiKeys: withEntry(s.apiKeys, id, new ApiKey({ ...key, lastUsedAt: Option.some(at) })) }
+            // Never backwards: concurrent requests touch it out of order.
+            if (key === undefined || (Option.isSome(key.lastUsedAt) && !DateTime.isGreaterThan(at, key.lastUsedAt.value))) return s
+            return { ...s, apiKeys: withEntry(s.apiKeys, id, new ApiKey({ ...key, lastUsedAt: Option.some(at) })) }
           }))
         )
     })

@@ -27,7 +27,9 @@ export const WebhookEndpointRepositoryMemory = Layer.effect(
             ...state,
             endpoints,
             secrets: state.secrets.filter((secret) => secret.endpointId !== id),
-            deliveries: new Map(Array.from(state.deliveries).filter(([, d]) => d.endpointId !== id))
+            deliveries: new Map(Array.from(state.deliveries).filter(([, d]) => d.endpointId !== id)),
+            // Attempts go with their deliveries (a cascade in Postgres).
+            attempts: state.attempts.filter((a) => state.deliveries.get(a.deliveryId)?.endpointId !== id)
           })).pipe(Effect.as(true))
         })),
       findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(inWorkspace(s, workspaceId).find((e) => e.id === id)))),
@@ -77,7 +79,9 @@ export const DeliveryRepositoryMemory = Layer.effect(
             const due = Array.from(s.deliveries.values())
               .filter((d) => d.status === "pending" && Option.isSome(d.nextAttemptAt) && !DateTime.isGreaterThan(d.nextAttemptAt.value, now))
               .filter((d) => s.endpoints.get(d.endpointId)?.enabled === true)
-              .sort((a, b) => millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)))
+              .sort((a, b) =>
+                millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)) || (a.id < b.id ? -1 : 1)
+              )
               .slice(0, limit)
             const leased = due.map((d) => new WebhookDelivery({ ...d, nextAttemptAt: Option.some(leaseUntil) }))
             const claimed = due.flatMap((d) => {
