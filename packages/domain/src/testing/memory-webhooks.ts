@@ -1,12 +1,16 @@
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import { DeliveryRepository } from "../webhooks/index.ts"
 import { WebhookEndpointRepository } from "../webhooks/index.ts"
-import { WebhookDelivery } from "../webhooks/index.ts"
+import { type AttemptRecord, WebhookDelivery, WebhookEndpoint } from "../webhooks/index.ts"
 import { EndpointSecret } from "../webhooks/index.ts"
 import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 
+
+// When a batch ends an endpoint's failing streak: the latest of its deliveries' updates.
+const latestUpdate = (records: ReadonlyArray<AttemptRecord>, endpointId: string) =>
+  records.filter((r) => r.delivery.endpointId === endpointId).map((r) => r.delivery.updatedAt).reduce((a, b) => DateTime.max(a, b))
 
 /** In-memory webhook endpoints and secrets. */
 export const WebhookEndpointRepositoryMemory = Layer.effect(
@@ -95,6 +99,21 @@ export const DeliveryRepositoryMemory = Layer.effect(
         ),
       recordAttempt: (attempt, delivery) =>
         write((s) => ({ ...s, attempts: [...s.attempts, attempt], deliveries: withEntry(s.deliveries, delivery.id, delivery) })),
+      recordAttempts: (records) =>
+        write((s) => {
+          const delivered = new Set<string>(records.filter((r) => r.delivery.status === "succeeded").map((r) => r.delivery.endpointId))
+          return {
+            ...s,
+            attempts: [...s.attempts, ...records.map((r) => r.attempt)],
+            deliveries: records.reduce((map, r) => withEntry(map, r.delivery.id, r.delivery), s.deliveries),
+            endpoints: new Map(Array.from(s.endpoints, ([id, endpoint]) => [
+              id,
+              delivered.has(id) && Option.isSome(endpoint.failingSince)
+                ? new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: latestUpdate(records, id) })
+                : endpoint
+            ]))
+          }
+        }),
       failedSince: (workspaceId, endpointId, since) =>
         read.pipe(Effect.map((s) =>
           Array.from(s.deliveries.values()).filter((d) =>

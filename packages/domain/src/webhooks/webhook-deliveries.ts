@@ -6,7 +6,7 @@ import type { Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { AttemptId } from "../shared/index.ts"
 import { type ClaimedDelivery, DeliveryRepository } from "./delivery-repository.ts"
-import { Transactor } from "../shared/index.ts"
+import { makeBatcher, Transactor } from "../shared/index.ts"
 import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
 import { type TransportRequest, type TransportResult, WebhookTransport } from "./webhook-transport.ts"
 import type { WorkQueue } from "../shared/index.ts"
@@ -60,6 +60,8 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
         const box = yield* SecretBox
         const changes = yield* ChangeLog
         const transport = yield* WebhookTransport
+        // Successful attempts are written in groups (group commit): one statement for whatever finished meanwhile.
+        const recorder = yield* makeBatcher(deliveries.recordAttempts, { maxBatch: 256, writers: 2 })
 
         const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
           const now = yield* DateTime.now
@@ -115,17 +117,16 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
               lastStatusCode: Option.fromNullishOr(result.statusCode),
               updatedAt: now
             })
+            // The common case takes the shared write: a pass's successes are recorded in one statement.
+            if (verdict._tag === "Delivered") {
+              yield* recorder.write({ attempt, delivery })
+              return attempt
+            }
             yield* tx.withTransaction(Effect.gen(function*() {
               yield* deliveries.recordAttempt(attempt, delivery)
               const current = yield* endpoints.findById(claimed.endpoint.workspaceId, claimed.endpoint.id)
               if (Option.isNone(current)) return
               const endpoint = current.value
-              if (verdict._tag === "Delivered") {
-                if (Option.isSome(endpoint.failingSince)) {
-                  yield* endpoints.update(new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: now }))
-                }
-                return
-              }
               const failingSince = Option.getOrElse(endpoint.failingSince, () => startedAt)
               const failedTooLong = Duration.isGreaterThanOrEqualTo(
                 Duration.millis(DateTime.toEpochMillis(now) - DateTime.toEpochMillis(failingSince)),
