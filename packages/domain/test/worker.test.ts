@@ -117,12 +117,40 @@ describe("runWorker", () => {
           }),
         step: (i) => Effect.sleep(i.id === "a" ? "1 second" : "1 hour")
       }
-      yield* runWorker(queue, { concurrency: 3, idlePoll: "1 minute" })
+      yield* runWorker(queue, { concurrency: 3, idlePoll: "1 minute", claimBatch: 1 })
       yield* settle
       assert.deepStrictEqual(limits, [3])
       yield* TestClock.adjust("1 second")
       yield* settle
       assert.deepStrictEqual(limits, [3, 1])
+    }))
+
+  it.effect("while steps are in flight, claims wait until claimBatch slots are free, so they come in batches", () =>
+    Effect.gen(function*() {
+      const limits: Array<number> = []
+      let served = false
+      const queue: WorkQueue<Item> = {
+        name: "Batches",
+        claim: (limit) =>
+          Effect.sync(() => {
+            limits.push(limit)
+            if (served) return []
+            served = true
+            return Array.from({ length: 8 }, (_, i) => item(`t${i}`))
+          }),
+        // t0..t7 end one second apart.
+        step: (i) => Effect.sleep(`${Number(i.id.slice(1)) + 1} seconds`)
+      }
+      yield* runWorker(queue, { concurrency: 8, idlePoll: "1 minute", claimBatch: 4 })
+      yield* settle
+      for (let second = 1; second <= 3; second++) {
+        yield* TestClock.adjust("1 second")
+        yield* settle
+      }
+      assert.deepStrictEqual(limits, [8])
+      yield* TestClock.adjust("1 second")
+      yield* settle
+      assert.deepStrictEqual(limits, [8, 4])
     }))
 
   it.effect("stopping the worker interrupts steps in flight without recording them as defects", () =>

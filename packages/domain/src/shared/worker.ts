@@ -35,6 +35,11 @@ export interface WorkerOptions {
   readonly failureBackoff: Duration.Input
   /** A claimed item that waited longer than this for a slot is left to its lease, never run late twice. */
   readonly staleAfter: Duration.Input
+  /**
+   * While steps are in flight, claim only once this many slots are free, so claims come in batches (one statement for
+   * many items) rather than one per finished step. An idle worker claims at once. Default: a quarter of `concurrency`.
+   */
+  readonly claimBatch?: number | undefined
 }
 
 /** Defaults for a 2-core machine. */
@@ -97,6 +102,7 @@ export const runWorker = <Item, R>(
     const running = yield* FiberSet.make()
     const slots = makeKeyedSlots(Math.max(1, settings.perKey))
     const concurrency = Math.max(1, settings.concurrency)
+    const claimBatch = Math.min(concurrency, Math.max(1, settings.claimBatch ?? Math.ceil(concurrency / 4)))
     let inFlight = 0
     // Wakes the loop when a step ends while every slot was taken.
     const wake = Latch.makeUnsafe(false)
@@ -134,8 +140,8 @@ export const runWorker = <Item, R>(
       // Closed before looking, so a step ending after the look still wakes the wait below.
       wake.closeUnsafe()
       const free = concurrency - inFlight
-      // Every slot is taken: wait until one frees up.
-      if (free <= 0) return yield* wake.await
+      // Too few slots free to be worth a claim: wait until a step ends.
+      if (free <= 0 || (inFlight > 0 && free < claimBatch)) return yield* wake.await
       const claimed = yield* queue.claim(free)
       const claimedAt = yield* Clock.currentTimeMillis
       inFlight += claimed.length
