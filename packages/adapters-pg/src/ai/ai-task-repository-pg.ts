@@ -2,8 +2,8 @@ import { AiTask, AiTaskRepository, idempotencyWindowMillis, TaskId, type Workspa
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AiTaskRow } from "./ai-rows.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull } from "./webhook-rows.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ request_hash: Schema.String, task_id: TaskId })))

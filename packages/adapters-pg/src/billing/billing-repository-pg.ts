@@ -9,9 +9,9 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { BillingAccountRow, MonthlyUsageRow, UsageRecordRow } from "./ai-rows.ts"
-import { afterCursor, fetchSize, toPageBy } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { BillingAccountRow, MonthlyUsageRow, UsageRecordRow } from "./billing-rows.ts"
+import { afterCursor, fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 const decodeAccounts = Schema.decodeUnknownEffect(Schema.Array(BillingAccountRow))
 const decodeUsage = Schema.decodeUnknownEffect(Schema.Array(MonthlyUsageRow))

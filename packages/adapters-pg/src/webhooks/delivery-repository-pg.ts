@@ -15,12 +15,12 @@ import {
 } from "@atrium/domain"
 import { Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 import {
   ClaimedEndpointRow,
   ClaimedEventRow,
-  dateOrNull,
   DeliveryAttemptRow,
   EndpointSecretRow,
   WebhookDeliveryRow

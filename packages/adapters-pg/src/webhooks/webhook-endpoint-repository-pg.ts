@@ -9,9 +9,10 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull, EndpointSecretRow, WebhookEndpointRow } from "./webhook-rows.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
+import { EndpointSecretRow, WebhookEndpointRow } from "./webhook-rows.ts"
 
 const decodeEndpoints = Schema.decodeUnknownEffect(Schema.Array(WebhookEndpointRow))
 const decodeSecrets = Schema.decodeUnknownEffect(Schema.Array(EndpointSecretRow))

@@ -15,8 +15,8 @@ import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Fragment } from "effect/sql/Statement"
 import { MembershipRow, MemberUserRow } from "./identity-rows.ts"
-import { afterCursorAscending, fetchSize, toPageBy } from "./keyset-page.ts"
-import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+import { afterCursorAscending, fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 
 const decodeMemberships = Schema.decodeUnknownEffect(Schema.Array(MembershipRow))
 const decodeMemberUsers = Schema.decodeUnknownEffect(Schema.Array(MemberUserRow))

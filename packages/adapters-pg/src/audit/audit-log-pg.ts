@@ -1,8 +1,8 @@
 import { AuditEntry, AuditLog, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `audit_entries` row as the driver returns it (`actor` as parsed `jsonb`). */
 const AuditEntryRow = Schema.Struct({
