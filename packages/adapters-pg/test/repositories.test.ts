@@ -1,10 +1,11 @@
-import { Unavailable } from "@atrium/domain"
+import { AiTaskRepository, DeliveryRepository, EventOutbox, Transactor, Unavailable, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
-import { Layer } from "effect"
-import { layerEmbedded, layerPorts, type Ports, PostgresUrl, runMigrations } from "../src/index.ts"
+import { Latch, Layer } from "effect"
+import { layerEmbedded, layerPorts, type Ports, PostgresUrl, runMigrations, subscribeWork } from "../src/index.ts"
+import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
@@ -74,5 +75,45 @@ if (databaseUrl !== undefined && databaseUrl !== "") {
         const sql = yield* SqlClient.SqlClient
         assert.deepStrictEqual(yield* sql`SHOW statement_timeout`, [{ statement_timeout: "10s" }])
       }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1 }))))
+  })
+}
+
+// Work announcements: an insert of due work wakes idle workers of every process when its transaction commits. Not on
+// PGlite: it is one session, which a listener would hold for good.
+for (const target of [
+  ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
+]) {
+  describe(`work announcements on ${target.label}`, () => {
+    // Polled rather than awaited, so a missing announcement fails the test instead of hanging it.
+    const opened = (latch: Latch.Latch) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 100 && !latch.isOpen(); i++) yield* Effect.sleep("50 millis")
+        return latch.isOpen()
+      })
+    it.live("a committed insert of deliveries or a task opens the subscribers' latch; a rolled-back one does not", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* subscribeWork("webhook_deliveries")
+        const tasks = yield* subscribeWork("ai_tasks")
+        // The listener announces itself once on (re)connect: wait for that, then start from closed.
+        assert.isTrue(yield* opened(deliveries), "the listener announces itself")
+        assert.isTrue(yield* opened(tasks), "the listener announces itself")
+        deliveries.closeUnsafe()
+        tasks.closeUnsafe()
+        const workspace = makeWorkspace()
+        yield* (yield* WorkspaceRepository).insert(workspace)
+        const tx = yield* Transactor
+        yield* tx.withTransaction(Effect.andThen((yield* AiTaskRepository).insert(makeAiTask(workspace.id)), Effect.fail("rolled back"))).pipe(Effect.ignore)
+        yield* Effect.sleep("200 millis")
+        assert.isFalse(tasks.isOpen(), "a rolled-back insert announces nothing")
+        yield* (yield* AiTaskRepository).insert(makeAiTask(workspace.id))
+        assert.isTrue(yield* opened(tasks), "a committed task is announced")
+        assert.isFalse(deliveries.isOpen(), "announcements are per queue")
+        const event = makeEvent(workspace.id, at(1))
+        yield* (yield* EventOutbox).append(event)
+        const endpoint = makeEndpoint(workspace.id)
+        yield* (yield* WebhookEndpointRepository).insert(endpoint)
+        yield* (yield* DeliveryRepository).insertMany([makeDelivery(event, endpoint.id)])
+        assert.isTrue(yield* opened(deliveries), "committed deliveries are announced")
+      }).pipe(Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
   })
 }

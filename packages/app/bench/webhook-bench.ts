@@ -144,7 +144,7 @@ const embeddedRun = async (dataDir: string, secretKey: string) => {
   const run: Run = (effect) => Effect.runPromise(Effect.provide(effect, context))
   const inProcessWorker = async () => {
     const workerScope = Effect.runSync(Scope.make())
-    await run(Layer.buildWithScope(deliveryWorker(), workerScope))
+    await run(Layer.buildWithScope(deliveryWorker({}, { listen: false }), workerScope))
     return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
   }
   const pglite = await throughput(run, eventsPerRun, inProcessWorker)

@@ -6,7 +6,7 @@ import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { domainLayer } from "./domain-layer.ts"
-import { Workers } from "./workers.ts"
+import { workers as workersLayer } from "./workers.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres; first embedded start seeds a demo. */
 export const serverLayer = (config: AppConfig) => {
@@ -18,6 +18,6 @@ export const serverLayer = (config: AppConfig) => {
     disableLogger: true
   }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host })))
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? Workers : Layer.empty
+  const workers = config.workers ? workersLayer({ listen: config.database._tag === "Url" }) : Layer.empty
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(domain))
 }

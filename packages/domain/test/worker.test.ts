@@ -1,6 +1,6 @@
 import { makeKeyedSlots, runWorker, Unavailable, type WorkQueue } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Fiber, Ref } from "effect"
+import { Cause, Effect, Fiber, Latch, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 interface Item {
@@ -151,6 +151,26 @@ describe("runWorker", () => {
       yield* TestClock.adjust("1 second")
       yield* settle
       assert.deepStrictEqual(limits, [8, 4])
+    }))
+
+  it.effect("an announcement of new work wakes an idle worker before its next poll", () =>
+    Effect.gen(function*() {
+      let claims = 0
+      const wakeUp = Latch.makeUnsafe(false)
+      const queue: WorkQueue<Item> = { name: "Woken", claim: () => Effect.sync(() => (claims++, [])), step: () => Effect.void, wakeUp }
+      yield* runWorker(queue, { idlePoll: "1 minute" })
+      yield* settle
+      assert.strictEqual(claims, 1)
+      wakeUp.openUnsafe()
+      yield* settle
+      assert.strictEqual(claims, 2)
+      // Without an announcement it waits for the poll.
+      yield* TestClock.adjust("59 seconds")
+      yield* settle
+      assert.strictEqual(claims, 2)
+      yield* TestClock.adjust("1 second")
+      yield* settle
+      assert.strictEqual(claims, 3)
     }))
 
   it.effect("stopping the worker interrupts steps in flight without recording them as defects", () =>

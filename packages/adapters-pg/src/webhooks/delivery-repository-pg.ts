@@ -17,6 +17,7 @@ import { Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
 import {
   ClaimedEndpointRow,
@@ -60,7 +61,11 @@ export const DeliveryRepositoryPg = Layer.effect(
         updated_at: DateTime.toDateUtc(d.updatedAt)
       }))
       if (!Arr.isReadonlyArrayNonEmpty(rows)) return
-      yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows)}`.pipe(orUnavailable)
+      // Idle workers of every process hear of the new work when the inserting transaction commits.
+      yield* sql`
+        WITH inserted AS (INSERT INTO webhook_deliveries ${sql.insert(rows)})
+        SELECT pg_notify(${workChannel}, 'webhook_deliveries')
+      `.pipe(orUnavailable)
     })
 
     const findById = Effect.fn("DeliveryRepository.findById")(function*(workspaceId: WorkspaceId, id: DeliveryId) {

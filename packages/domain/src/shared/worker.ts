@@ -21,6 +21,11 @@ export interface WorkQueue<Item, R = never> {
    * that task; without it the item's lease brings it back.
    */
   readonly onDefect?: ((item: Item, cause: Cause.Cause<unknown>) => Effect.Effect<unknown, unknown, R>) | undefined
+  /**
+   * Opened when new work is announced (e.g. Postgres `NOTIFY` from any process): an idle worker claims at once instead
+   * of at its next poll. The worker closes it before each claim, so an announcement during a claim is not lost.
+   */
+  readonly wakeUp?: Latch.Latch | undefined
 }
 
 /** How hard one process works a queue. */
@@ -142,11 +147,14 @@ export const runWorker = <Item, R>(
       const free = concurrency - inFlight
       // Too few slots free to be worth a claim: wait until a step ends.
       if (free <= 0 || (inFlight > 0 && free < claimBatch)) return yield* wake.await
+      queue.wakeUp?.closeUnsafe()
       const claimed = yield* queue.claim(free)
       const claimedAt = yield* Clock.currentTimeMillis
       inFlight += claimed.length
       for (const item of claimed) yield* FiberSet.run(running, process(item, claimedAt))
-      if (claimed.length === 0) yield* Effect.sleep(idle)
+      if (claimed.length === 0) {
+        yield* queue.wakeUp === undefined ? Effect.sleep(idle) : Effect.timeoutOption(queue.wakeUp.await, idle)
+      }
     }).pipe(
       Effect.catchCause((cause) =>
         interruptOnly(cause)
