@@ -1,41 +1,32 @@
-/** @atrium/adapters-http — the HTTP contract (`Api`), its middleware and handlers, served as one `HttpRouter` layer. */
-export * from "./api/index.ts"
-export { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
-export { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
+/**
+ * @atrium/adapters-http — the HTTP contract (`./contract`, also importable alone as `@atrium/adapters-http/contract`),
+ * the server that implements it (one front door: authentication, authorization, rate limit, envelope) and the outbound
+ * clients (`@atrium/adapters-http/outbound`).
+ */
+export * from "./contract/index.ts"
+export { AuthenticationLive, SessionAuthenticationLive } from "./server/authentication.ts"
+export { AuthorizationLive } from "./server/authorization.ts"
+export { type EnvelopeOptions, makeEnvelope } from "./server/envelope.ts"
+export { AiTasksHandlers } from "./server/handlers/ai-tasks-handlers.ts"
+export { AuthHandlers, AuthSessionHandlers } from "./server/handlers/auth-handlers.ts"
+export { MobileDomainsHandlers, V1DomainsHandlers } from "./server/handlers/domains-handlers.ts"
+export { MobileDevelopersHandlers } from "./server/handlers/mobile-developers-handlers.ts"
+export { MobileSessionHandlers } from "./server/handlers/mobile-session-handlers.ts"
+export { MobileTeamHandlers } from "./server/handlers/mobile-team-handlers.ts"
+export { MobileWorkspaceHandlers } from "./server/handlers/mobile-workspace-handlers.ts"
+export { V1Handlers } from "./server/handlers/v1-handlers.ts"
+export { MobileWebhooksHandlers, WebhooksHandlers } from "./server/handlers/webhooks-handlers.ts"
 export {
-  type Caller,
-  callerOf,
-  callerOfAny,
-  callerOfMember,
-  currentAnyCaller,
-  currentCaller,
-  currentMemberCaller
-} from "./handlers/caller.ts"
-export { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
-export { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
-export { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
-export { MobileWebhooksHandlers } from "./handlers/mobile-webhooks-handlers.ts"
-export { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
-export { defaultSignInRateLimits, type SignInRateLimits, SignInThrottle } from "./handlers/sign-in-throttle.ts"
-export { V1Handlers } from "./handlers/v1-handlers.ts"
-export { makeWebhookActions, type WebhookActions } from "./handlers/webhook-actions.ts"
-export { WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
-export type { EnvelopeOptions } from "./http/envelope.ts"
-export { makeEnvelope } from "./http/envelope.ts"
-export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./http/route-table.ts"
-export { ApiHandlers, ApiMiddlewareLayer, HttpAppLayer, type HttpAppOptions, makeHttpAppLayer } from "./http-app.ts"
-export { AuthenticationLive } from "./middleware/authentication-live.ts"
-export { AuthorizationLive } from "./middleware/authorization-live.ts"
-export { KeyOrSessionAuthenticationLive, KeyOrSessionAuthorizationLive } from "./middleware/key-or-session-live.ts"
-export { MemberAuthorizationLive } from "./middleware/member-authorization-live.ts"
-export { NoStoreLive } from "./middleware/no-store-live.ts"
-export {
-  KeyOrSessionRateLimitLive,
-  makeRateLimitCheck,
-  type RateLimitCheck,
-  RateLimiterMemory,
-  RateLimitLive,
-  RateLimitMemory,
-  type RateLimitOptions
-} from "./middleware/rate-limit-live.ts"
-export { MemberAuthenticationLive, SessionAuthenticationLive } from "./middleware/session-authentication-live.ts"
+  ApiHandlers,
+  ApiMiddlewareLayer,
+  HttpAppLayer,
+  HttpAppLayerMemory,
+  type HttpAppOptions,
+  makeHttpAppLayer,
+  routerConfig
+} from "./server/http-app.ts"
+export { NoStoreLive } from "./server/no-store.ts"
+export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./server/rate-limit.ts"
+export { RequestValidationLive } from "./server/request-validation.ts"
+export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./server/route-table.ts"
+export { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./server/throttles.ts"

@@ -149,7 +149,7 @@ describe("/api/auth", () => {
       assert.strictEqual((yield* postJson("/api/auth/sign-in", { email: freshEmail("bob"), password })).status, 401)
     }).pipe(Effect.provide(AppUnderTest({
       ...defaultOptions,
-      signInRateLimit: { perEmail: { limit: 3, window: "1 minute" }, perAddress: { limit: 100, window: "1 minute" } }
+      throttles: { signIn: { perEmail: { limit: 3, window: "1 minute" }, perAddress: { limit: 100, window: "1 minute" } } }
     }))))
 
   it.effect("sign-in over the per-address limit is 429 across different emails", () =>
@@ -162,7 +162,7 @@ describe("/api/auth", () => {
       assert.isAbove(Number(limited.headers["retry-after"]), 0)
     }).pipe(Effect.provide(AppUnderTest({
       ...defaultOptions,
-      signInRateLimit: { perEmail: { limit: 100, window: "1 minute" }, perAddress: { limit: 3, window: "1 minute" } }
+      throttles: { signIn: { perEmail: { limit: 100, window: "1 minute" }, perAddress: { limit: 3, window: "1 minute" } } }
     }))))
 
   it.effect("a database outage is 503 on every auth route, never 401", () =>

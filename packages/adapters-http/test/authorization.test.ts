@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { HttpApi } from "effect/http-api"
+import { Api, Authorization, RequiredPermission } from "../src/index.ts"
 import { seedKey, send } from "./harness.ts"
 import { TestAppUnderTest } from "./test-api.ts"
 
@@ -28,15 +30,28 @@ describe("authorization", () => {
       assert.strictEqual((yield* send("POST", "/api/v1/test/echo", { key: writer.key, body })).status, 200)
     }).pipe(Effect.provide(TestAppUnderTest())))
 
-  it.effect("a write endpoint without an annotation needs write (fail closed)", () =>
+  it.effect("an endpoint that names no permission is refused to everyone, even a write key (fail closed)", () =>
     Effect.gen(function*() {
       const webhooks = yield* seedKey({ name: "Hooks", scopes: ["webhooks:write", "ai_tasks:write"] })
       const refused = yield* send("POST", "/api/v1/test/unannotated", { key: webhooks.key, body })
       assert.strictEqual(refused.status, 403)
-      assert.strictEqual(refused.body.requiredScope, "write")
+      assert.strictEqual(refused.body.code, "forbidden")
       const writer = yield* seedKey({ name: "Writer", scopes: ["write"] })
-      assert.strictEqual((yield* send("POST", "/api/v1/test/unannotated", { key: writer.key, body })).status, 200)
+      assert.strictEqual((yield* send("POST", "/api/v1/test/unannotated", { key: writer.key, body })).status, 403)
     }).pipe(Effect.provide(TestAppUnderTest())))
+
+  it("every endpoint of the real Api behind Authorization names its permission", () => {
+    const missing: Array<string> = []
+    HttpApi.reflect(Api, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, group, middleware }) => {
+        if (![...middleware].some((service) => service.key === Authorization.key)) return
+        const permission = Context.get(endpoint.annotations, RequiredPermission) ?? Context.get(group.annotations, RequiredPermission)
+        if (permission === undefined) missing.push(`${endpoint.method} ${endpoint.path}`)
+      }
+    })
+    assert.deepStrictEqual(missing, [])
+  })
 
   it.effect("authentication runs before scopes and before the body is decoded", () =>
     Effect.gen(function*() {

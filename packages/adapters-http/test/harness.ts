@@ -3,20 +3,20 @@ import { DomainMemory } from "@atrium/domain/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
-import { HttpAppLayer, type HttpAppOptions } from "../src/index.ts"
+import { HttpAppLayerMemory, type HttpAppOptions, routerConfig } from "../src/index.ts"
 
 /** Options most tests run with: a limit far above what they send. */
 export const defaultOptions: HttpAppOptions = { rateLimit: { limit: 1000, window: "1 minute" } }
 
 /** Serves any router layer over loopback with the in-memory domain; the test gets the domain and a client aimed at the server. */
 export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>) =>
-  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+  HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(DomainMemory)
   )
 
 /** The real HTTP app over loopback with the whole domain in memory. */
-export const AppUnderTest = (options: HttpAppOptions = defaultOptions) => serveOverMemory(HttpAppLayer(options))
+export const AppUnderTest = (options: HttpAppOptions = defaultOptions) => serveOverMemory(HttpAppLayerMemory(options))
 
 const actor = systemActor("test")
 

@@ -267,8 +267,8 @@ describe("/api/mobile", () => {
         }
       }
       assert.isAtLeast(refs, 14)
-      // The session routes are documented with their own scheme; /api/v1 keeps the API-key one.
-      assert.deepStrictEqual(member(member(member(paths, "/api/mobile/webhooks"), "get"), "security"), [{ session: [] }])
+      // One front door: both interfaces document the one bearer scheme (which credential each takes is in its description).
+      assert.deepStrictEqual(member(member(member(paths, "/api/mobile/webhooks"), "get"), "security"), [{ bearer: [] }])
       assert.deepStrictEqual(member(member(member(paths, "/api/v1/webhook-endpoints"), "get"), "security"), [{ bearer: [] }])
       assert.include(reply.text, "invalid_credentials")
       assert.include(reply.text, "precondition_required")

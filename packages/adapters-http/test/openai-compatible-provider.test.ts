@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net"
 import { type Duration, Effect, Layer, Logger, Option, Redacted, Result, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { AiProviderRouter, OpenAiCompatibleProvider, routeProviders } from "../src/openai-compatible-provider.ts"
+import { AiProviderRouter, OpenAiCompatibleProvider, routeProviders } from "../src/outbound/index.ts"
 
 // Shaped like a real key, and unique enough that finding it anywhere is certainly a leak.
 const secret = "sk-test-Zq8vN3xYtR5uW1oP7sK2dF9gH4jL6mB0"

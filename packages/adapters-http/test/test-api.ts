@@ -1,12 +1,15 @@
 import { Effect, Layer, Schema } from "effect"
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import {
+  AcceptedCredentials,
   Authentication,
   Authorization,
   type HttpAppOptions,
   makeHttpAppLayer,
   RateLimit,
-  RequiredScope,
+  RateLimiterMemory,
+  RequestValidation,
+  RequiredPermission,
   V1Group,
   V1Handlers
 } from "../src/index.ts"
@@ -18,16 +21,17 @@ const Message = Schema.Struct({ message: Schema.String })
 export class TestGroup extends HttpApiGroup.make("test")
   .add(
     HttpApiEndpoint.post("echoWebhook", "/echo", { payload: Message, success: Message })
-      .annotate(RequiredScope, "webhooks:write"),
-    // No annotation on a write: it must need `write`.
+      .annotate(RequiredPermission, "webhooks.write"),
+    // No permission named: no one may call it (fail closed).
     HttpApiEndpoint.post("unannotated", "/unannotated", { payload: Message, success: Message }),
     HttpApiEndpoint.get("items", "/items", {
       query: { limit: Schema.optional(Schema.FiniteFromString.check(Schema.isBetween({ minimum: 1, maximum: 100 }))) },
       success: Schema.Struct({ limit: Schema.Number })
-    }),
-    HttpApiEndpoint.get("defect", "/defect", { success: Message })
+    }).annotate(RequiredPermission, "workspace.read"),
+    HttpApiEndpoint.get("defect", "/defect", { success: Message }).annotate(RequiredPermission, "workspace.read")
   )
-  .middleware(HttpApiMiddleware.ProblemDetails)
+  .annotate(AcceptedCredentials, ["api_key"])
+  .middleware(RequestValidation)
   .middleware(Authorization)
   .middleware(RateLimit)
   .middleware(Authentication)
@@ -46,4 +50,4 @@ const TestHandlers = HttpApiBuilder.group(TestApi, "test", (handlers) =>
 
 /** The test API served like the real one. */
 export const TestAppUnderTest = (options: HttpAppOptions = defaultOptions) =>
-  serveOverMemory(makeHttpAppLayer(TestApi, Layer.mergeAll(V1Handlers, TestHandlers), options))
+  serveOverMemory(makeHttpAppLayer(TestApi, Layer.mergeAll(V1Handlers, TestHandlers), options).pipe(Layer.provide(RateLimiterMemory)))

@@ -3,8 +3,12 @@ import type {
   ApiKeyRepository,
   AppearanceRepository,
   AuditLog,
+  FeatureRequestRepository,
+  PushDeviceRepository,
+  PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
@@ -20,12 +24,12 @@ import { Layer, type Redacted } from "effect"
 import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded-postgres.ts"
+import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
 import { Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
-/** The fifteen storage ports the domain needs. */
+/** The storage ports the domain needs. */
 export type Ports =
   | WorkspaceRepository
   | ApiKeyRepository
@@ -41,6 +45,10 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | DomainRepository
+  | FeatureRequestRepository
+  | PushDeviceRepository
+  | PushMessageRepository
   | Transactor
 
 /** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */
@@ -49,9 +57,9 @@ export const layerPorts = <E>(
 ): Layer.Layer<Ports | PgClient.PgClient | SqlClient, E | SqlError | MigrationError> =>
   PortsPg.pipe(Layer.provideMerge(Migrations.pipe(Layer.provideMerge(client))))
 
-/** Embedded PGlite (persisted in `dataDir`, in memory without it), migrated, with every port. */
+/** The embedded PostgreSQL server of `dataDir` (started, or joined when running), migrated, with every port. */
 export const layerEmbedded = (
-  options: EmbeddedPostgresOptions = {}
+  options: EmbeddedPostgresOptions
 ): Layer.Layer<Ports | PgClient.PgClient | SqlClient, EmbeddedPostgresError | SqlError | MigrationError> =>
   layerPorts(EmbeddedPostgres(options))
 

@@ -5,6 +5,8 @@ import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
 import counters64Bit from "./migrations/0005_counters_64_bit.ts"
+import domains from "./migrations/0009_domains.ts"
+import feedbackPush from "./migrations/0010_feedback_push.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
 export const migrations = {
@@ -12,7 +14,9 @@ export const migrations = {
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
   "0004_identity": identity,
-  "0005_counters_64_bit": counters64Bit
+  "0005_counters_64_bit": counters64Bit,
+  "0009_domains": domains,
+  "0010_feedback_push": feedbackPush
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

@@ -14,8 +14,11 @@ import { TransactorPg } from "./shared/index.ts"
 import { UserRepositoryPg } from "./identity/index.ts"
 import { WebhookEndpointRepositoryPg } from "./webhooks/index.ts"
 import { WorkspaceRepositoryPg } from "./workspaces/index.ts"
+import { DomainRepositoryPg } from "./domains/index.ts"
+import { FeatureRequestRepositoryPg } from "./feedback/feature-request-repository-pg.ts"
+import { PushDeviceRepositoryPg, PushMessageRepositoryPg } from "./notifications/push-repositories-pg.ts"
 
-/** Every domain storage port over one `SqlClient`; the same code runs on embedded PGlite and on a real server. */
+/** Every domain storage port over one `SqlClient`; the same code runs on the embedded server and on `DATABASE_URL`. */
 export const PortsPg = Layer.mergeAll(
   WorkspaceRepositoryPg,
   ApiKeyRepositoryPg,
@@ -31,5 +34,9 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  DomainRepositoryPg,
+  FeatureRequestRepositoryPg,
+  PushDeviceRepositoryPg,
+  PushMessageRepositoryPg,
   TransactorPg
 )

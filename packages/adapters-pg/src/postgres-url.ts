@@ -1,5 +1,5 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Duration, type Layer, Option, type Redacted } from "effect"
+import { Duration, type Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 
@@ -10,34 +10,52 @@ export interface PostgresUrlOptions {
   readonly schema?: string | undefined
   /** Longest a single statement may run before the server cancels it (default 10 seconds; `0` for no limit). */
   readonly statementTimeout?: Duration.Input | undefined
+  /** Longest a new connection may take to open and authenticate (default 3 seconds). */
+  readonly connectTimeout?: Duration.Input | undefined
 }
 
 /** The default `statement_timeout`: far above any healthy query here, far below a client giving up. */
 export const defaultStatementTimeout = Duration.seconds(10)
+
+/** The default connect timeout: a healthy local or LAN server answers in milliseconds; a frozen one never does. */
+export const defaultConnectTimeout = Duration.seconds(3)
 
 // Whole milliseconds, the unit Postgres reads a bare `statement_timeout` number in; an unreadable input keeps the default.
 const statementTimeoutMillis = (input: Duration.Input | undefined): string =>
   String(Math.max(0, Math.round(Duration.toMillis(Option.getOrElse(Option.fromNullishOr(input).pipe(Option.flatMap(Duration.fromInput)), () => defaultStatementTimeout)))))
 
 /**
+ * Pool settings shared by `DATABASE_URL` and the embedded server: a bounded connect, a `statement_timeout` on every
+ * connection (a stuck statement is cancelled by the server with `query_canceled`, reported as `Unavailable`), and TCP
+ * keep-alive to notice a peer that vanished under an idle connection.
+ */
+export const poolSettings = (options: PostgresUrlOptions): PgClient.PgPoolConfig => ({
+  maxConnections: options.maxConnections ?? 10,
+  connectTimeout: options.connectTimeout ?? defaultConnectTimeout,
+  keepAlive: "30 seconds",
+  startupParameters: {
+    statement_timeout: statementTimeoutMillis(options.statementTimeout),
+    ...(options.schema === undefined ? {} : { search_path: options.schema })
+  }
+})
+
+/**
  * A connection pool to a real Postgres server at `url` (e.g. `DATABASE_URL`). It connects lazily, so the app starts
- * while the server is down; a connection attempt gives up after 5 seconds (sql-pg's default, or the URL's `connect_timeout`).
- * Every connection starts with a `statement_timeout`, so a stuck statement (a lock that never frees, a server
- * grinding) is cancelled by the server with `query_canceled` (57014), which the repositories report as `Unavailable`
- * rather than holding a request open forever.
+ * while the server is down; a connection attempt gives up after 3 seconds (or the URL's `connect_timeout`).
  */
 export const PostgresUrl = (
   url: Redacted.Redacted<string>,
   options: PostgresUrlOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> =>
-  PgClient.layer({
+): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> => {
+  const settings = poolSettings(options)
+  return PgClient.layer({
+    ...settings,
+    // A `connect_timeout` in the URL wins over the default (an explicit option wins over both).
+    connectTimeout: options.connectTimeout === undefined && urlSetsConnectTimeout(url) ? undefined : settings.connectTimeout,
     url,
-    maxConnections: options.maxConnections ?? 10,
-    applicationName: "atrium",
-    // Notices a peer that vanished (host down, network cut) on an idle pooled connection.
-    keepAlive: "30 seconds",
-    startupParameters: {
-      statement_timeout: statementTimeoutMillis(options.statementTimeout),
-      ...(options.schema === undefined ? {} : { search_path: options.schema })
-    }
+    applicationName: "atrium"
   })
+}
+
+const urlSetsConnectTimeout = (url: Redacted.Redacted<string>) =>
+  URL.canParse(Redacted.value(url)) && new URL(Redacted.value(url)).searchParams.has("connect_timeout")

@@ -1,8 +1,13 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { randomBytes } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Effect, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
 /**
@@ -26,3 +31,48 @@ export const PostgresTestSchema = (
       return PostgresUrl(url, { maxConnections: 4, ...options, schema })
     })
   )
+
+/**
+ * A real embedded PostgreSQL server in a fresh temporary folder (traversable by the `postgres` account when tests
+ * run as root), stopped and deleted when the layer closes.
+ */
+export const EmbeddedPostgresTemp = (
+  options: Omit<EmbeddedPostgresOptions, "dataDir"> = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError | EmbeddedPostgresError> =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const made = await mkdtemp(join(tmpdir(), "atrium-pg-"))
+          await chmod(made, 0o711)
+          return made
+        }),
+        (made) => Effect.promise(() => rm(made, { recursive: true, force: true }))
+      )
+      return EmbeddedPostgres({ ...options, dataDir: join(dir, "data") })
+    })
+  )
+
+/**
+ * The process ids of the embedded server of `dataDir`: the postmaster, then every process it forked (backends and
+ * writers, each in a session of its own), read from /proc (Linux). Tests signal them to crash or freeze the database.
+ */
+export const embeddedServerProcesses = (dataDir: string): ReadonlyArray<number> => {
+  const postmaster = Number.parseInt(readFileSync(join(dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
+  const parentOf = (pid: string) => {
+    const stat = readProcStat(pid)
+    // Field 4 is the parent; the process name before it may contain spaces, so count from the last ')'.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]
+  }
+  const children = readdirSync("/proc").filter((name) => /^\d+$/.test(name) && parentOf(name) === String(postmaster))
+  return [postmaster, ...children.map(Number)]
+}
+
+const readProcStat = (pid: string): string => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    // The process ended while the list was read.
+    return ""
+  }
+}

@@ -1,23 +1,113 @@
 import { WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtemp, rm } from "node:fs/promises"
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Option } from "effect"
-import { layerEmbedded } from "../src/index.ts"
+import { EmbeddedPostgres, layerEmbedded } from "../src/index.ts"
 import { makeWorkspace } from "./fixtures.ts"
+import { embeddedServerProcesses } from "../src/testing.ts"
+import { tempDataDir } from "./temp-data-dir.ts"
 
-describe("EmbeddedPostgres", () => {
-  it.live("persists in its data directory across restarts", () =>
+const pidFile = (dataDir: string) => join(dataDir, "postgres", "postmaster.pid")
+const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(pidFile(dataDir), "utf8").split("\n")[0] ?? "", 10)
+
+const insert = (dataDir: string, workspace: ReturnType<typeof makeWorkspace>) =>
+  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(layerEmbedded({ dataDir })))
+const find = (dataDir: string, workspace: ReturnType<typeof makeWorkspace>) =>
+  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.findById(workspace.id)), Effect.provide(layerEmbedded({ dataDir })))
+
+const asRoot = process.getuid?.() === 0
+const postgresUid = asRoot ? Number(execFileSync("id", ["-u", "postgres"]).toString().trim()) : process.getuid?.()
+
+describe("the embedded PostgreSQL server", () => {
+  it.live("persists in its data directory across restarts, and is stopped when the last user closes", () =>
     Effect.gen(function*() {
-      const dataDir = yield* Effect.acquireRelease(
-        Effect.promise(() => mkdtemp(join(tmpdir(), "atrium-pglite-"))),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
+      const dataDir = yield* tempDataDir
       const workspace = makeWorkspace()
-      // Each provide starts PGlite, migrates, and shuts it down cleanly when done.
-      yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(layerEmbedded({ dataDir })))
-      const found = yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.findById(workspace.id)), Effect.provide(layerEmbedded({ dataDir })))
-      assert.deepStrictEqual(found, Option.some(workspace))
+      // Each provide starts the server (initdb the first time), migrates, and stops it when done.
+      yield* insert(dataDir, workspace)
+      assert.isFalse(existsSync(pidFile(dataDir)), "stopped after the only user closed")
+      assert.deepStrictEqual(yield* find(dataDir, workspace), Option.some(workspace))
+      assert.isFalse(existsSync(pidFile(dataDir)))
+    }), 60_000)
+
+  it.live("keeps credentials and port in a 0600 file, listens on 127.0.0.1 only, and runs as the right OS user", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDataDir
+      const settings = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ listen: string; sockets: string; version: string }>`
+          SELECT current_setting('listen_addresses') AS listen, current_setting('unix_socket_directories') AS sockets,
+                 current_setting('server_version_num') AS version`
+      }).pipe(Effect.provide(EmbeddedPostgres({ dataDir })))
+      assert.deepStrictEqual(settings[0]?.listen, "127.0.0.1")
+      assert.deepStrictEqual(settings[0]?.sockets, "")
+      assert.isTrue((settings[0]?.version ?? "").startsWith("18"))
+      const connection = join(dataDir, "postgres.json")
+      assert.strictEqual(statSync(connection).mode & 0o777, 0o600)
+      const saved: { port: number; password: string } = JSON.parse(readFileSync(connection, "utf8"))
+      assert.isAbove(saved.port, 0)
+      assert.isAtLeast(saved.password.length, 24)
+      // As root the cluster belongs to the `postgres` account (initdb could not write a root-owned folder).
+      const cluster = statSync(join(dataDir, "postgres"))
+      assert.strictEqual(cluster.uid, postgresUid)
+      assert.strictEqual(cluster.mode & 0o777, 0o700)
+    }), 60_000)
+
+  it.live("is joined, not started twice, by a second process-like user, and outlives the first one's close", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDataDir
+      const workspace = makeWorkspace()
+      yield* Effect.gen(function*() {
+        const first = yield* Layer.build(layerEmbedded({ dataDir }))
+        const pid = postmasterPid(dataDir)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const second = yield* Layer.build(layerEmbedded({ dataDir }))
+          assert.strictEqual(postmasterPid(dataDir), pid, "the running server was joined")
+          yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(second))
+        }))
+        // The second user closed while the first is still connected: the server keeps running for it.
+        assert.strictEqual(postmasterPid(dataDir), pid)
+        const found = yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.findById(workspace.id)), Effect.provide(first))
+        assert.deepStrictEqual(found, Option.some(workspace))
+      }).pipe(Effect.scoped)
+      assert.isFalse(existsSync(pidFile(dataDir)))
+    }), 60_000)
+
+  it.live("recovers after a crash that left postmaster.pid behind", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDataDir
+      const workspace = makeWorkspace()
+      const left = yield* Effect.gen(function*() {
+        const ports = yield* Layer.build(layerEmbedded({ dataDir }))
+        yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(ports))
+        // The server dies at once with all its processes (`kill -9`, a power cut), leaving its pid file.
+        const left = readFileSync(pidFile(dataDir), "utf8")
+        for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, "SIGKILL")
+        yield* Effect.sleep("200 millis")
+        return left
+      }).pipe(Effect.scoped)
+      // What the crash left behind: a pid file naming a process that is gone.
+      writeFileSync(pidFile(dataDir), left)
+      assert.deepStrictEqual(yield* find(dataDir, workspace), Option.some(workspace))
+      // A pid file naming a live process that is not PostgreSQL (the id reused after a reboot) is stale too.
+      writeFileSync(pidFile(dataDir), [String(process.pid), ...left.split("\n").slice(1)].join("\n"))
+      assert.deepStrictEqual(yield* find(dataDir, workspace), Option.some(workspace))
+    }), 60_000)
+
+  it.live("names the folder the postgres account cannot pass through, when run as root", () =>
+    Effect.gen(function*() {
+      // mkdtemp makes a 0700 folder: the `postgres` account cannot enter it.
+      const closed = mkdtempSync(join(tmpdir(), "atrium-closed-"))
+      const result = yield* find(join(closed, "data"), makeWorkspace()).pipe(Effect.result, Effect.ensuring(Effect.sync(() => rmSync(closed, { recursive: true, force: true }))))
+      if (asRoot) {
+        assert.isTrue(result._tag === "Failure" && result.failure._tag === "EmbeddedPostgresError" && result.failure.message.includes(`cannot reach ${closed}`))
+      } else {
+        // An ordinary user runs the server as itself and owns the folder: nothing to refuse.
+        assert.deepStrictEqual(result._tag, "Success")
+      }
     }), 60_000)
 })

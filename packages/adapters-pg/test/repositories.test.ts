@@ -4,10 +4,10 @@ import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
-import { layerEmbedded, layerPorts, type Ports, PostgresUrl, runMigrations, subscribeWork } from "../src/index.ts"
+import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, subscribeWork } from "../src/index.ts"
 import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
-import { PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
@@ -27,14 +27,14 @@ const database = <E>(ports: Layer.Layer<Ports | SqlClient.SqlClient, E>): Layer.
 
 const databaseUrl = process.env.DATABASE_URL
 
-// Every implementation of the ports runs the same suites: the in-memory layer, PGlite, and a real server when
-// DATABASE_URL names one (CI does), each run in a schema of its own.
+// Every implementation of the ports runs the same suites: the in-memory layer, the embedded server (a fresh one per
+// contract, in a temporary folder), and a real server when DATABASE_URL names one (CI does), each run in a schema of its
+// own. Eight connections, so concurrent claims really run side by side.
 const targets: ReadonlyArray<Target> = [
   { label: "the in-memory layer", layer: StorageProbe.layerMemory.pipe(Layer.provideMerge(PortsMemory)) },
-  { label: "embedded PGlite", layer: database(layerEmbedded()) },
+  { label: "embedded PostgreSQL", layer: database(layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 }))) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    // Eight connections, so concurrent claims really run side by side.
     : [{ label: "Postgres at DATABASE_URL", layer: database(layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 }))) }])
 ]
 
@@ -47,18 +47,24 @@ for (const target of targets) {
   identityDomainContract(target.label, target.layer)
 }
 
-describe("migrations on embedded PGlite", () => {
+describe("migrations on the embedded server", () => {
   it.effect("are idempotent: a second run applies nothing", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* runMigrations, [])
       assert.deepStrictEqual(yield* runMigrations, [])
-    }).pipe(Effect.provide(layerEmbedded())), { timeout: 60_000 })
+    }).pipe(Effect.provide(layerPorts(EmbeddedPostgresTemp({ maxConnections: 2 })))), { timeout: 60_000 })
 })
 
-// The server enforces `statement_timeout`; PGlite runs statements to the end, so only a real server can show it.
-if (databaseUrl !== undefined && databaseUrl !== "") {
-  const url = Redacted.make(databaseUrl)
-  describe("a statement that runs too long on Postgres at DATABASE_URL", () => {
+// The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
+const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [
+  { label: "the embedded server", client: (options) => EmbeddedPostgresTemp(options) },
+  ...(databaseUrl === undefined || databaseUrl === ""
+    ? []
+    : [{ label: "Postgres at DATABASE_URL", client: (options: Omit<PostgresUrlOptions, "schema">) => PostgresUrl(Redacted.make(databaseUrl), options) }])
+]
+
+for (const { client, label } of statementTimeoutTargets) {
+  describe(`a statement that runs too long on ${label}`, () => {
     it.live("is cancelled by the server and reported as Unavailable", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -68,19 +74,19 @@ if (databaseUrl !== undefined && databaseUrl !== "") {
         assert.isBelow(Date.now() - started, 4000)
         // The connection survives the cancellation and answers the next statement.
         assert.deepStrictEqual(yield* sql`SELECT 1 AS one`, [{ one: 1 }])
-      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1, statementTimeout: "300 millis" }))))
+      }).pipe(Effect.provide(client({ maxConnections: 1, statementTimeout: "300 millis" }))), 30_000)
 
     it.live("runs every connection with the default 10 second limit", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         assert.deepStrictEqual(yield* sql`SHOW statement_timeout`, [{ statement_timeout: "10s" }])
-      }).pipe(Effect.provide(PostgresUrl(url, { maxConnections: 1 }))))
+      }).pipe(Effect.provide(client({ maxConnections: 1 }))), 30_000)
   })
 }
 
-// Work announcements: an insert of due work wakes idle workers of every process when its transaction commits. Not on
-// PGlite: it is one session, which a listener would hold for good.
+// Work announcements: an insert of due work wakes idle workers of every process when its transaction commits.
 for (const target of [
+  { label: "the embedded server", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
   ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
 ]) {
   describe(`work announcements on ${target.label}`, () => {

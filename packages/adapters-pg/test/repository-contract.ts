@@ -20,7 +20,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { ScriptedReceiver, WebhookTransportMemory } from "@atrium/domain/testing"
+import { ownerPrincipal, ScriptedReceiver, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -244,14 +244,12 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         const actor = systemActor("test")
         const workspace = yield* (yield* Workspaces).create({ name: "Hooked", actor })
         const webhooks = yield* WebhookEndpoints
-        const { endpoint } = yield* webhooks.create({
-          workspaceId: workspace.id,
+        const { endpoint } = yield* webhooks.create(ownerPrincipal(workspace.id), {
           url: "https://example.com/hooks",
-          eventTypes: ["api_key.created"],
-          actor
+          eventTypes: ["api_key.created"]
         })
         yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci", actor })
-        const pending = yield* webhooks.deliveries(workspace.id, endpoint.id, "pending", { limit: 10, cursor: undefined })
+        const pending = yield* webhooks.deliveries(ownerPrincipal(workspace.id), endpoint.id, "pending", { limit: 10, cursor: undefined })
         assert.strictEqual(pending.data.length, 1)
         const [delivery] = pending.data
         if (delivery === undefined) return assert.fail("no delivery")
@@ -270,7 +268,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         assert.strictEqual(request?.headers["webhook-id"], claim.event.id)
         assert.match(request?.headers["webhook-signature"] ?? "", /^v1,/)
 
-        const stored = yield* webhooks.delivery(workspace.id, delivery.id)
+        const stored = yield* webhooks.delivery(ownerPrincipal(workspace.id), delivery.id)
         assert.strictEqual(stored.delivery.status, "succeeded")
         assert.strictEqual(stored.delivery.attemptCount, 1)
         assert.isTrue(Option.isNone(stored.delivery.nextAttemptAt))

@@ -17,12 +17,11 @@ import {
   WorkspaceId
 } from "@atrium/domain"
 import { WebhookTransportMemory } from "@atrium/domain/testing"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { PortsPg, PostgresUrl } from "../src/index.ts"
+import { EmbeddedPostgres, PortsPg, PostgresUrl } from "../src/index.ts"
+import { embeddedServerProcesses } from "../src/testing.ts"
+import { tempDataDir } from "./temp-data-dir.ts"
 
 // Nothing listens on port 1, so every connection attempt is refused at once.
 const unreachable = PortsPg.pipe(Layer.provide(PostgresUrl(Redacted.make("postgres://postgres@127.0.0.1:1/test"))))
@@ -59,18 +58,15 @@ describe("a database that cannot answer", () => {
 
   it.live("is Unavailable when the embedded server goes away under an open connection", () =>
     Effect.gen(function*() {
-      const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create()), (db) => Effect.promise(() => db.close()))
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
-      yield* Effect.promise(() => server.start())
-      const port = Number(server.getServerConn().split(":").at(-1))
-      const client = PgClient.layer({ host: "127.0.0.1", port, username: "postgres", database: "postgres", maxConnections: 1, connectTimeout: "2 seconds" })
+      const dataDir = yield* tempDataDir
       yield* Effect.gen(function*() {
         const keys = yield* ApiKeyRepository
         // No tables yet: a healthy server answering a bad query is a defect (a bug), not an outage.
         const exit = yield* keys.findByDigest("digest").pipe(Effect.exit)
         assert.isTrue(exit._tag === "Failure" && exit.cause.reasons.some((reason) => reason._tag === "Die"))
-        yield* Effect.promise(() => server.stop())
+        // The server and its backends die under the pool (`kill -9`): the next statement is an outage.
+        for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, "SIGKILL")
         assert.instanceOf(yield* failure(keys.findByDigest("digest")), Unavailable)
-      }).pipe(Effect.provide(PortsPg.pipe(Layer.provide(client))))
-    }))
+      }).pipe(Effect.provide(PortsPg.pipe(Layer.provide(EmbeddedPostgres({ dataDir, maxConnections: 1 })))))
+    }), 60_000)
 })

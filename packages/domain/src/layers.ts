@@ -1,4 +1,4 @@
-import { Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy } from "./ai/index.ts"
 import { Accounts } from "./identity/index.ts"
 import { ApiKeys } from "./keys/index.ts"
@@ -8,6 +8,7 @@ import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
 import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
 import { SecretHasher } from "./shared/index.ts"
@@ -15,12 +16,16 @@ import { SecureRandom } from "./shared/index.ts"
 import { Usage } from "./billing/index.ts"
 import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries } from "./webhooks/index.ts"
 import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
+import { FeatureRequests } from "./feedback/index.ts"
+import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
 
 /** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
 export const ChangeLogLive = ChangeLog.layer.pipe(
-  Layer.provide(EventSubscribers.layerFrom(WebhookFanOut.asSubscriber)),
-  Layer.provideMerge(WebhookFanOut.layer)
+  Layer.provide(EventSubscribers.layerFrom(Effect.gen(function*() {
+    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber]
+  }))),
+  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer))
 )
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
@@ -54,7 +59,22 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
 
+/**
+ * Custom domains; besides the ports of `domainServices` they need `DomainRepository` and `DnsResolver`. Kept apart so
+ * compositions that lack those still build.
+ */
+export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy) => CustomDomains.layerWith(policy).pipe(Layer.provide(ChangeLogLive))
+
+/** Custom domains with the default policy. */
+export const CustomDomainServices = customDomainServices()
+
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>
   Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(pepper)).pipe(Layer.provideMerge(SecureRandom.layer))
 
+
+/**
+ * The feature-request board, push devices and preferences, and the push sender. They need `FeatureRequestRepository`,
+ * `PushDeviceRepository`, `PushMessageRepository` and, to send anything, a `PushService` (disabled when absent).
+ */
+export const EngagementServices = Layer.mergeAll(FeatureRequests.layer, PushNotifications.layer, PushSender.layer).pipe(Layer.provide(ChangeLogLive))

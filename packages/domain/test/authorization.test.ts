@@ -1,8 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
-  authorize,
-  leastRoleFor,
-  MemberAction,
+  ApiKeyId,
+  ApiKeyPrincipal,
+  type ApiKeyScope,
+  isPermitted,
+  Permission,
+  permissionTable,
+  permits,
   Role,
   roleAllows,
   roleChangeAllowed,
@@ -13,70 +17,77 @@ import {
 } from "@atrium/domain"
 import { Effect } from "effect"
 
-// The role × action matrix as the contract states it, written out by hand so a change to the table must change this too.
-const expected: { readonly [A in MemberAction]: { readonly owner: boolean; readonly admin: boolean; readonly member: boolean } } = {
-  "workspace.read": { owner: true, admin: true, member: true },
-  "usage.read": { owner: true, admin: true, member: true },
-  "entitlement.read": { owner: true, admin: true, member: true },
-  "appearance.read": { owner: true, admin: true, member: true },
-  "appearance.write": { owner: true, admin: true, member: true },
-  "ai_task.submit": { owner: true, admin: true, member: true },
-  "feature_request.submit": { owner: true, admin: true, member: true },
-  "api_key.manage": { owner: true, admin: true, member: false },
-  "webhook.manage": { owner: true, admin: true, member: false },
-  "invitation.manage": { owner: true, admin: true, member: false },
-  "member.manage": { owner: true, admin: true, member: false },
-  "domain.manage": { owner: true, admin: true, member: false },
-  "schedule.manage": { owner: true, admin: true, member: false },
-  "audit.read": { owner: true, admin: true, member: false },
-  "owner.manage": { owner: true, admin: false, member: false }
+// The access matrix as the contract states it, written out by hand so a change to the table must change this too.
+// Columns: owner, admin, member, then the one key scope that grants it (besides `write`), or null when keys never may.
+const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: boolean, member: boolean, scope: ApiKeyScope | null] } = {
+  "workspace.read": [true, true, true, "read"],
+  "usage.read": [true, true, true, "read"],
+  "entitlements.read": [true, true, true, "read"],
+  "models.read": [true, true, true, "read"],
+  "appearance.read": [true, true, true, null],
+  "appearance.write": [true, true, true, null],
+  "ai_tasks.read": [true, true, true, "read"],
+  "ai_tasks.submit": [true, true, true, "ai_tasks:write"],
+  "feature_requests.submit": [true, true, true, null],
+  "api_keys.manage": [true, true, false, null],
+  "webhooks.read": [true, true, false, "read"],
+  "webhooks.write": [true, true, false, "webhooks:write"],
+  "invitations.manage": [true, true, false, null],
+  "members.manage": [true, true, false, null],
+  "domains.read": [true, true, true, "read"],
+  "domains.manage": [true, true, false, null],
+  "schedules.write": [true, true, false, null],
+  "audit.read": [true, true, false, null],
+  "owners.manage": [true, false, false, null]
 }
 
-const principal = (role: Role) =>
+const member = (role: Role) =>
   new SessionPrincipal({ sessionId: SessionId.make("ses_1"), userId: UserId.make("usr_1"), workspaceId: WorkspaceId.make("ws_1"), role })
+const key = (scopes: ReadonlyArray<ApiKeyScope>) =>
+  new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_1"), workspaceId: WorkspaceId.make("ws_1"), scopes })
 
-describe("role policy", () => {
-  it("covers every action of the schema, and nothing else", () => {
-    assert.deepStrictEqual(Object.keys(leastRoleFor).sort(), [...MemberAction.literals].sort())
-    assert.deepStrictEqual(Object.keys(expected).sort(), [...MemberAction.literals].sort())
+describe("access policy: permits(principal, permission)", () => {
+  it("covers every permission of the schema, and nothing else", () => {
+    assert.deepStrictEqual(Object.keys(permissionTable).sort(), [...Permission.literals].sort())
+    assert.deepStrictEqual(Object.keys(expected).sort(), [...Permission.literals].sort())
   })
 
-  for (const action of MemberAction.literals) {
-    for (const role of Role.literals) {
-      const allowed = expected[action][role]
-      it.effect(`${role} ${allowed ? "may" : "may not"} ${action}`, () =>
-        Effect.gen(function*() {
-          assert.strictEqual(roleAllows(role, action), allowed)
-          const result = yield* authorize(principal(role), action).pipe(Effect.result)
-          assert.strictEqual(result._tag === "Success", allowed)
-          if (result._tag === "Failure") assert.strictEqual(result.failure.code, "forbidden")
-        }))
-    }
+  for (const permission of Permission.literals) {
+    const [owner, admin, plain, scope] = expected[permission]
+    it.effect(`${permission}: owner ${owner}, admin ${admin}, member ${plain}, key scope ${scope ?? "none"}`, () =>
+      Effect.gen(function*() {
+        for (const [role, allowed] of [["owner", owner], ["admin", admin], ["member", plain]] as const) {
+          assert.strictEqual(roleAllows(role, permission), allowed, `${role} → ${permission}`)
+          const result = yield* permits(member(role), permission).pipe(Effect.result)
+          assert.strictEqual(result._tag === "Success", allowed, `${role} → ${permission}`)
+          if (result._tag === "Failure") assert.strictEqual(result.failure._tag, "Forbidden")
+        }
+        assert.strictEqual(isPermitted(key(["write"]), permission), scope !== null)
+        assert.isFalse(isPermitted(key([]), permission))
+        if (scope !== null) assert.isTrue(isPermitted(key([scope]), permission))
+        const refused = yield* permits(key([]), permission).pipe(Effect.flip)
+        assert.strictEqual(refused._tag, scope === null ? "Forbidden" : "InsufficientScope")
+        if (refused._tag === "InsufficientScope") assert.strictEqual(refused.requiredScope, scope)
+      }))
   }
 
-  it("owner ⊇ admin ⊇ member", () => {
-    for (const action of MemberAction.literals) {
-      if (roleAllows("member", action)) assert.isTrue(roleAllows("admin", action), action)
-      if (roleAllows("admin", action)) assert.isTrue(roleAllows("owner", action), action)
+  it("is monotone: whatever a member may, an admin may; whatever an admin may, an owner may", () => {
+    for (const permission of Permission.literals) {
+      if (roleAllows("member", permission)) assert.isTrue(roleAllows("admin", permission), permission)
+      if (roleAllows("admin", permission)) assert.isTrue(roleAllows("owner", permission), permission)
     }
   })
 
-  it("only owners make, change or touch owners; admins move others between admin and member", () => {
-    // [actor, target's role, new role, allowed]
-    const cases: ReadonlyArray<readonly [Role, Role, Role, boolean]> = [
-      ["owner", "owner", "admin", true],
-      ["owner", "member", "owner", true],
-      ["owner", "admin", "member", true],
-      ["admin", "member", "admin", true],
-      ["admin", "admin", "member", true],
-      ["admin", "member", "owner", false],
-      ["admin", "owner", "admin", false],
-      ["admin", "owner", "owner", false],
-      ["member", "member", "admin", false],
-      ["member", "admin", "member", false]
-    ]
-    for (const [actor, target, next, allowed] of cases) {
-      assert.strictEqual(roleChangeAllowed(actor, target, next), allowed, `${actor}: ${target} → ${next}`)
+  it("role changes: admins move non-owners; only owners touch owner", () => {
+    const roles = Role.literals
+    for (const actor of roles) {
+      for (const target of roles) {
+        for (const next of roles) {
+          const touchesOwner = target === "owner" || next === "owner"
+          const allowed = actor === "owner" || (actor === "admin" && !touchesOwner)
+          assert.strictEqual(roleChangeAllowed(actor, target, next), allowed, `${actor}: ${target} → ${next}`)
+        }
+      }
     }
   })
 })

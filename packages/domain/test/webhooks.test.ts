@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  ApiKeyId,
+  ApiKeyPrincipal,
   ApiKeys,
+  SessionPrincipal,
 
   retryDelays,
   systemActor,
@@ -11,7 +14,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { answer, DomainMemory, MemoryStore, ScriptedReceiver } from "@atrium/domain/testing"
+import { answer, DomainMemory, MemoryStore, ownerPrincipal, ScriptedReceiver } from "@atrium/domain/testing"
 import { DateTime, Duration, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
@@ -20,7 +23,7 @@ const actor = systemActor("test")
 
 const setup = Effect.gen(function*() {
   const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-  const created = yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: "https://hooks.example.com/a", actor })
+  const created = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a" })
   return { workspace, ...created }
 })
 
@@ -53,11 +56,9 @@ describe("webhook fan-out", () => {
   it.effect("a change fans out one pending delivery per subscribed endpoint, in its transaction", () =>
     Effect.gen(function*() {
       const { workspace } = yield* setup
-      yield* (yield* WebhookEndpoints).create({
-        workspaceId: workspace.id,
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), {
         url: "https://hooks.example.com/only-revocations",
-        eventTypes: ["api_key.revoked"],
-        actor
+        eventTypes: ["api_key.revoked"]
       })
       const { apiKey } = yield* createKey(workspace.id)
       assert.deepStrictEqual(Array.from((yield* state).deliveries.values()).map((d) => d.eventType), ["api_key.created"])
@@ -160,11 +161,11 @@ describe("webhook delivery", () => {
   it.effect("410 Gone disables the endpoint and tells the workspace's other endpoints", () =>
     Effect.gen(function*() {
       const { workspace, endpoint } = yield* setup
-      const other = yield* (yield* WebhookEndpoints).create({ workspaceId: workspace.id, url: "https://other.example.com/h", eventTypes: ["webhook_endpoint.disabled"], actor })
+      const other = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://other.example.com/h", eventTypes: ["webhook_endpoint.disabled"] })
       yield* script(410)
-      yield* (yield* WebhookEndpoints).sendTest(workspace.id, endpoint.id, actor)
+      yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
       yield* workerPass
-      const gone = yield* (yield* WebhookEndpoints).get(workspace.id, endpoint.id)
+      const gone = yield* (yield* WebhookEndpoints).get(ownerPrincipal(workspace.id), endpoint.id)
       assert.isFalse(gone.enabled)
       assert.deepStrictEqual(gone.disabledReason, Option.some("the endpoint answered 410 Gone"))
       const s = yield* state
@@ -178,11 +179,11 @@ describe("webhook delivery", () => {
       const { workspace, endpoint } = yield* setup
       yield* script(...Array.from({ length: 50 }, () => 500))
       for (let day = 0; day < 6; day++) {
-        yield* (yield* WebhookEndpoints).sendTest(workspace.id, endpoint.id, actor).pipe(Effect.ignore)
+        yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id).pipe(Effect.ignore)
         yield* workerPass
         yield* TestClock.adjust("1 day")
       }
-      assert.isFalse((yield* (yield* WebhookEndpoints).get(workspace.id, endpoint.id)).enabled)
+      assert.isFalse((yield* (yield* WebhookEndpoints).get(ownerPrincipal(workspace.id), endpoint.id)).enabled)
     }).pipe(Effect.provide(DomainMemory)))
 })
 
@@ -190,7 +191,7 @@ describe("webhook endpoints", () => {
   it.effect("rotation: both secrets sign during the grace period, only the new one after", () =>
     Effect.gen(function*() {
       const { workspace, endpoint, secret: oldSecret } = yield* setup
-      const { secret: newSecret } = yield* (yield* WebhookEndpoints).rotateSecret(workspace.id, endpoint.id, Duration.hours(1), actor)
+      const { secret: newSecret } = yield* (yield* WebhookEndpoints).rotateSecret(ownerPrincipal(workspace.id), endpoint.id, Duration.hours(1))
       // The public library computes the signature each secret must produce; the header must carry exactly those valid now.
       const signs = (secret: Redacted.Redacted<string>, request: { readonly body: string; readonly headers: Readonly<Record<string, string>> }) => {
         const id = request.headers["webhook-id"] ?? ""
@@ -198,7 +199,7 @@ describe("webhook endpoints", () => {
         const expected = new Webhook(Redacted.value(secret).slice("whsec_".length)).sign(id, timestamp, request.body)
         return (request.headers["webhook-signature"] ?? "").split(" ").includes(expected)
       }
-      yield* (yield* WebhookEndpoints).sendTest(workspace.id, endpoint.id, actor)
+      yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
       yield* workerPass
       const [during] = yield* sentRequests
       assert.isDefined(during)
@@ -207,7 +208,7 @@ describe("webhook endpoints", () => {
       assert.isTrue(signs(oldSecret, during))
       assert.isTrue(signs(newSecret, during))
       yield* TestClock.adjust("61 minutes")
-      yield* (yield* WebhookEndpoints).sendTest(workspace.id, endpoint.id, actor)
+      yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
       yield* workerPass
       const after = (yield* sentRequests)[1]
       assert.isDefined(after)
@@ -220,7 +221,7 @@ describe("webhook endpoints", () => {
   it.effect("secrets are sealed at rest and appear in no event or audit entry", () =>
     Effect.gen(function*() {
       const { workspace, endpoint, secret } = yield* setup
-      yield* (yield* WebhookEndpoints).rotateSecret(workspace.id, endpoint.id, undefined, actor)
+      yield* (yield* WebhookEndpoints).rotateSecret(ownerPrincipal(workspace.id), endpoint.id, undefined)
       const s = yield* state
       const dump = JSON.stringify({ secrets: s.secrets, events: s.events, audit: s.audit, endpoints: Array.from(s.endpoints.values()) })
       assert.notInclude(dump, Redacted.value(secret))
@@ -232,15 +233,29 @@ describe("webhook endpoints", () => {
     Effect.gen(function*() {
       const { workspace, endpoint } = yield* setup
       const endpoints = yield* WebhookEndpoints
-      const blocked = yield* endpoints.create({ workspaceId: workspace.id, url: "https://blocked.example/x", actor }).pipe(Effect.flip)
+      const blocked = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://blocked.example/x" }).pipe(Effect.flip)
       assert.strictEqual(blocked._tag, "InvalidInput")
-      const plain = yield* endpoints.create({ workspaceId: workspace.id, url: "http://hooks.example.com/x", actor }).pipe(Effect.flip)
+      const plain = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "http://hooks.example.com/x" }).pipe(Effect.flip)
       assert.strictEqual(plain._tag, "InvalidInput")
-      const tooLong = yield* endpoints.rotateSecret(workspace.id, endpoint.id, Duration.days(8), actor).pipe(Effect.flip)
+      const tooLong = yield* endpoints.rotateSecret(ownerPrincipal(workspace.id), endpoint.id, Duration.days(8)).pipe(Effect.flip)
       assert.strictEqual(tooLong._tag, "InvalidInput")
-      for (let i = 1; i < 20; i++) yield* endpoints.create({ workspaceId: workspace.id, url: `https://hooks.example.com/${i}`, actor })
-      const overLimit = yield* endpoints.create({ workspaceId: workspace.id, url: "https://hooks.example.com/21", actor }).pipe(Effect.flip)
+      for (let i = 1; i < 20; i++) yield* endpoints.create(ownerPrincipal(workspace.id), { url: `https://hooks.example.com/${i}` })
+      const overLimit = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/21" }).pipe(Effect.flip)
       assert.strictEqual(overLimit._tag, "Conflict")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("the service asks the access policy itself: a plain member or a read-only key cannot manage endpoints", () =>
+    Effect.gen(function*() {
+      const { workspace, endpoint } = yield* setup
+      const endpoints = yield* WebhookEndpoints
+      const member = new SessionPrincipal({ ...ownerPrincipal(workspace.id), role: "member" })
+      const admin = new SessionPrincipal({ ...ownerPrincipal(workspace.id), role: "admin" })
+      const reader = new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_reader"), workspaceId: workspace.id, scopes: ["read"] })
+      assert.strictEqual((yield* Effect.flip(endpoints.list(member, { limit: 10, cursor: undefined })))._tag, "Forbidden")
+      assert.strictEqual((yield* Effect.flip(endpoints.create(member, { url: "https://hooks.example.com/m" })))._tag, "Forbidden")
+      assert.strictEqual((yield* Effect.flip(endpoints.remove(reader, endpoint.id)))._tag, "InsufficientScope")
+      assert.strictEqual((yield* endpoints.get(reader, endpoint.id)).id, endpoint.id)
+      assert.strictEqual((yield* endpoints.update(admin, endpoint.id, { description: "by an admin" })).description, "by an admin")
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("another workspace's endpoint and delivery ids are not found", () =>
@@ -251,17 +266,17 @@ describe("webhook endpoints", () => {
       const delivery = Array.from((yield* state).deliveries.values())[0]
       const endpoints = yield* WebhookEndpoints
       const tags = yield* Effect.all([
-        Effect.flip(endpoints.get(other.id, endpoint.id)),
-        Effect.flip(endpoints.update(other.id, endpoint.id, { description: "x" }, actor)),
-        Effect.flip(endpoints.remove(other.id, endpoint.id, actor)),
-        Effect.flip(endpoints.sendTest(other.id, endpoint.id, actor)),
-        Effect.flip(endpoints.rotateSecret(other.id, endpoint.id, undefined, actor)),
-        Effect.flip(endpoints.deliveries(other.id, endpoint.id, undefined, { limit: 10, cursor: undefined }))
+        Effect.flip(endpoints.get(ownerPrincipal(other.id), endpoint.id)),
+        Effect.flip(endpoints.update(ownerPrincipal(other.id), endpoint.id, { description: "x" })),
+        Effect.flip(endpoints.remove(ownerPrincipal(other.id), endpoint.id)),
+        Effect.flip(endpoints.sendTest(ownerPrincipal(other.id), endpoint.id)),
+        Effect.flip(endpoints.rotateSecret(ownerPrincipal(other.id), endpoint.id, undefined)),
+        Effect.flip(endpoints.deliveries(ownerPrincipal(other.id), endpoint.id, undefined, { limit: 10, cursor: undefined }))
       ]).pipe(Effect.map((errors) => errors.map((e) => e._tag)))
       assert.deepStrictEqual(tags, Array.from({ length: 6 }, () => "NotFound"))
       if (delivery === undefined) return assert.fail("no delivery")
-      assert.strictEqual((yield* Effect.flip(endpoints.delivery(other.id, delivery.id)))._tag, "NotFound")
-      assert.strictEqual((yield* Effect.flip(endpoints.replay(other.id, delivery.id, actor)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(endpoints.delivery(ownerPrincipal(other.id), delivery.id)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(endpoints.replay(ownerPrincipal(other.id), delivery.id)))._tag, "NotFound")
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("replay starts a new attempt chain with the same webhook-id; recover re-sends failures since a time", () =>
@@ -276,7 +291,7 @@ describe("webhook endpoints", () => {
       const failed = Array.from((yield* state).deliveries.values()).find((d) => d.status === "failed")
       if (failed === undefined) return assert.fail("no failed delivery")
       const endpoints = yield* WebhookEndpoints
-      const replayed = yield* endpoints.replay(workspace.id, failed.id, actor)
+      const replayed = yield* endpoints.replay(ownerPrincipal(workspace.id), failed.id)
       assert.notStrictEqual(replayed.id, failed.id)
       assert.strictEqual(replayed.eventId, failed.eventId)
       assert.deepStrictEqual(replayed.replayOf, Option.some(failed.id))
@@ -285,9 +300,9 @@ describe("webhook endpoints", () => {
       assert.strictEqual(requests.at(-1)?.headers["webhook-id"], failed.eventId)
       assert.strictEqual(requests.at(-2)?.headers["webhook-id"], failed.eventId)
       const now = yield* DateTime.now
-      const recovered = yield* endpoints.recover(workspace.id, endpoint.id, DateTime.subtract(now, { days: 3 }), actor)
+      const recovered = yield* endpoints.recover(ownerPrincipal(workspace.id), endpoint.id, DateTime.subtract(now, { days: 3 }))
       assert.deepStrictEqual(recovered.map((d) => d.eventId), [failed.eventId])
-      const tooOld = yield* endpoints.recover(workspace.id, endpoint.id, DateTime.subtract(now, { days: 15 }), actor).pipe(Effect.flip)
+      const tooOld = yield* endpoints.recover(ownerPrincipal(workspace.id), endpoint.id, DateTime.subtract(now, { days: 15 })).pipe(Effect.flip)
       assert.strictEqual(tooOld._tag, "InvalidInput")
     }).pipe(Effect.provide(DomainMemory)))
 })

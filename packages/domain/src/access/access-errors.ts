@@ -25,9 +25,10 @@ export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("
 /**
  * Why a presented session token was refused. `session_expired`: only an access token past its expiry (or one a
  * refresh superseded) of a live session — the client refreshes and retries. `invalid_session`: unknown, revoked,
- * signed-out, lapsed or reused — the client signs in again. A lookup that fails is `Unavailable`, never one of these.
+ * signed-out, lapsed or reused — the client signs in again. `malformed_credentials`: not a session token at all (an API
+ * key where only sessions are accepted) — the client is misconfigured. A lookup that fails is `Unavailable`, never one of these.
  */
-export const SessionRejection = Schema.Literals(["missing_credentials", "session_expired", "invalid_session"])
+export const SessionRejection = Schema.Literals(["missing_credentials", "malformed_credentials", "session_expired", "invalid_session"])
 export type SessionRejection = typeof SessionRejection.Type
 
 /** The presented session token does not authenticate. */

@@ -1,5 +1,5 @@
 export * from "./access-errors.ts"
 export * from "./api-key-scope.ts"
-export * from "./authorization.ts"
+export * from "./permission.ts"
 export * from "./principal.ts"
 export * from "./role.ts"

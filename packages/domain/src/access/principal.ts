@@ -1,6 +1,8 @@
-import { Context, Schema } from "effect"
-import { ApiKeyScope } from "./api-key-scope.ts"
+import { Context, Effect, Schema } from "effect"
+import { Forbidden } from "./access-errors.ts"
+import type { Actor } from "../shared/index.ts"
 import { ApiKeyId, SessionId, UserId, WorkspaceId } from "../shared/index.ts"
+import { ApiKeyScope } from "./api-key-scope.ts"
 import { Role } from "./role.ts"
 
 /** A caller authenticated by a workspace API key; its workspace is the key's, never the client's say. */
@@ -10,10 +12,7 @@ export class ApiKeyPrincipal extends Schema.TaggedClass<ApiKeyPrincipal>()("ApiK
   scopes: Schema.Array(ApiKeyScope)
 }) {}
 
-/**
- * A member acting through a session, in the session's active workspace; `role` is their membership's, read on this
- * request. Kept out of `Principal` (the API-key principal of `/api/v1`) so key-only code keeps compiling.
- */
+/** A member acting through a session, in the session's active workspace; `role` is their membership's, read on this request. */
 export class SessionPrincipal extends Schema.TaggedClass<SessionPrincipal>()("SessionPrincipal", {
   sessionId: SessionId,
   userId: UserId,
@@ -21,17 +20,26 @@ export class SessionPrincipal extends Schema.TaggedClass<SessionPrincipal>()("Se
   role: Role
 }) {}
 
-/** Any authenticated caller: an API key or a member session. */
-export type AnyPrincipal = ApiKeyPrincipal | SessionPrincipal
+/** Whoever acts in a workspace: an API key (under its scopes) or a member session (under the member's role). */
+export const Principal = Schema.Union([ApiKeyPrincipal, SessionPrincipal])
+export type Principal = ApiKeyPrincipal | SessionPrincipal
 
-/**
- * The caller of an `/api/v1` request: API keys only. Member sessions are `SessionPrincipal` (`CurrentMember`;
- * `AnyPrincipal` for both): widening this type would break key-only code (`ApiKeys.authorize`, `principal.keyId`).
- */
-export type Principal = ApiKeyPrincipal
-
-/** The principal of the request being served, provided by the HTTP adapter's authentication. */
+/** The principal of the request being served, provided by the HTTP adapter's one authentication middleware. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("@atrium/domain/CurrentPrincipal") {}
 
-/** The member session of a `/api/mobile` request, provided by the HTTP adapter's session authentication. */
-export class CurrentMember extends Context.Service<CurrentMember, SessionPrincipal>()("@atrium/domain/CurrentMember") {}
+/** The audit actor of a member (by user id). */
+export const memberActor = (principal: { readonly userId: string }): Actor => ({ type: "user", id: principal.userId })
+
+/** The audit actor of a principal: the key, or the member's user. */
+export const actorOf = (principal: Principal): Actor =>
+  principal._tag === "ApiKeyPrincipal" ? { type: "api_key", id: principal.keyId } : memberActor(principal)
+
+/** The id rate limits and access logs count a principal by: its key or its session. */
+export const principalId = (principal: Principal): string =>
+  principal._tag === "ApiKeyPrincipal" ? principal.keyId : principal.sessionId
+
+/** The member behind a principal, for operations only a member session can do (an API key is `Forbidden`). */
+export const memberOf = (principal: Principal): Effect.Effect<SessionPrincipal, Forbidden> =>
+  principal._tag === "SessionPrincipal"
+    ? Effect.succeed(principal)
+    : Effect.fail(new Forbidden({ detail: "Only a member session can do this; API keys cannot" }))

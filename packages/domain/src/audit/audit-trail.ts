@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { AuditEntry } from "./audit-entry.ts"
-import { authorize } from "../access/index.ts"
+import { permits } from "../access/index.ts"
 import type { Forbidden } from "../access/index.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
@@ -16,7 +16,7 @@ export class AuditTrail extends Context.Service<AuditTrail, {
     Effect.gen(function*() {
       const log = yield* AuditLog
       const list = Effect.fn("AuditTrail.list")(function*(principal: SessionPrincipal, page: PageRequest) {
-        yield* authorize(principal, "audit.read")
+        yield* permits(principal, "audit.read")
         return yield* log.list(principal.workspaceId, page)
       })
       return AuditTrail.of({ list })

@@ -5,7 +5,7 @@ import { AuditLog } from "./audit-log.ts"
 import { DomainEvent } from "./domain-event.ts"
 import type { EventDefinition } from "./event-definition.ts"
 import { EventOutbox } from "./event-outbox.ts"
-import { EventSubscribers } from "./event-subscribers.ts"
+import { EventSubscribers, type RecordedChange } from "./event-subscribers.ts"
 
 /** An event payload schema that needs no services to encode. */
 export type EventPayload = Schema.Top & { readonly EncodingServices: never }
@@ -50,6 +50,16 @@ export class ChangeLog extends Context.Service<ChangeLog, {
       const outbox = yield* EventOutbox
       const subscribers = yield* EventSubscribers
 
+      const eventOf = Effect.fnUntraced(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>, now: DateTime.Utc) {
+        const emitted = change.event
+        if (emitted === undefined) return Option.none<DomainEvent>()
+        // A payload that does not match its own definition is a programming error, never a client's.
+        const data = yield* Schema.encodeUnknownEffect(emitted.definition.data)(emitted.data).pipe(Effect.orDie)
+        return Option.some(
+          new DomainEvent({ id: EventId.make(yield* ids.make("evt")), type: emitted.definition.type, workspaceId: change.workspaceId, createdAt: now, data })
+        )
+      })
+
       const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {
         const now = yield* DateTime.now
         const requestId = yield* CurrentRequestId
@@ -64,20 +74,12 @@ export class ChangeLog extends Context.Service<ChangeLog, {
             requestId
           })
         )
-        const emitted = change.event
-        if (emitted === undefined) return Option.none<DomainEvent>()
-        // A payload that does not match its own definition is a programming error, never a client's.
-        const data = yield* Schema.encodeUnknownEffect(emitted.definition.data)(emitted.data).pipe(Effect.orDie)
-        const event = new DomainEvent({
-          id: EventId.make(yield* ids.make("evt")),
-          type: emitted.definition.type,
-          workspaceId: change.workspaceId,
-          createdAt: now,
-          data
-        })
-        yield* outbox.append(event)
-        if (emitted.notify !== false) yield* Effect.forEach(subscribers, (subscriber) => subscriber.onEvent(event), { discard: true })
-        return Option.some(event)
+        const event = yield* eventOf(change, now)
+        if (Option.isSome(event)) yield* outbox.append(event.value)
+        const notified = change.event?.notify === false ? Option.none<DomainEvent>() : event
+        const recorded: RecordedChange = { workspaceId: change.workspaceId, actor: change.actor, action: change.action, target: change.target, event: notified }
+        yield* Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded), { discard: true })
+        return event
       })
 
       return ChangeLog.of({ record })

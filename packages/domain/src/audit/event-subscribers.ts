@@ -1,20 +1,32 @@
 import { Context, Effect, Layer } from "effect"
-import type { Unavailable } from "../shared/index.ts"
+import type { Option } from "effect"
+import type { Actor, Unavailable, WorkspaceId } from "../shared/index.ts"
 import type { DomainEvent } from "./domain-event.ts"
 
-/** Port: an area that reacts to events (webhook fan-out, push) inside the transaction of the change that emitted them. */
+/** A change as subscribers see it: what was done, by whom, and the event it emitted for subscribers, if any. */
+export interface RecordedChange {
+  readonly workspaceId: WorkspaceId
+  readonly actor: Actor
+  readonly action: string
+  readonly target: string
+  readonly event: Option.Option<DomainEvent>
+}
+
+/**
+ * Port: an area that reacts to changes (webhook fan-out, push, mail) inside the transaction of the change, so its
+ * reaction (a delivery row, a message row) commits with the change or not at all.
+ */
 export interface EventSubscriber {
   readonly name: string
-  readonly onEvent: (event: DomainEvent) => Effect.Effect<void, Unavailable>
+  readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable>
 }
 
 /** The subscribers the change log notifies, in order; the composition root picks them. */
 export class EventSubscribers extends Context.Service<EventSubscribers, ReadonlyArray<EventSubscriber>>()(
   "@atrium/domain/EventSubscribers"
 ) {
-  /** Subscribers built from services in context (each area exposes an `Effect` that yields its subscriber). */
-  static readonly layerFrom = <R>(...subscribers: ReadonlyArray<Effect.Effect<EventSubscriber, never, R>>) =>
-    Layer.effect(EventSubscribers, Effect.all(subscribers))
+  /** Subscribers built from services in context (each area's fan-out service exposes its `subscriber`). */
+  static readonly layerFrom = <R>(subscribers: Effect.Effect<ReadonlyArray<EventSubscriber>, never, R>) => Layer.effect(EventSubscribers, subscribers)
 
   /** No subscribers: events reach the outbox only. */
   static readonly layerNone = Layer.succeed(EventSubscribers, [])

@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
-import type { ChangeLog } from "../audit/index.ts"
+import { ChangeLog } from "../audit/index.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { type EmailTaken, InvalidCredentials } from "./identity-errors.ts"
 import { Forbidden, SessionRejected } from "../access/index.ts"
@@ -272,8 +272,18 @@ export class Accounts extends Context.Service<Accounts, {
           return user.value
         })
 
+        // Recorded as a change so areas holding per-session state (push devices) drop it in the same transaction.
+        const endSession = Effect.fnUntraced(function*(session: Session, reason: "signed_out" | "revoked") {
+          const changes = yield* ChangeLog
+          yield* tx.withTransaction(Effect.gen(function*() {
+            yield* sessions.revoke(session.id, yield* DateTime.now, reason)
+            yield* changes.record({ workspaceId: session.activeWorkspaceId, actor: { type: "user", id: session.userId }, action: `session.${reason}`, target: session.id })
+          }))
+        }, Effect.provide(context))
+
         const signOut = Effect.fn("Accounts.signOut")(function*(sessionId: SessionId) {
-          yield* sessions.revoke(sessionId, yield* DateTime.now, "signed_out")
+          const found = yield* sessions.findById(sessionId)
+          if (Option.isSome(found) && !found.value.isRevoked) yield* endSession(found.value, "signed_out")
         })
 
         const listSessions = Effect.fn("Accounts.listSessions")(function*(session: Session) {
@@ -285,7 +295,7 @@ export class Accounts extends Context.Service<Accounts, {
         const revokeSession = Effect.fn("Accounts.revokeSession")(function*(userId: UserId, sessionId: SessionId) {
           const found = yield* sessions.findById(sessionId)
           if (Option.isNone(found) || found.value.userId !== userId) return yield* new NotFound({ resource: "session" })
-          yield* sessions.revoke(sessionId, yield* DateTime.now, "revoked")
+          if (!found.value.isRevoked) yield* endSession(found.value, "revoked")
         })
 
         return Accounts.of({ signUp, signIn, refresh, authenticateSession, authenticate, current, signOut, listSessions, revokeSession })

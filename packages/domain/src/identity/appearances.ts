@@ -1,6 +1,6 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AppearanceBundle, AppearanceSettings, stampAppearance } from "./appearance.ts"
-import { authorize } from "../access/index.ts"
+import { permits } from "../access/index.ts"
 import { type Forbidden } from "../access/index.ts"
 import { InvalidInput, PreconditionFailed, type Unavailable } from "../shared/index.ts"
 import { AppearanceRepository } from "./appearance-repository.ts"
@@ -28,12 +28,12 @@ export class Appearance extends Context.Service<Appearance, {
         )
 
       const get = Effect.fn("Appearance.get")(function*(principal: SessionPrincipal) {
-        yield* authorize(principal, "appearance.read")
+        yield* permits(principal, "appearance.read")
         return yield* current(principal)
       })
 
       const put = Effect.fn("Appearance.put")(function*(principal: SessionPrincipal, bundle: unknown, ifMatch: Option.Option<number>) {
-        yield* authorize(principal, "appearance.write")
+        yield* permits(principal, "appearance.write")
         const valid = yield* decode(bundle).pipe(Effect.mapError((error) => new InvalidInput({ detail: error.message })))
         const stored = yield* current(principal)
         if (Option.isSome(ifMatch) && ifMatch.value !== stored.version) {

@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
-import { authorize, memberActor, roleAllows } from "../access/index.ts"
+import { memberActor, permits, roleAllows } from "../access/index.ts"
 import { IdentityEvents } from "./identity-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
@@ -64,8 +64,8 @@ export class Invitations extends Context.Service<Invitations, {
       const changes = yield* ChangeLog
 
       const create = Effect.fn("Invitations.create")(function*(principal: SessionPrincipal, input: CreateInvitationInput) {
-        yield* authorize(principal, "invitation.manage")
-        if (input.role === "owner" && !roleAllows(principal.role, "owner.manage")) {
+        yield* permits(principal, "invitations.manage")
+        if (input.role === "owner" && !roleAllows(principal.role, "owners.manage")) {
           return yield* new Forbidden({ detail: "Only an owner can invite an owner" })
         }
         const email = normalizeEmail(input.email)
@@ -106,12 +106,12 @@ export class Invitations extends Context.Service<Invitations, {
       })
 
       const list = Effect.fn("Invitations.list")(function*(principal: SessionPrincipal, page: PageRequest) {
-        yield* authorize(principal, "invitation.manage")
+        yield* permits(principal, "invitations.manage")
         return yield* repo.listByWorkspace(principal.workspaceId, page)
       })
 
       const revoke = Effect.fn("Invitations.revoke")(function*(principal: SessionPrincipal, id: InvitationId) {
-        yield* authorize(principal, "invitation.manage")
+        yield* permits(principal, "invitations.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const found = yield* repo.findById(principal.workspaceId, id)

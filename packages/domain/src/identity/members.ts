@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { authorize, memberActor, roleAllows, roleChangeAllowed } from "../access/index.ts"
+import { memberActor, permits, roleAllows, roleChangeAllowed } from "../access/index.ts"
 import { IdentityEvents } from "./identity-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Conflict, NotFound, type Unavailable } from "../shared/index.ts"
@@ -42,12 +42,12 @@ export class Members extends Context.Service<Members, {
       })
 
       const list = Effect.fn("Members.list")(function*(principal: SessionPrincipal, page: PageRequest) {
-        yield* authorize(principal, "member.manage")
+        yield* permits(principal, "members.manage")
         return yield* repo.listByWorkspace(principal.workspaceId, page)
       })
 
       const changeRole = Effect.fn("Members.changeRole")(function*(principal: SessionPrincipal, id: MembershipId, role: Role) {
-        yield* authorize(principal, "member.manage")
+        yield* permits(principal, "members.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const target = yield* find(principal, id)
@@ -74,8 +74,8 @@ export class Members extends Context.Service<Members, {
             const target = yield* find(principal, id)
             const leaving = target.userId === principal.userId
             if (!leaving) {
-              yield* authorize(principal, "member.manage")
-              if (target.role === "owner" && !roleAllows(principal.role, "owner.manage")) return yield* ownersOnly()
+              yield* permits(principal, "members.manage")
+              if (target.role === "owner" && !roleAllows(principal.role, "owners.manage")) return yield* ownersOnly()
             }
             yield* ensureAnotherOwner(target)
             yield* repo.delete(target.workspaceId, target.id)

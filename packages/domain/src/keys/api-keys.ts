@@ -2,11 +2,11 @@ import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option, Redact
 import type { Actor } from "../shared/index.ts"
 import { ApiKey } from "./api-key.ts"
 import { type ApiKeyEnvironment, mintApiKey, parseApiKey } from "./api-key-secret.ts"
-import { type ApiKeyScope, defaultScopes, scopeAllows } from "../access/index.ts"
+import { type ApiKeyScope, defaultScopes } from "../access/index.ts"
 import { toApiKeyView } from "./api-key-view.ts"
 import { ApiKeyEvents } from "./api-key-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { ApiKeyRejected, InsufficientScope } from "../access/index.ts"
+import { ApiKeyRejected } from "../access/index.ts"
 import { NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { ApiKeyId, type WorkspaceId } from "../shared/index.ts"
@@ -45,8 +45,6 @@ export class ApiKeys extends Context.Service<ApiKeys, {
   readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<{ readonly data: ReadonlyArray<ApiKey>; readonly nextCursor: string | null }, Unavailable>
   /** Resolves a presented key to its principal, or says exactly why it is refused. */
   readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<ApiKeyPrincipal, ApiKeyRejected | Unavailable>
-  /** The scope policy, applied per operation. */
-  readonly authorize: (principal: ApiKeyPrincipal, required: ApiKeyScope) => Effect.Effect<void, InsufficientScope>
 }>()("@atrium/domain/ApiKeys") {
   static readonly layer = Layer.effect(
     ApiKeys,
@@ -158,10 +156,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return principalOf(key)
       })
 
-      const authorize = (principal: ApiKeyPrincipal, required: ApiKeyScope) =>
-        scopeAllows(principal.scopes, required) ? Effect.void : Effect.fail(new InsufficientScope({ requiredScope: required }))
-
-      return ApiKeys.of({ create, revoke, list, authenticate, authorize })
+      return ApiKeys.of({ create, revoke, list, authenticate })
     })
   )
 }

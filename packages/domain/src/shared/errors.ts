@@ -18,11 +18,32 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
   dependency: Schema.String
 }, { httpApiStatus: 503 }) {}
 
-/** Input that passed its schema but breaks a business rule. */
+/** One failed check of an input value: where it is (`["query", "limit"]`) and what is wrong. */
+export const InputIssue = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
+  message: Schema.String
+})
+export type InputIssue = typeof InputIssue.Type
+
+/** Input that breaks its schema (with the failed checks in `errors`) or a business rule. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   code: Schema.tag("invalid_request"),
-  detail: Schema.String
+  detail: Schema.String,
+  errors: Schema.optionalKey(Schema.Array(InputIssue))
 }, { httpApiStatus: 400 }) {}
+
+/** Too many attempts for one subject (a key, a session, an address, an email) in the current window. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  code: Schema.tag("rate_limited"),
+  detail: Schema.String,
+  retryAfter: Schema.Int.annotate({ description: "Seconds to wait before retrying (same as `Retry-After`)" })
+}, { httpApiStatus: 429 }) {}
+
+/** A conditional write came without its precondition (`If-Match`), so a stale client cannot overwrite silently. */
+export class PreconditionRequired extends Schema.TaggedError<PreconditionRequired>()("PreconditionRequired", {
+  code: Schema.tag("precondition_required"),
+  detail: Schema.String
+}, { httpApiStatus: 428 }) {}
 
 /** The `Idempotency-Key` was already used, within its 24 hours, for a different request. */
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {

@@ -55,5 +55,21 @@ export type InvitationId = typeof InvitationId.Type
 export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/** Identifier of a custom domain claimed by a workspace. */
+export const DomainId = prefixedId("dom", "Custom domain identifier").pipe(Schema.brand("DomainId"))
+export type DomainId = typeof DomainId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "fr" | "dev" | "push"
+
+/** Identifier of a feature request on the public board. */
+export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))
+export type FeatureRequestId = typeof FeatureRequestId.Type
+
+/** Identifier of a registered push device (the app's installation, for one user). */
+export const PushDeviceId = prefixedId("dev", "Push device identifier").pipe(Schema.brand("PushDeviceId"))
+export type PushDeviceId = typeof PushDeviceId.Type
+
+/** Identifier of one push message (one notification to one device). */
+export const PushMessageId = prefixedId("push", "Push message identifier").pipe(Schema.brand("PushMessageId"))
+export type PushMessageId = typeof PushMessageId.Type

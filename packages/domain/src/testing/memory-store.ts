@@ -9,6 +9,7 @@ import type { Page, PageRequest } from "../shared/index.ts"
 import type { IdempotencyEntry } from "../ai/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { DomainEvent } from "../audit/index.ts"
+import type { CustomDomain } from "../domains/index.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhooks/index.ts"
 import type { EndpointSecret, WebhookEndpoint } from "../webhooks/index.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -17,6 +18,8 @@ import type { Invitation } from "../identity/index.ts"
 import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
+import type { FeatureRequest } from "../feedback/index.ts"
+import type { NotificationPreferences, PushDevice, PushMessage } from "../notifications/index.ts"
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -45,6 +48,18 @@ export interface MemoryState {
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>
+  readonly domains: ReadonlyMap<string, CustomDomain>
+  readonly featureRequests: ReadonlyMap<string, FeatureRequest>
+  /** By `requestId/userId`, to when the vote was cast. */
+  readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
+  /** By `authorId/idempotencyKey`, to the request id. */
+  readonly featureIdempotency: ReadonlyMap<string, string>
+  readonly pushDevices: ReadonlyMap<string, PushDevice>
+  /** By user id. */
+  readonly notificationPreferences: ReadonlyMap<string, NotificationPreferences>
+  readonly pushMessages: ReadonlyMap<string, PushMessage>
+  /** Push message id to the epoch millis its lease ends. */
+  readonly pushLeases: ReadonlyMap<string, number>
 }
 
 const emptyState: MemoryState = {
@@ -67,7 +82,15 @@ const emptyState: MemoryState = {
   sessions: new Map(),
   retiredRefreshDigests: new Map(),
   invitations: new Map(),
-  appearance: new Map()
+  appearance: new Map(),
+  domains: new Map(),
+  featureRequests: new Map(),
+  featureVotes: new Map(),
+  featureIdempotency: new Map(),
+  pushDevices: new Map(),
+  notificationPreferences: new Map(),
+  pushMessages: new Map(),
+  pushLeases: new Map()
 }
 
 /** The shared state behind every in-memory port, plus a switch that makes every port fail like a database that is down. */

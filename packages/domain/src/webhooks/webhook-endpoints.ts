@@ -1,9 +1,9 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted } from "effect"
-import type { Actor } from "../shared/index.ts"
+import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
 import { WebhookEvents } from "./webhook-events.ts"
 import { WebhookFanOut } from "./webhook-fan-out.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { type Actor, Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { DeliveryId, type WebhookEndpointId, WebhookEndpointId as EndpointIdSchema, type WorkspaceId } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
@@ -20,11 +20,9 @@ import { mintSigningSecret } from "./webhook-signature.ts"
 
 /** What subscribing an endpoint needs. */
 export interface CreateEndpointInput {
-  readonly workspaceId: WorkspaceId
   readonly url: string
   readonly description?: string | undefined
   readonly eventTypes?: ReadonlyArray<EventType> | null | undefined
-  readonly actor: Actor
 }
 
 /** A partial change of an endpoint; absent fields stay as they are. */
@@ -47,45 +45,55 @@ export const rotationGrace = { default: Duration.hours(24), maximum: Duration.da
 /** How far back a recovery may reach. */
 export const recoveryWindow = Duration.days(14)
 
-/** Webhook subscriptions: endpoints, secrets, tests, deliveries, replay and recovery. */
+/** Refusals of the access policy: every operation acts as a principal, in its workspace, under `permits`. */
+export type Refused = Forbidden | InsufficientScope
+
+/**
+ * Webhook subscriptions: endpoints, secrets, tests, deliveries, replay and recovery. Every operation acts in the
+ * principal's workspace and asks the access policy itself (`webhooks.read` / `webhooks.write`), whoever calls it.
+ */
 export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
-  readonly create: (input: CreateEndpointInput) => Effect.Effect<EndpointWithSecret, Conflict | InvalidInput | Unavailable>
-  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<WebhookEndpoint>, Unavailable>
-  readonly get: (workspaceId: WorkspaceId, id: WebhookEndpointId) => Effect.Effect<WebhookEndpoint, NotFound | Unavailable>
+  readonly create: (principal: Principal, input: CreateEndpointInput) => Effect.Effect<EndpointWithSecret, Refused | Conflict | InvalidInput | Unavailable>
+  readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<WebhookEndpoint>, Refused | Unavailable>
+  readonly get: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<WebhookEndpoint, Refused | NotFound | Unavailable>
   readonly update: (
-    workspaceId: WorkspaceId,
+    principal: Principal,
     id: WebhookEndpointId,
-    patch: UpdateEndpointInput,
-    actor: Actor
-  ) => Effect.Effect<WebhookEndpoint, NotFound | InvalidInput | Unavailable>
-  readonly remove: (workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) => Effect.Effect<void, NotFound | Unavailable>
+    patch: UpdateEndpointInput
+  ) => Effect.Effect<WebhookEndpoint, Refused | NotFound | InvalidInput | Unavailable>
+  readonly remove: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<void, Refused | NotFound | Unavailable>
   readonly rotateSecret: (
+    principal: Principal,
+    id: WebhookEndpointId,
+    grace: Duration.Duration | undefined
+  ) => Effect.Effect<EndpointWithSecret, Refused | NotFound | InvalidInput | Unavailable>
+  /** The operator's rotation (CLI, on the server): no principal, the operator actor is audited. */
+  readonly rotateSecretAsOperator: (
     workspaceId: WorkspaceId,
     id: WebhookEndpointId,
     grace: Duration.Duration | undefined,
     actor: Actor
   ) => Effect.Effect<EndpointWithSecret, NotFound | InvalidInput | Unavailable>
   /** Sends `webhook.test` to this endpoint only; returns the pending delivery. */
-  readonly sendTest: (workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) => Effect.Effect<WebhookDelivery, NotFound | Conflict | Unavailable>
+  readonly sendTest: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<WebhookDelivery, Refused | NotFound | Conflict | Unavailable>
   readonly deliveries: (
-    workspaceId: WorkspaceId,
+    principal: Principal,
     id: WebhookEndpointId,
     status: DeliveryStatus | undefined,
     page: PageRequest
-  ) => Effect.Effect<Page<WebhookDelivery>, NotFound | Unavailable>
+  ) => Effect.Effect<Page<WebhookDelivery>, Refused | NotFound | Unavailable>
   readonly delivery: (
-    workspaceId: WorkspaceId,
+    principal: Principal,
     id: DeliveryId
-  ) => Effect.Effect<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<DeliveryAttempt> }, NotFound | Unavailable>
+  ) => Effect.Effect<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<DeliveryAttempt> }, Refused | NotFound | Unavailable>
   /** A new attempt chain for one delivery, with the same event (and so the same `webhook-id`). */
-  readonly replay: (workspaceId: WorkspaceId, id: DeliveryId, actor: Actor) => Effect.Effect<WebhookDelivery, NotFound | Unavailable>
+  readonly replay: (principal: Principal, id: DeliveryId) => Effect.Effect<WebhookDelivery, Refused | NotFound | Unavailable>
   /** Replays every failed delivery of an endpoint created since `since` (at most 14 days back). */
   readonly recover: (
-    workspaceId: WorkspaceId,
+    principal: Principal,
     id: WebhookEndpointId,
-    since: DateTime.Utc,
-    actor: Actor
-  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, NotFound | InvalidInput | Unavailable>
+    since: DateTime.Utc
+  ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, Refused | NotFound | InvalidInput | Unavailable>
 }>()("@atrium/domain/WebhookEndpoints") {
   static readonly layer = Layer.effect(
     WebhookEndpoints,
@@ -132,12 +140,14 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         })
       })
 
-      const create = Effect.fn("WebhookEndpoints.create")(function*(input: CreateEndpointInput) {
+      const create = Effect.fn("WebhookEndpoints.create")(function*(principal: Principal, input: CreateEndpointInput) {
+        yield* permits(principal, "webhooks.write")
+        const workspaceId = principal.workspaceId
         yield* checkUrl(input.url)
         const now = yield* DateTime.now
         const endpoint = new WebhookEndpoint({
           id: EndpointIdSchema.make(yield* ids.make("whe")),
-          workspaceId: input.workspaceId,
+          workspaceId,
           url: input.url,
           description: input.description ?? "",
           eventTypes: Option.fromNullishOr(input.eventTypes),
@@ -149,27 +159,32 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         })
         const { secret, stored } = yield* newSecret(endpoint.id, now)
         yield* tx.withTransaction(Effect.gen(function*() {
-          if ((yield* endpoints.count(input.workspaceId)) >= maxEndpointsPerWorkspace) {
+          if ((yield* endpoints.count(workspaceId)) >= maxEndpointsPerWorkspace) {
             return yield* new Conflict({ detail: `a workspace may have at most ${maxEndpointsPerWorkspace} webhook endpoints` })
           }
           yield* endpoints.insert(endpoint)
           yield* endpoints.addSecret(stored)
-          yield* changes.record({ workspaceId: input.workspaceId, actor: input.actor, action: "webhook_endpoint.created", target: endpoint.id })
+          yield* changes.record({ workspaceId, actor: actorOf(principal), action: "webhook_endpoint.created", target: endpoint.id })
         }))
         const created: EndpointWithSecret = { endpoint, secret }
         return created
       })
 
-      const list = Effect.fn("WebhookEndpoints.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-        return yield* endpoints.list(workspaceId, page)
+      const list = Effect.fn("WebhookEndpoints.list")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "webhooks.read")
+        return yield* endpoints.list(principal.workspaceId, page)
       })
 
-      const get = Effect.fn("WebhookEndpoints.get")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId) {
-        return yield* find(workspaceId, id)
+      const get = Effect.fn("WebhookEndpoints.get")(function*(principal: Principal, id: WebhookEndpointId) {
+        yield* permits(principal, "webhooks.read")
+        return yield* find(principal.workspaceId, id)
       })
 
       const update = Effect.fn("WebhookEndpoints.update")(
-        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, patch: UpdateEndpointInput, actor: Actor) {
+        function*(principal: Principal, id: WebhookEndpointId, patch: UpdateEndpointInput) {
+          yield* permits(principal, "webhooks.write")
+          const { workspaceId } = principal
+          const actor = actorOf(principal)
           if (patch.url !== undefined) yield* checkUrl(patch.url)
           return yield* tx.withTransaction(Effect.gen(function*() {
             const current = yield* find(workspaceId, id)
@@ -192,33 +207,51 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         }
       )
 
-      const remove = Effect.fn("WebhookEndpoints.remove")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) {
+      const remove = Effect.fn("WebhookEndpoints.remove")(function*(principal: Principal, id: WebhookEndpointId) {
+        yield* permits(principal, "webhooks.write")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         yield* tx.withTransaction(Effect.gen(function*() {
           if (!(yield* endpoints.delete(workspaceId, id))) return yield* new NotFound({ resource: "webhook_endpoint" })
           yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.deleted", target: id })
         }))
       })
 
+      // The rotation itself; callers have already been allowed (a principal's permission, or the operator).
+      const rotate = Effect.fnUntraced(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
+        const period = grace ?? rotationGrace.default
+        if (Duration.isGreaterThan(period, rotationGrace.maximum)) {
+          return yield* new InvalidInput({ detail: "the grace period may be at most 7 days" })
+        }
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const endpoint = yield* find(workspaceId, id)
+          const now = yield* DateTime.now
+          yield* endpoints.expireSecrets(id, DateTime.addDuration(now, period))
+          const { secret, stored } = yield* newSecret(id, now)
+          yield* endpoints.addSecret(stored)
+          yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.secret_rotated", target: id })
+          const rotated: EndpointWithSecret = { endpoint, secret }
+          return rotated
+        }))
+      })
+
       const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
-        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
-          const period = grace ?? rotationGrace.default
-          if (Duration.isGreaterThan(period, rotationGrace.maximum)) {
-            return yield* new InvalidInput({ detail: "the grace period may be at most 7 days" })
-          }
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const endpoint = yield* find(workspaceId, id)
-            const now = yield* DateTime.now
-            yield* endpoints.expireSecrets(id, DateTime.addDuration(now, period))
-            const { secret, stored } = yield* newSecret(id, now)
-            yield* endpoints.addSecret(stored)
-            yield* changes.record({ workspaceId, actor, action: "webhook_endpoint.secret_rotated", target: id })
-            const rotated: EndpointWithSecret = { endpoint, secret }
-            return rotated
-          }))
+        function*(principal: Principal, id: WebhookEndpointId, grace: Duration.Duration | undefined) {
+          yield* permits(principal, "webhooks.write")
+          return yield* rotate(principal.workspaceId, id, grace, actorOf(principal))
         }
       )
 
-      const sendTest = Effect.fn("WebhookEndpoints.sendTest")(function*(workspaceId: WorkspaceId, id: WebhookEndpointId, actor: Actor) {
+      const rotateSecretAsOperator = Effect.fn("WebhookEndpoints.rotateSecretAsOperator")(
+        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
+          return yield* rotate(workspaceId, id, grace, actor)
+        }
+      )
+
+      const sendTest = Effect.fn("WebhookEndpoints.sendTest")(function*(principal: Principal, id: WebhookEndpointId) {
+        yield* permits(principal, "webhooks.write")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const endpoint = yield* find(workspaceId, id)
           if (!endpoint.enabled) return yield* new Conflict({ detail: "the endpoint is disabled; enable it first" })
@@ -238,19 +271,24 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
       })
 
       const deliveriesOf = Effect.fn("WebhookEndpoints.deliveries")(
-        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, status: DeliveryStatus | undefined, page: PageRequest) {
-          yield* find(workspaceId, id)
-          return yield* deliveries.listByEndpoint(workspaceId, id, status, page)
+        function*(principal: Principal, id: WebhookEndpointId, status: DeliveryStatus | undefined, page: PageRequest) {
+          yield* permits(principal, "webhooks.read")
+          yield* find(principal.workspaceId, id)
+          return yield* deliveries.listByEndpoint(principal.workspaceId, id, status, page)
         }
       )
 
-      const delivery = Effect.fn("WebhookEndpoints.delivery")(function*(workspaceId: WorkspaceId, id: DeliveryId) {
-        const found = yield* deliveries.findById(workspaceId, id)
+      const delivery = Effect.fn("WebhookEndpoints.delivery")(function*(principal: Principal, id: DeliveryId) {
+        yield* permits(principal, "webhooks.read")
+        const found = yield* deliveries.findById(principal.workspaceId, id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_delivery" })
         return { delivery: found.value, attempts: yield* deliveries.attempts(id) }
       })
 
-      const replay = Effect.fn("WebhookEndpoints.replay")(function*(workspaceId: WorkspaceId, id: DeliveryId, actor: Actor) {
+      const replay = Effect.fn("WebhookEndpoints.replay")(function*(principal: Principal, id: DeliveryId) {
+        yield* permits(principal, "webhooks.write")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const found = yield* deliveries.findById(workspaceId, id)
           if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_delivery" })
@@ -262,7 +300,10 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
       })
 
       const recover = Effect.fn("WebhookEndpoints.recover")(
-        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, since: DateTime.Utc, actor: Actor) {
+        function*(principal: Principal, id: WebhookEndpointId, since: DateTime.Utc) {
+          yield* permits(principal, "webhooks.write")
+          const { workspaceId } = principal
+          const actor = actorOf(principal)
           const now = yield* DateTime.now
           if (DateTime.isLessThan(since, DateTime.subtractDuration(now, recoveryWindow))) {
             return yield* new InvalidInput({ detail: "recovery reaches at most 14 days back" })
@@ -285,6 +326,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         update,
         remove,
         rotateSecret,
+        rotateSecretAsOperator,
         sendTest,
         deliveries: deliveriesOf,
         delivery,

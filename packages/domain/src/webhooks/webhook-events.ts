@@ -1,8 +1,10 @@
 import { Schema } from "effect"
 import { AiTaskEvents } from "../ai/index.ts"
 import { defineEvent } from "../audit/index.ts"
+import { CustomDomainEvents } from "../domains/index.ts"
 import { BillingEvents } from "../billing/index.ts"
 import { EntitlementEvents } from "../entitlements/index.ts"
+import { FeedbackEvents } from "../feedback/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
 import { IsoTime } from "../shared/index.ts"
@@ -33,8 +35,13 @@ export const eventCatalog = {
   [EntitlementEvents.granted.type]: EntitlementEvents.granted,
   [EntitlementEvents.revoked.type]: EntitlementEvents.revoked,
   [BillingEvents.capReached.type]: BillingEvents.capReached,
+  [CustomDomainEvents.verified.type]: CustomDomainEvents.verified,
+  [CustomDomainEvents.misconfigured.type]: CustomDomainEvents.misconfigured,
+  [CustomDomainEvents.verificationFailed.type]: CustomDomainEvents.verificationFailed,
   [WebhookEvents.endpointDisabled.type]: WebhookEvents.endpointDisabled,
-  [WebhookEvents.test.type]: WebhookEvents.test
+  [WebhookEvents.test.type]: WebhookEvents.test,
+  [FeedbackEvents.created.type]: FeedbackEvents.created,
+  [FeedbackEvents.statusChanged.type]: FeedbackEvents.statusChanged
 }
 
 /** The names of all catalog event types. */

@@ -52,19 +52,20 @@ export class WebhookFanOut extends Context.Service<WebhookFanOut, {
       const subscriber: EventSubscriber = {
         name: "webhooks",
         // An event type outside the catalog has no subscribers by construction.
-        onEvent: (event) =>
-          isEventType(event.type)
-            ? endpoints.listSubscribed(event.workspaceId, event.type).pipe(
-              Effect.flatMap((subscribed) => deliverTo(event, subscribed.map((endpoint) => endpoint.id))),
-              Effect.asVoid
-            )
-            : Effect.void
+        onChange: (change) => {
+          if (Option.isNone(change.event)) return Effect.void
+          const event = change.event.value
+          const type = event.type
+          if (!isEventType(type)) return Effect.void
+          return endpoints.listSubscribed(event.workspaceId, type).pipe(
+            Effect.flatMap((subscribed) => deliverTo(event, subscribed.map((endpoint) => endpoint.id))),
+            Effect.asVoid
+          )
+        }
       }
 
       return WebhookFanOut.of({ deliverTo, subscriber })
     })
   )
 
-  /** The fan-out as a change-log subscriber, for `EventSubscribers.layerFrom`. */
-  static readonly asSubscriber = WebhookFanOut.useSync((fanOut) => fanOut.subscriber)
 }

@@ -1,0 +1,39 @@
+import { ApiKeyId } from "@atrium/domain"
+import { Problems, serverErrors } from "./errors.ts"
+import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { ApiKeyCreated, CreateApiKey, ManagedApiKeyList } from "./managed-api-key-schemas.ts"
+import { PageQuery } from "./page-query.ts"
+import { strictPayloads } from "./strict-payloads.ts"
+
+const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
+
+/** Settings → Developers: the active workspace's API keys, for admins and owners. */
+export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
+  .add(
+    HttpApiEndpoint.get("listApiKeys", "/api-keys", {
+      query: PageQuery,
+      success: ManagedApiKeyList,
+      error: serverErrors
+    }).annotateMerge(docs("List API keys", "Display prefix, scopes, last use and creator; never a secret.")),
+    HttpApiEndpoint.post("createApiKey", "/api-keys", {
+      payload: CreateApiKey,
+      success: ApiKeyCreated.pipe(HttpApiSchema.status(201)),
+      error: [Problems.InvalidInput, ...serverErrors]
+    }).annotateMerge(docs("Create an API key", "Answers the key's plaintext once.")),
+    HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", {
+      params: { id: ApiKeyId },
+      error: [Problems.NotFound, ...serverErrors]
+    }).annotateMerge(docs("Revoke an API key", "It stops authenticating at once (204)."))
+  )
+  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
+  .annotate(RequiredPermission, "api_keys.manage")
+  .annotate(AcceptedCredentials, ["member"])
+  .middleware(RequestValidation)
+  .middleware(Authorization)
+  .middleware(RateLimit)
+  .middleware(Authentication)
+  .middleware(NoStore)
+  .prefix("/api/mobile")
+  .annotateMerge(OpenApi.annotations({ title: "mobile: developers", description: "API keys of the active workspace." }))
+{}

@@ -1,0 +1,109 @@
+import { CurrentRequestId } from "@atrium/domain"
+import { ByteSize, Cause, Context, Duration, Effect, Option, Result } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { problemResponse } from "./problem-response.ts"
+import { withDeadline } from "./request-deadline.ts"
+import { requestIdFor } from "./request-id.ts"
+import type { RouteTable } from "./route-table.ts"
+
+/** Options of the router-level envelope. */
+export interface EnvelopeOptions {
+  /** Largest accepted request body, in bytes (1 MiB by default). */
+  readonly maxBodyBytes?: number | undefined
+  /** Seconds a client should wait after a 503. */
+  readonly retryAfterSeconds?: number | undefined
+  /** Longest a request may take before it is answered 503 `unavailable` (5 seconds by default), e.g. on a frozen database. */
+  readonly requestDeadline?: Duration.Input | undefined
+}
+
+const defaultMaxBodyBytes = 1024 * 1024
+const defaultRequestDeadline = Duration.seconds(5)
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const isProblem = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Uint8Array" && response.body.contentType === ProblemDetails.contentType
+
+/**
+ * The outermost middleware: request ids (the contract's problems carry theirs from the fiber; nothing is re-parsed),
+ * body limits, 404/405/413 problems, defects as bare 500s, and a problem for any other failure that is not one.
+ */
+export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
+  const maxBodyBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
+  const maxBodySize = ByteSize.bytes(maxBodyBytes)
+  const retryAfter = String(options?.retryAfterSeconds ?? 1)
+  const deadline = Duration.fromInput(options?.requestDeadline ?? defaultRequestDeadline).pipe(Option.getOrElse(() => defaultRequestDeadline))
+  const overdue = (requestId: string) => () =>
+    problemResponse(503, requestId, { code: "unavailable", detail: "The service could not answer in time; try again shortly" })
+
+  const tooLarge = (requestId: string) =>
+    problemResponse(413, requestId, {
+      code: "payload_too_large",
+      detail: `The request body exceeds ${maxBodyBytes} bytes`,
+      // The rest of an oversized body is not read: do not reuse the connection.
+      headers: { connection: "close" }
+    })
+
+  // Turns what escaped the app (unknown route, unreadable body, defect) into a response.
+  const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+    const failure = Result.getOrUndefined(Cause.findError(cause))
+    const problem = failure ?? Result.getOrUndefined(Cause.findDefect(cause))
+    if (HttpServerError.isHttpServerError(problem)) {
+      const reason = problem.reason
+      if (reason._tag === "RouteNotFound") {
+        const allowed = routes.allowed(pathOf(request.url))
+        // The method is served here, yet no route took the request: a path parameter too long for the router.
+        if (allowed.includes(request.method)) {
+          return Effect.succeed(problemResponse(404, requestId, { detail: "No such resource with this id" }))
+        }
+        if (allowed.length > 0) {
+          return Effect.succeed(problemResponse(405, requestId, {
+            detail: `${request.method} is not allowed here`,
+            headers: { allow: allowed.join(", ") }
+          }))
+        }
+        return Effect.succeed(problemResponse(404, requestId, { code: "route_not_found", detail: "No route matches this path" }))
+      }
+      if (reason._tag === "RequestParseError") {
+        return Effect.succeed(
+          reason.reason === "BodyTooLarge"
+            ? tooLarge(requestId)
+            : problemResponse(400, requestId, { detail: "The request body could not be read" })
+        )
+      }
+    }
+    // The cause goes to the logs; the client learns nothing about it.
+    return Effect.logError("Request failed with an unexpected cause", cause).pipe(
+      Effect.annotateLogs({ requestId, method: request.method, path: pathOf(request.url) }),
+      Effect.as(problemResponse(500, requestId))
+    )
+  }
+
+  // Every response leaves with its request id; a failure that is not already a problem becomes one.
+  const finish = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+    if (response.status < 400) return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    if (!isProblem(response)) return problemResponse(response.status, requestId)
+    const out = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    return response.status === 503 && response.headers["retry-after"] === undefined
+      ? HttpServerResponse.setHeader(out, "retry-after", retryAfter)
+      : out
+  }
+
+  return HttpRouter.middleware((httpEffect) =>
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+      const requestId = requestIdFor(request.headers["x-request-id"])
+      const length = request.headers["content-length"]
+      if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(finish(tooLarge(requestId), requestId))
+      return withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
+        Effect.provideService(CurrentRequestId, Option.some(requestId)),
+        // Enforced while reading too, for bodies without a Content-Length.
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
+        Effect.map((response) => finish(response, requestId))
+      )
+    }), { global: true })
+}

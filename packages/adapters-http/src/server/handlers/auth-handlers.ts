@@ -1,0 +1,87 @@
+import { Accounts } from "@atrium/domain"
+import { DateTime, Effect, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { CurrentSession } from "../../contract/security.ts"
+import { clientAddress } from "../client-address.ts"
+import { Throttles } from "../throttles.ts"
+import { challengeFor } from "../www-authenticate.ts"
+import { toSessionSummaryView, toSessionTokens, toUserView } from "./identity-views.ts"
+import { toWorkspaceView } from "./views.ts"
+
+/** Handlers of `/api/auth` before a session: sign-up, sign-in and refresh, each throttled before any work. */
+export const AuthHandlers = HttpApiBuilder.group(
+  Api,
+  "auth",
+  Effect.fn("AuthHandlers.make")(function*(handlers) {
+    const accounts = yield* Accounts
+    const throttles = yield* Throttles
+    return handlers
+      .handle("signUp", Effect.fn("Auth.signUp")(function*({ payload }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* throttles.signUp(clientAddress(request), payload.email)
+        const signedUp = yield* accounts.signUp({
+          email: payload.email,
+          password: Redacted.make(payload.password, { label: "Password" }),
+          name: payload.name,
+          userAgent: request.headers["user-agent"]
+        })
+        return { user: toUserView(signedUp.user), workspace: toWorkspaceView(signedUp.workspace), session: toSessionTokens(signedUp.session) }
+      }))
+      .handle("signIn", Effect.fn("Auth.signIn")(function*({ payload }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // Counted before the password is checked: a refused guess costs the guesser, not the server's hashing.
+        yield* throttles.signIn(clientAddress(request), payload.email)
+        const signedIn = yield* accounts.signIn({
+          email: payload.email,
+          password: Redacted.make(payload.password, { label: "Password" }),
+          userAgent: request.headers["user-agent"]
+        }).pipe(Effect.tapError(challengeFor))
+        return { user: toUserView(signedIn.user), session: toSessionTokens(signedIn.session) }
+      }))
+      .handle("refresh", Effect.fn("Auth.refresh")(function*({ payload }) {
+        yield* throttles.refresh(clientAddress(yield* HttpServerRequest.HttpServerRequest))
+        const issued = yield* accounts.refresh(Redacted.make(payload.refreshToken, { label: "refresh token" })).pipe(
+          Effect.tapError(challengeFor)
+        )
+        return { session: toSessionTokens(issued) }
+      }))
+  })
+)
+
+/** Handlers of `/api/auth` with an access token: the session itself and the user's other sessions. */
+export const AuthSessionHandlers = HttpApiBuilder.group(
+  Api,
+  "authSession",
+  Effect.fn("AuthSessionHandlers.make")(function*(handlers) {
+    const accounts = yield* Accounts
+    return handlers
+      .handle("signOut", Effect.fn("Auth.signOut")(function*() {
+        const session = yield* CurrentSession
+        yield* accounts.signOut(session.id)
+      }))
+      .handle("getSession", Effect.fn("Auth.getSession")(function*() {
+        const session = yield* CurrentSession
+        const user = yield* accounts.current(session).pipe(Effect.tapError(challengeFor))
+        return {
+          user: toUserView(user),
+          session: {
+            id: session.id,
+            expiresAt: DateTime.formatIso(session.refreshExpiresAt),
+            accessTokenExpiresAt: DateTime.formatIso(session.accessExpiresAt)
+          },
+          activeWorkspaceId: session.activeWorkspaceId
+        }
+      }))
+      .handle("listSessions", Effect.fn("Auth.listSessions")(function*() {
+        const session = yield* CurrentSession
+        const sessions = yield* accounts.listSessions(session)
+        return { data: sessions.map(toSessionSummaryView), nextCursor: null }
+      }))
+      .handle("revokeSession", Effect.fn("Auth.revokeSession")(function*({ params }) {
+        const session = yield* CurrentSession
+        yield* accounts.revokeSession(session.userId, params.id)
+      }))
+  })
+)

@@ -1,0 +1,36 @@
+import { actorOf, ApiKeys, CurrentPrincipal } from "@atrium/domain"
+import { Effect, Redacted } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { toManagedApiKeyView } from "./identity-views.ts"
+import { pageRequestOf } from "./page-request.ts"
+
+/** Handlers of Settings → Developers: API keys of the active workspace, created and revoked by the member. */
+export const MobileDevelopersHandlers = HttpApiBuilder.group(
+  Api,
+  "mobileDevelopers",
+  Effect.fn("MobileDevelopersHandlers.make")(function*(handlers) {
+    const keys = yield* ApiKeys
+    return handlers
+      .handle("listApiKeys", Effect.fn("Mobile.listApiKeys")(function*({ query }) {
+        const page = yield* keys.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
+        return { data: page.data.map(toManagedApiKeyView), nextCursor: page.nextCursor }
+      }))
+      .handle("createApiKey", Effect.fn("Mobile.createApiKey")(function*({ payload }) {
+        const principal = yield* CurrentPrincipal
+        const created = yield* keys.create({
+          workspaceId: principal.workspaceId,
+          actor: actorOf(principal),
+          name: payload.name,
+          scopes: payload.scopes,
+          environment: payload.environment,
+          expiresAt: payload.expiresAt
+        })
+        return { apiKey: toManagedApiKeyView(created.apiKey), key: Redacted.value(created.plaintext) }
+      }))
+      .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
+        const principal = yield* CurrentPrincipal
+        yield* keys.revoke(principal.workspaceId, params.id, actorOf(principal))
+      }))
+  })
+)

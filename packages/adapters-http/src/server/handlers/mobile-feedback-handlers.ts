@@ -1,0 +1,92 @@
+import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type PushDevice, PushNotifications } from "@atrium/domain"
+import { DateTime, Effect, Option } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { withRetryAfter } from "../retry-after.ts"
+import { pageRequestOf } from "./page-request.ts"
+
+const toFeatureRequestView = ({ request, viewerHasVoted }: FeatureRequestForViewer) => ({
+  id: request.id,
+  title: request.title,
+  details: request.details,
+  status: request.status,
+  statusNote: Option.getOrNull(request.statusNote),
+  mergedInto: Option.getOrNull(request.mergedInto),
+  voteCount: request.voteCount,
+  viewerHasVoted,
+  author: { name: request.authorName },
+  createdAt: DateTime.formatIso(request.createdAt),
+  statusChangedAt: DateTime.formatIso(request.statusChangedAt)
+})
+
+const toPushDeviceView = (device: PushDevice) => ({
+  installationId: device.installationId,
+  expoPushToken: device.expoPushToken,
+  platform: device.platform,
+  appVersion: device.appVersion,
+  locale: device.locale,
+  createdAt: DateTime.formatIso(device.createdAt),
+  updatedAt: DateTime.formatIso(device.updatedAt)
+})
+
+const member = Effect.flatMap(CurrentPrincipal, memberOf)
+
+/** Handlers of the feature-request board. */
+export const MobileFeedbackHandlers = HttpApiBuilder.group(
+  Api,
+  "mobileFeedback",
+  Effect.fn("MobileFeedbackHandlers.make")(function*(handlers) {
+    const board = yield* FeatureRequests
+    return handlers
+      .handle("listFeatureRequests", Effect.fn("Mobile.listFeatureRequests")(function*({ query }) {
+        const page = yield* board.list(yield* member, { status: query.status, sort: query.sort ?? "top" }, pageRequestOf(query))
+        return { data: page.data.map(toFeatureRequestView), nextCursor: page.nextCursor }
+      }))
+      .handle("createFeatureRequest", Effect.fn("Mobile.createFeatureRequest")(function*({ payload, headers }) {
+        const created = yield* board.create(yield* member, { title: payload.title, details: payload.details ?? "" }, Option.fromNullishOr(headers["idempotency-key"]))
+          .pipe(withRetryAfter)
+        return {
+          featureRequest: toFeatureRequestView(created),
+          possibleDuplicates: created.possibleDuplicates.map((match) => ({
+            featureRequest: toFeatureRequestView({ request: match.request, viewerHasVoted: false }),
+            similarity: Math.round(match.similarity * 100) / 100
+          }))
+        }
+      }))
+      .handle("getFeatureRequest", Effect.fn("Mobile.getFeatureRequest")(function*({ params }) {
+        return toFeatureRequestView(yield* board.get(yield* member, params.id))
+      }))
+      .handle("voteFeatureRequest", Effect.fn("Mobile.voteFeatureRequest")(function*({ params }) {
+        return toFeatureRequestView(yield* board.vote(yield* member, params.id))
+      }))
+      .handle("unvoteFeatureRequest", Effect.fn("Mobile.unvoteFeatureRequest")(function*({ params }) {
+        return toFeatureRequestView(yield* board.unvote(yield* member, params.id))
+      }))
+  })
+)
+
+/** Handlers of the member's push devices and notification preferences. */
+export const MobilePushHandlers = HttpApiBuilder.group(
+  Api,
+  "mobilePush",
+  Effect.fn("MobilePushHandlers.make")(function*(handlers) {
+    const push = yield* PushNotifications
+    const preferencesView = (preferences: Parameters<typeof push.setPreferences>[1]) => ({ pushEnabled: push.enabled, preferences })
+    return handlers
+      .handle("listPushDevices", Effect.fn("Mobile.listPushDevices")(function*() {
+        return { data: (yield* push.devices(yield* member)).map(toPushDeviceView) }
+      }))
+      .handle("putPushDevice", Effect.fn("Mobile.putPushDevice")(function*({ params, payload }) {
+        return toPushDeviceView(yield* push.register(yield* member, params.installationId, payload))
+      }))
+      .handle("deletePushDevice", Effect.fn("Mobile.deletePushDevice")(function*({ params }) {
+        yield* push.unregister(yield* member, params.installationId)
+      }))
+      .handle("getNotificationPreferences", Effect.fn("Mobile.getNotificationPreferences")(function*() {
+        return preferencesView(yield* push.preferences(yield* member))
+      }))
+      .handle("putNotificationPreferences", Effect.fn("Mobile.putNotificationPreferences")(function*({ payload }) {
+        return preferencesView(yield* push.setPreferences(yield* member, payload))
+      }))
+  })
+)

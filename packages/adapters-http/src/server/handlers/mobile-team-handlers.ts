@@ -1,0 +1,49 @@
+import { AuditTrail, CurrentPrincipal, Invitations, memberOf, Members } from "@atrium/domain"
+import { DateTime, Effect, Redacted } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { toAuditEntryView, toInvitationView, toMembershipView, toMemberView } from "./identity-views.ts"
+import { pageRequestOf } from "./page-request.ts"
+
+// These routes take member sessions only; the narrowing is a check, not a cast.
+const currentMember = Effect.gen(function*() {
+  return yield* memberOf(yield* CurrentPrincipal)
+})
+
+/** Handlers of `/api/mobile` members, invitations and audit log; the domain services apply the access policy. */
+export const MobileTeamHandlers = HttpApiBuilder.group(
+  Api,
+  "mobileTeam",
+  Effect.fn("MobileTeamHandlers.make")(function*(handlers) {
+    const members = yield* Members
+    const invitations = yield* Invitations
+    const audit = yield* AuditTrail
+    return handlers
+      .handle("listMembers", Effect.fn("Mobile.listMembers")(function*({ query }) {
+        const page = yield* members.list(yield* currentMember, pageRequestOf(query))
+        return { data: page.data.map(toMemberView), nextCursor: page.nextCursor }
+      }))
+      .handle("changeMemberRole", Effect.fn("Mobile.changeMemberRole")(function*({ params, payload }) {
+        return toMembershipView(yield* members.changeRole(yield* currentMember, params.id, payload.role))
+      }))
+      .handle("removeMember", Effect.fn("Mobile.removeMember")(function*({ params }) {
+        yield* members.remove(yield* currentMember, params.id)
+      }))
+      .handle("listInvitations", Effect.fn("Mobile.listInvitations")(function*({ query }) {
+        const page = yield* invitations.list(yield* currentMember, pageRequestOf(query))
+        const now = yield* DateTime.now
+        return { data: page.data.map((invitation) => toInvitationView(invitation, now)), nextCursor: page.nextCursor }
+      }))
+      .handle("createInvitation", Effect.fn("Mobile.createInvitation")(function*({ payload }) {
+        const created = yield* invitations.create(yield* currentMember, payload)
+        return { invitation: toInvitationView(created.invitation, yield* DateTime.now), token: Redacted.value(created.token) }
+      }))
+      .handle("revokeInvitation", Effect.fn("Mobile.revokeInvitation")(function*({ params }) {
+        yield* invitations.revoke(yield* currentMember, params.id)
+      }))
+      .handle("listAudit", Effect.fn("Mobile.listAudit")(function*({ query }) {
+        const page = yield* audit.list(yield* currentMember, pageRequestOf(query))
+        return { data: page.data.map(toAuditEntryView), nextCursor: page.nextCursor }
+      }))
+  })
+)

@@ -1,0 +1,45 @@
+import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, type Workspace, Workspaces } from "@atrium/domain"
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { toEntitlementView, toModelRequirementView, toWorkspaceView } from "./views.ts"
+
+/** Handlers of `/api/v1`; each acts in the principal's workspace, never one named by the client. */
+export const V1Handlers = HttpApiBuilder.group(
+  Api,
+  "v1",
+  Effect.fn("V1Handlers.make")(function*(handlers) {
+    const workspaces = yield* Workspaces
+    const entitlements = yield* Entitlements
+    const catalog = yield* ModelCatalog
+    const usage = yield* Usage
+    // The most frequent call: its JSON is built once per cached workspace object (a new object after each refresh)
+    // instead of being re-formatted and re-encoded by the schema on every request. Same body as `WorkspaceView` encodes.
+    const workspaceResponses = new WeakMap<Workspace, HttpServerResponse.HttpServerResponse>()
+    const workspaceResponse = (workspace: Workspace) => {
+      let response = workspaceResponses.get(workspace)
+      if (response === undefined) {
+        response = HttpServerResponse.text(JSON.stringify(toWorkspaceView(workspace)), { contentType: "application/json" })
+        workspaceResponses.set(workspace, response)
+      }
+      return response
+    }
+    return handlers
+      // Untraced: the hot path; the span would cost more than the cached lookup it wraps.
+      .handle("getCurrentWorkspace", Effect.fnUntraced(function*() {
+        return workspaceResponse(yield* workspaces.get((yield* CurrentPrincipal).workspaceId))
+      }))
+      .handle("listEntitlements", Effect.fn("V1.listEntitlements")(function*() {
+        const active = yield* entitlements.active((yield* CurrentPrincipal).workspaceId)
+        return { data: active.map(toEntitlementView) }
+      }))
+      .handle("listModelRequirements", Effect.fn("V1.listModelRequirements")(function*() {
+        const specs = yield* catalog.list
+        return { data: specs.map(toModelRequirementView) }
+      }))
+      .handle("getUsage", Effect.fn("V1.getUsage")(function*() {
+        return yield* usage.current((yield* CurrentPrincipal).workspaceId)
+      }))
+  })
+)

@@ -1,0 +1,104 @@
+import { Layer } from "effect"
+import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
+import { Api, docsPath, openApiPath } from "../contract/api.ts"
+import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
+import { AuthorizationLive } from "./authorization.ts"
+import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
+import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
+import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
+import { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
+import { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
+import { MobileFeedbackHandlers, MobilePushHandlers } from "./handlers/mobile-feedback-handlers.ts"
+import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
+import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
+import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
+import { V1Handlers } from "./handlers/v1-handlers.ts"
+import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
+import { NoStoreLive } from "./no-store.ts"
+import { docsLayer } from "./offline-docs.ts"
+import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
+import { RequestValidationLive } from "./request-validation.ts"
+import { makeRouteTable, routesOf } from "./route-table.ts"
+import { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./throttles.ts"
+
+/**
+ * Options for `HttpRouter.serve` of the app: path parameters up to 8 KiB reach the route (find-my-way's default of
+ * 100 made a long id an unknown route), so a malformed id is a 404 after authentication, never a 405.
+ */
+export const routerConfig = { maxParamLength: 8192 } as const
+
+/** What the HTTP adapter is configured with. */
+export interface HttpAppOptions extends EnvelopeOptions {
+  /** Requests per principal (API key or session) and window. */
+  readonly rateLimit: RateLimitOptions
+  /** Attempts on sign-in, sign-up, refresh and invitation accept (`defaultThrottleLimits` for what is not given). */
+  readonly throttles?: Partial<ThrottleLimits> | undefined
+}
+
+/**
+ * The HttpApi middleware — one authentication (keys and sessions), one authorization (the domain's `permits`), one
+ * rate limit, `no-store`, request validation — and the throttles, all counting in the app's `RateLimiter`: bring
+ * `RateLimiterMemory` for one process, a Redis-backed one to share the counts among processes.
+ */
+export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
+  Layer.mergeAll(
+    AuthenticationLive,
+    SessionAuthenticationLive,
+    AuthorizationLive,
+    RateLimitLive(options.rateLimit),
+    NoStoreLive,
+    RequestValidationLive,
+    Throttles.layer({ ...defaultThrottleLimits, ...options.throttles })
+  )
+
+/**
+ * The routes of any API that uses our middleware, served with its OpenAPI document, docs page and envelope.
+ * `handlers` implements every group of `api` (tests add test-only groups this way).
+ */
+export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.Constraint, HA, HE, HR>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  handlers: Layer.Layer<HA, HE, HR>,
+  options: HttpAppOptions
+) => {
+  const routes = makeRouteTable([
+    ...routesOf(api),
+    { method: "GET", path: openApiPath },
+    { method: "GET", path: docsPath }
+  ])
+  return Layer.mergeAll(
+    HttpApiBuilder.layer(api, { openapiPath: openApiPath }),
+    docsLayer(api, docsPath),
+    makeEnvelope(routes, options)
+  ).pipe(
+    Layer.provide(handlers),
+    Layer.provide(ApiMiddlewareLayer(options))
+  )
+}
+
+/** The handlers of every group of `Api`. */
+export const ApiHandlers = Layer.mergeAll(
+  V1Handlers,
+  V1DomainsHandlers,
+  WebhooksHandlers,
+  MobileWebhooksHandlers,
+  AiTasksHandlers,
+  AuthHandlers,
+  AuthSessionHandlers,
+  MobileSessionHandlers,
+  MobileWorkspaceHandlers,
+  MobileTeamHandlers,
+  MobileDevelopersHandlers,
+  MobileDomainsHandlers,
+  MobileFeedbackHandlers,
+  MobilePushHandlers
+)
+
+/**
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
+ * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`), the `EventOutbox`
+ * port, a `RateLimiter`, and the platform services a server layer brings.
+ */
+export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)
+
+/** `HttpAppLayer` counting its limits in this process's memory. */
+export const HttpAppLayerMemory = (options: HttpAppOptions) => HttpAppLayer(options).pipe(Layer.provide(RateLimiterMemory))

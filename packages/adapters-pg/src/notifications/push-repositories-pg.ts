@@ -1,0 +1,196 @@
+import {
+  NotificationPreferences,
+  PushDevice,
+  PushDeviceRepository,
+  PushMessage,
+  PushMessageRepository,
+  type SessionId,
+  UserId
+} from "@atrium/domain"
+import { Array as Arr, DateTime, type Duration, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { orUnavailable } from "../shared/sql-errors.ts"
+
+const PushDeviceRow = Schema.Struct({
+  ...PushDevice.fields,
+  createdAt: Schema.DateTimeUtcFromDate,
+  updatedAt: Schema.DateTimeUtcFromDate
+}).pipe(Schema.encodeKeys({
+  userId: "user_id",
+  sessionId: "session_id",
+  installationId: "installation_id",
+  expoPushToken: "expo_push_token",
+  appVersion: "app_version",
+  createdAt: "created_at",
+  updatedAt: "updated_at"
+}))
+const decodeDevices = Schema.decodeUnknownEffect(Schema.Array(PushDeviceRow))
+const deviceColumns = "id, user_id, session_id, installation_id, expo_push_token, platform, app_version, locale, created_at, updated_at"
+
+const PreferencesRow = Schema.Struct({ user_id: UserId, preferences: NotificationPreferences })
+const decodePreferences = Schema.decodeUnknownEffect(Schema.Array(PreferencesRow))
+
+const PushMessageRow = Schema.Struct({
+  ...PushMessage.fields,
+  nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  receiptCheckAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  createdAt: Schema.DateTimeUtcFromDate,
+  updatedAt: Schema.DateTimeUtcFromDate
+}).pipe(Schema.encodeKeys({
+  userId: "user_id",
+  deviceId: "device_id",
+  expoPushToken: "expo_push_token",
+  eventId: "event_id",
+  nextAttemptAt: "next_attempt_at",
+  ticketId: "ticket_id",
+  receiptCheckAt: "receipt_check_at",
+  lastError: "last_error",
+  createdAt: "created_at",
+  updatedAt: "updated_at"
+}))
+const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(PushMessageRow))
+const messageColumns =
+  "id, user_id, device_id, expo_push_token, category, event_id, title, body, data, status, attempts, next_attempt_at, ticket_id, receipt_check_at, last_error, created_at, updated_at"
+const dateOrNull = (value: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(value, DateTime.toDateUtc))
+
+/** Postgres push devices and notification preferences. */
+export const PushDeviceRepositoryPg = Layer.effect(
+  PushDeviceRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const toDevices = (rows: ReadonlyArray<unknown>) => decodeDevices(rows).pipe(Effect.map((decoded) => decoded.map((row) => new PushDevice(row))))
+
+    // The token moves with its newest registration: any other row holding it goes first, in the same transaction.
+    const upsert = Effect.fn("PushDeviceRepository.upsert")(function*(device: PushDevice) {
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`
+          DELETE FROM push_devices WHERE expo_push_token = ${device.expoPushToken}
+            AND NOT (user_id = ${device.userId} AND installation_id = ${device.installationId})
+        `
+        const rows = yield* sql`
+          INSERT INTO push_devices (${sql.literal(deviceColumns)})
+          VALUES (${device.id}, ${device.userId}, ${device.sessionId}, ${device.installationId}, ${device.expoPushToken}, ${device.platform},
+            ${device.appVersion}, ${device.locale}, ${DateTime.toDateUtc(device.createdAt)}, ${DateTime.toDateUtc(device.updatedAt)})
+          ON CONFLICT (user_id, installation_id) DO UPDATE SET session_id = EXCLUDED.session_id, expo_push_token = EXCLUDED.expo_push_token,
+            platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, locale = EXCLUDED.locale, updated_at = EXCLUDED.updated_at
+          RETURNING ${sql.literal(deviceColumns)}
+        `.pipe(Effect.flatMap(toDevices))
+        return rows[0] ?? device
+      })).pipe(orUnavailable)
+    })
+
+    const find = Effect.fn("PushDeviceRepository.find")(function*(userId: UserId, installationId: string) {
+      const rows = yield* sql`
+        SELECT ${sql.literal(deviceColumns)} FROM push_devices WHERE user_id = ${userId} AND installation_id = ${installationId}
+      `.pipe(Effect.flatMap(toDevices), orUnavailable)
+      return Option.fromNullishOr(rows[0])
+    })
+
+    const listByUsers = Effect.fn("PushDeviceRepository.listByUsers")(function*(userIds: ReadonlyArray<UserId>) {
+      if (userIds.length === 0) return []
+      return yield* sql`
+        SELECT ${sql.literal(deviceColumns)} FROM push_devices WHERE user_id = ANY (${[...userIds]}::text[]) ORDER BY created_at, id
+      `.pipe(Effect.flatMap(toDevices), orUnavailable)
+    })
+
+    const deleteOne = Effect.fn("PushDeviceRepository.delete")(function*(userId: UserId, installationId: string) {
+      const rows = yield* sql`DELETE FROM push_devices WHERE user_id = ${userId} AND installation_id = ${installationId} RETURNING id`.pipe(orUnavailable)
+      return rows.length > 0
+    })
+
+    const preferences = Effect.fn("PushDeviceRepository.preferences")(function*(userIds: ReadonlyArray<UserId>) {
+      if (userIds.length === 0) return new Map<UserId, NotificationPreferences>()
+      const rows = yield* sql`
+        SELECT user_id, preferences FROM notification_preferences WHERE user_id = ANY (${[...userIds]}::text[])
+      `.pipe(Effect.flatMap(decodePreferences), orUnavailable)
+      return new Map(rows.map((row) => [row.user_id, row.preferences] as const))
+    })
+
+    return PushDeviceRepository.of({
+      upsert,
+      find,
+      listByUser: (userId) => listByUsers([userId]),
+      listByUsers,
+      delete: deleteOne,
+      deleteBySession: (sessionId: SessionId) => sql`DELETE FROM push_devices WHERE session_id = ${sessionId}`.pipe(Effect.asVoid, orUnavailable),
+      deleteByToken: (token) => sql`DELETE FROM push_devices WHERE expo_push_token = ${token}`.pipe(Effect.asVoid, orUnavailable),
+      preferences,
+      savePreferences: (userId, next) =>
+        sql`
+          INSERT INTO notification_preferences (user_id, preferences) VALUES (${userId}, ${JSON.stringify(next)}::jsonb)
+          ON CONFLICT (user_id) DO UPDATE SET preferences = EXCLUDED.preferences
+        `.pipe(Effect.asVoid, orUnavailable)
+    })
+  })
+)
+
+/** Postgres push outbox; claims are `SKIP LOCKED` leases any number of processes may take at once. */
+export const PushMessageRepositoryPg = Layer.effect(
+  PushMessageRepository,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const toMessages = (rows: ReadonlyArray<unknown>) => decodeMessages(rows).pipe(Effect.map((decoded) => decoded.map((row) => new PushMessage(row))))
+
+    const insertMany = Effect.fn("PushMessageRepository.insertMany")(function*(messages: ReadonlyArray<PushMessage>) {
+      const rows = messages.map((m): Record<string, unknown> => ({
+        id: m.id,
+        user_id: m.userId,
+        device_id: m.deviceId,
+        expo_push_token: m.expoPushToken,
+        category: m.category,
+        event_id: Option.getOrNull(m.eventId),
+        title: m.title,
+        body: m.body,
+        data: JSON.stringify(m.data),
+        status: m.status,
+        attempts: m.attempts,
+        next_attempt_at: dateOrNull(m.nextAttemptAt),
+        ticket_id: Option.getOrNull(m.ticketId),
+        receipt_check_at: dateOrNull(m.receiptCheckAt),
+        last_error: Option.getOrNull(m.lastError),
+        created_at: DateTime.toDateUtc(m.createdAt),
+        updated_at: DateTime.toDateUtc(m.updatedAt)
+      }))
+      if (!Arr.isReadonlyArrayNonEmpty(rows)) return
+      // At-least-once fan-out never sends one event twice to one device.
+      yield* sql`INSERT INTO push_messages ${sql.insert(rows)} ON CONFLICT (event_id, device_id) DO NOTHING`.pipe(orUnavailable)
+    })
+
+    const claim = (dueColumn: "next_attempt_at" | "receipt_check_at", status: "pending" | "sent") =>
+      Effect.fn(`PushMessageRepository.claim.${status}`)(function*(limit: number, now: DateTime.Utc, lease: Duration.Duration) {
+        const size = Math.max(0, Math.trunc(limit))
+        if (size === 0) return []
+        const at = DateTime.toDateUtc(now)
+        return yield* sql`
+          WITH due AS MATERIALIZED (
+            SELECT id FROM push_messages
+            WHERE status = ${status} AND ${sql(dueColumn)} <= ${at} AND (lease_until IS NULL OR lease_until <= ${at})
+            ORDER BY ${sql(dueColumn)}, id LIMIT ${size}
+            FOR UPDATE SKIP LOCKED
+          )
+          UPDATE push_messages m SET lease_until = ${DateTime.toDateUtc(DateTime.addDuration(now, lease))}
+          FROM due WHERE m.id = due.id
+          RETURNING ${sql.literal(messageColumns.split(", ").map((column) => `m.${column}`).join(", "))}
+        `.pipe(Effect.flatMap(toMessages), orUnavailable)
+      })
+
+    const updateMany = Effect.fn("PushMessageRepository.updateMany")(function*(messages: ReadonlyArray<PushMessage>) {
+      yield* Effect.forEach(messages, (m) =>
+        sql`
+          UPDATE push_messages SET status = ${m.status}, attempts = ${m.attempts}, next_attempt_at = ${dateOrNull(m.nextAttemptAt)},
+            ticket_id = ${Option.getOrNull(m.ticketId)}, receipt_check_at = ${dateOrNull(m.receiptCheckAt)}, last_error = ${Option.getOrNull(m.lastError)},
+            lease_until = NULL, updated_at = ${DateTime.toDateUtc(m.updatedAt)}
+          WHERE id = ${m.id}
+        `, { discard: true }).pipe(orUnavailable)
+    })
+
+    return PushMessageRepository.of({
+      insertMany,
+      claimDue: claim("next_attempt_at", "pending"),
+      claimReceiptsDue: claim("receipt_check_at", "sent"),
+      updateMany,
+      listByUser: (userId) =>
+        sql`SELECT ${sql.literal(messageColumns)} FROM push_messages WHERE user_id = ${userId} ORDER BY created_at, id`.pipe(Effect.flatMap(toMessages), orUnavailable)
+    })
+  })
+)

@@ -1,0 +1,14 @@
+import { systemActor } from "@atrium/domain"
+import { Effect } from "effect"
+import { appConfig } from "./app-config.ts"
+import { domainLayer } from "./domain-layer.ts"
+
+/** The audit actor of operator commands. */
+export const actor = systemActor("cli")
+
+/**
+ * Runs an operator command against the configured database (migrated first). On the embedded default that is the
+ * server already running for the data directory (beside `npm start`), or one started for the command and stopped after.
+ */
+export const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))

@@ -1,0 +1,12 @@
+import { PushSender, runWorker } from "@atrium/domain"
+import { Effect, Layer } from "effect"
+
+/** Sends the push outbox and reads its receipts in this process; leased claims share the work among processes. */
+export const PushWorker = {
+  layer: Layer.effectDiscard(Effect.gen(function*() {
+    const sender = yield* PushSender
+    // A handful of batches in flight: each is one request of up to 100 messages to the push service.
+    yield* runWorker(sender.sendQueue, { concurrency: 4, idlePoll: "250 millis" })
+    yield* runWorker(sender.receiptQueue, { concurrency: 2, idlePoll: "5 seconds" })
+  }))
+}

@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { embeddedServerProcesses } from "@atrium/adapters-pg/testing"
+import { rmSync } from "node:fs"
+import { join } from "node:path"
+import { startServer, tempWorkDir } from "./server-process.ts"
+
+const workDir = tempWorkDir("atrium-frozen-")
+const dataDir = join(workDir, "data")
+afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+
+const keyPattern = /sk_live_[0-9A-Za-z]{39}/
+
+// The postmaster and every backend and writer: the whole database freezes, not only new connections.
+const signalPostgres = (signal: NodeJS.Signals) => {
+  for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, signal)
+}
+
+const timed = async (url: string, headers: Record<string, string>) => {
+  const started = Date.now()
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(20_000) })
+  return { status: response.status, body: await response.json(), millis: Date.now() - started, retryAfter: response.headers.get("retry-after") }
+}
+
+describe("a frozen database (SIGSTOP)", () => {
+  it("makes every request answer 503 unavailable within seconds, and the server recovers by itself on SIGCONT", async () => {
+    const server = await startServer({ ATRIUM_DATA_DIR: dataDir }, keyPattern)
+    const auth = { authorization: `Bearer ${keyPattern.exec(server.output())?.[0] ?? ""}` }
+    const paths = ["/api/v1/usage", "/api/v1/events", "/api/v1/entitlements", "/api/v1/webhook-endpoints"]
+    try {
+      for (const path of paths) expect((await timed(`${server.baseUrl}${path}`, auth)).status).toBe(200)
+      signalPostgres("SIGSTOP")
+      try {
+        // Past the one-second caches of verified keys and workspaces, so every request needs the database.
+        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        // Concurrent requests on pooled connections (stuck statements) and on new ones (a connect that never completes).
+        const frozen = await Promise.all([...paths, ...paths, ...paths].map((path) => timed(`${server.baseUrl}${path}`, auth)))
+        for (const answer of frozen) {
+          expect(answer.status).toBe(503)
+          expect(answer.body).toMatchObject({ code: "unavailable" })
+          expect(answer.retryAfter).not.toBeNull()
+          expect(answer.millis).toBeLessThan(7_000)
+        }
+      } finally {
+        signalPostgres("SIGCONT")
+      }
+      // Nothing restarts anything: the pool replaces what the freeze broke and requests succeed again.
+      const deadline = Date.now() + 20_000
+      let recovered: ReadonlyArray<number> = []
+      while (Date.now() < deadline) {
+        recovered = await Promise.all(paths.map(async (path) => (await timed(`${server.baseUrl}${path}`, auth)).status))
+        if (recovered.every((status) => status === 200)) break
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(recovered).toEqual(paths.map(() => 200))
+    } finally {
+      await server.stop()
+    }
+  }, 90_000)
+})

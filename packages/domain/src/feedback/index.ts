@@ -1,0 +1,5 @@
+export * from "./feature-request-repository.ts"
+export * from "./feature-request.ts"
+export * from "./feature-requests.ts"
+export * from "./feedback-events.ts"
+export * from "./title-similarity.ts"

@@ -1,0 +1,169 @@
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { AiTaskEvents, AiTaskRepository } from "../ai/index.ts"
+import type { DomainEvent, EventSubscriber, RecordedChange } from "../audit/index.ts"
+import { FeatureRequestRepository, FeedbackEvents } from "../feedback/index.ts"
+import { Email, IdentityEvents, type Member, MembershipRepository, UserRepository } from "../identity/index.ts"
+import { type Actor, FeatureRequestId, IdGenerator, type Page, PushMessageId, SessionId, TaskId, type Unavailable, UserId, type WorkspaceId } from "../shared/index.ts"
+import { defaultNotificationPreferences, type NotificationCategory } from "./notification-preferences.ts"
+import { PushDeviceRepository } from "./push-device-repository.ts"
+import { PushMessage } from "./push-message.ts"
+import { PushMessageRepository } from "./push-message-repository.ts"
+import { PushService } from "./push-service.ts"
+
+/** Who a change notifies and what they read: short texts and ids, never secrets or another workspace's content. */
+interface Notice {
+  readonly category: NotificationCategory
+  readonly userIds: ReadonlyArray<UserId>
+  readonly title: string
+  readonly body: string
+  readonly data: Readonly<Record<string, string>>
+}
+
+const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, data: unknown) => Schema.decodeUnknownOption(schema)(data)
+const isSessionId = Schema.is(SessionId)
+const isUserId = Schema.is(UserId)
+const isTaskId = Schema.is(TaskId)
+const isEmail = Schema.is(Email)
+const isFeatureRequestId = Schema.is(FeatureRequestId)
+// Changes whose target session ends: its devices go with it.
+const sessionEndings = new Set(["session.signed_out", "session.revoked", "session.refresh_token_reused"])
+// Events from areas that tell the workspace's admins and owners, by category.
+const adminNotices: ReadonlyMap<string, { readonly category: NotificationCategory; readonly title: string; readonly body: string }> = new Map([
+  ["usage.cap_reached", { category: "billing", title: "Usage cap reached", body: "A monthly usage cap of your workspace was reached." }],
+  ["purchase.status_changed", { category: "billing", title: "Subscription updated", body: "A purchase of your workspace changed status." }],
+  ["schedule.paused", { category: "schedules", title: "Schedule paused", body: "A schedule of your workspace was paused." }]
+])
+
+/**
+ * Turns changes into push messages in the change's own transaction (one per device of each recipient who allows the
+ * category), and drops the devices of a session that ends. Does nothing while push is not configured.
+ */
+export class PushFanOut extends Context.Service<PushFanOut, { readonly subscriber: EventSubscriber }>()("@atrium/domain/PushFanOut") {
+  static readonly layer = Layer.effect(
+    PushFanOut,
+    Effect.gen(function*() {
+      const service = yield* PushService
+      const devices = yield* PushDeviceRepository
+      const messages = yield* PushMessageRepository
+      const users = yield* UserRepository
+      const memberships = yield* MembershipRepository
+      const tasks = yield* AiTaskRepository
+      const requests = yield* FeatureRequestRepository
+      const ids = yield* IdGenerator
+
+      const admins = Effect.fnUntraced(function*(workspaceId: WorkspaceId) {
+        const found: Array<UserId> = []
+        let cursor: string | undefined = undefined
+        // Bounded: a workspace's admins are found in its first thousand members.
+        for (let page = 0; page < 10; page++) {
+          const members: Page<Member> = yield* memberships.listByWorkspace(workspaceId, { limit: 100, cursor })
+          for (const member of members.data) if (member.membership.role !== "member") found.push(member.membership.userId)
+          if (members.nextCursor === null) break
+          cursor = members.nextCursor
+        }
+        return found
+      })
+
+      const taskSubmitter = Effect.fnUntraced(function*(workspaceId: WorkspaceId, taskId: string) {
+        if (!isTaskId(taskId)) return []
+        const task = yield* tasks.findById(workspaceId, taskId)
+        const actor: Option.Option<Actor> = Option.map(task, (found) => found.submittedBy)
+        return Option.isSome(actor) && actor.value.type === "user" && isUserId(actor.value.id) ? [actor.value.id] : []
+      })
+
+      const noticeOf = Effect.fnUntraced(function*(event: DomainEvent) {
+        const none = Option.none<Notice>()
+        switch (event.type) {
+          case AiTaskEvents.succeeded.type:
+          case AiTaskEvents.failed.type: {
+            const succeeded = decode(AiTaskEvents.succeeded.data, event.data)
+            const failed = decode(AiTaskEvents.failed.data, event.data)
+            const taskId = Option.isSome(succeeded) ? succeeded.value.task.id : Option.isSome(failed) ? failed.value.task.id : undefined
+            if (taskId === undefined) return none
+            return Option.some<Notice>({
+              category: "ai_tasks",
+              userIds: yield* taskSubmitter(event.workspaceId, taskId),
+              title: Option.isSome(succeeded) ? "AI task finished" : "AI task failed",
+              body: Option.isSome(succeeded) ? "Your AI task has finished." : "Your AI task could not be completed.",
+              data: { type: event.type, taskId, workspaceId: event.workspaceId }
+            })
+          }
+          case IdentityEvents.invitationCreated.type: {
+            const created = decode(IdentityEvents.invitationCreated.data, event.data)
+            if (Option.isNone(created) || !isEmail(created.value.invitation.email)) return none
+            const invitee = yield* users.findByEmail(created.value.invitation.email)
+            return Option.some<Notice>({
+              category: "invitations",
+              userIds: Option.match(invitee, { onNone: () => [], onSome: (found) => [found.user.id] }),
+              title: "You're invited",
+              body: "You were invited to join a workspace.",
+              data: { type: event.type, invitationId: created.value.invitation.id }
+            })
+          }
+          case FeedbackEvents.statusChanged.type: {
+            const changed = decode(FeedbackEvents.statusChanged.data, event.data)
+            if (Option.isNone(changed) || !isFeatureRequestId(changed.value.featureRequest.id)) return none
+            const request = yield* requests.findById(changed.value.featureRequest.id)
+            if (Option.isNone(request)) return none
+            const voters = yield* requests.voters(request.value.id)
+            return Option.some<Notice>({
+              category: "feature_requests",
+              userIds: [...new Set([request.value.authorId, ...voters])],
+              title: "Feature request updated",
+              body: `A feature request you follow is now ${changed.value.featureRequest.status.replace("_", " ")}.`,
+              data: { type: event.type, featureRequestId: request.value.id, status: changed.value.featureRequest.status }
+            })
+          }
+          default: {
+            const notice = adminNotices.get(event.type)
+            if (notice === undefined) return none
+            return Option.some<Notice>({ ...notice, userIds: yield* admins(event.workspaceId), data: { type: event.type, workspaceId: event.workspaceId } })
+          }
+        }
+      })
+
+      const enqueue = Effect.fnUntraced(function*(event: DomainEvent, notice: Notice) {
+        if (notice.userIds.length === 0) return
+        const preferences = yield* devices.preferences(notice.userIds)
+        const allowed = notice.userIds.filter((userId) => (preferences.get(userId) ?? defaultNotificationPreferences)[notice.category])
+        if (allowed.length === 0) return
+        const targets = yield* devices.listByUsers(allowed)
+        const now = yield* DateTime.now
+        const pending = yield* Effect.forEach(targets, (device) =>
+          ids.make("push").pipe(Effect.map((id) =>
+            new PushMessage({
+              id: PushMessageId.make(id),
+              userId: device.userId,
+              deviceId: device.id,
+              expoPushToken: device.expoPushToken,
+              category: notice.category,
+              eventId: Option.some(event.id),
+              title: notice.title,
+              body: notice.body,
+              data: notice.data,
+              status: "pending",
+              attempts: 0,
+              nextAttemptAt: Option.some(now),
+              ticketId: Option.none(),
+              receiptCheckAt: Option.none(),
+              lastError: Option.none(),
+              createdAt: now,
+              updatedAt: now
+            })
+          )))
+        if (pending.length > 0) yield* messages.insertMany(pending)
+      })
+
+      const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> =>
+        Effect.gen(function*() {
+          if (sessionEndings.has(change.action) && isSessionId(change.target)) yield* devices.deleteBySession(change.target)
+          if (!service.enabled || Option.isNone(change.event)) return
+          const notice = yield* noticeOf(change.event.value)
+          if (Option.isSome(notice)) yield* enqueue(change.event.value, notice.value)
+        })
+
+      return PushFanOut.of({ subscriber: { name: "push", onChange } })
+    })
+  )
+
+}

@@ -1,0 +1,67 @@
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { SessionPrincipal } from "../access/index.ts"
+import { IdGenerator, PushDeviceId, type Unavailable } from "../shared/index.ts"
+import { defaultNotificationPreferences, type NotificationPreferences } from "./notification-preferences.ts"
+import { PushDevice, type PushDeviceRegistration } from "./push-device.ts"
+import { PushDeviceRepository } from "./push-device-repository.ts"
+import { PushService } from "./push-service.ts"
+
+/** A member's own push devices and notification preferences; nobody reaches another user's. */
+export class PushNotifications extends Context.Service<PushNotifications, {
+  /** Whether push is configured on this server (`features.push`). */
+  readonly enabled: boolean
+  /** Registers (or updates) this installation for the session's user; a token another user held moves to this one. */
+  readonly register: (principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) => Effect.Effect<PushDevice, Unavailable>
+  /** Removes one of the user's own devices; idempotent. */
+  readonly unregister: (principal: SessionPrincipal, installationId: string) => Effect.Effect<void, Unavailable>
+  readonly devices: (principal: SessionPrincipal) => Effect.Effect<ReadonlyArray<PushDevice>, Unavailable>
+  readonly preferences: (principal: SessionPrincipal) => Effect.Effect<NotificationPreferences, Unavailable>
+  readonly setPreferences: (principal: SessionPrincipal, preferences: NotificationPreferences) => Effect.Effect<NotificationPreferences, Unavailable>
+}>()("@atrium/domain/PushNotifications") {
+  static readonly layer = Layer.effect(
+    PushNotifications,
+    Effect.gen(function*() {
+      const repo = yield* PushDeviceRepository
+      const ids = yield* IdGenerator
+      const service = yield* PushService
+
+      const register = Effect.fn("PushNotifications.register")(
+        function*(principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) {
+          const now = yield* DateTime.now
+          const existing = yield* repo.find(principal.userId, installationId)
+          const id = Option.isSome(existing) ? existing.value.id : PushDeviceId.make(yield* ids.make("dev"))
+          const device = new PushDevice({
+            id,
+            userId: principal.userId,
+            sessionId: principal.sessionId,
+            installationId,
+            ...registration,
+            createdAt: Option.match(existing, { onNone: () => now, onSome: (found) => found.createdAt }),
+            updatedAt: now
+          })
+          return yield* repo.upsert(device)
+        }
+      )
+
+      const unregister = Effect.fn("PushNotifications.unregister")(function*(principal: SessionPrincipal, installationId: string) {
+        yield* repo.delete(principal.userId, installationId)
+      })
+
+      const devices = Effect.fn("PushNotifications.devices")(function*(principal: SessionPrincipal) {
+        return yield* repo.listByUser(principal.userId)
+      })
+
+      const preferences = Effect.fn("PushNotifications.preferences")(function*(principal: SessionPrincipal) {
+        const found = yield* repo.preferences([principal.userId])
+        return found.get(principal.userId) ?? defaultNotificationPreferences
+      })
+
+      const setPreferences = Effect.fn("PushNotifications.setPreferences")(function*(principal: SessionPrincipal, next: NotificationPreferences) {
+        yield* repo.savePreferences(principal.userId, next)
+        return next
+      })
+
+      return PushNotifications.of({ enabled: service.enabled, register, unregister, devices, preferences, setPreferences })
+    })
+  )
+}

@@ -1,0 +1,139 @@
+import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
+import {
+  type NotificationPreferences,
+  type PushMessage,
+  PushDeviceRepository,
+  PushMessageRepository,
+  type PushReceipt,
+  PushService,
+  PushServiceError,
+  type PushTicket
+} from "../notifications/index.ts"
+import type { UserId } from "../shared/index.ts"
+import { type MemoryState, useStore, withEntry } from "./memory-store.ts"
+
+const millis = DateTime.toEpochMillis
+const without = <V>(map: ReadonlyMap<string, V>, keep: (value: V) => boolean): ReadonlyMap<string, V> =>
+  new Map(Array.from(map).filter(([, value]) => keep(value)))
+
+/** In-memory push devices and notification preferences. */
+export const PushDeviceRepositoryMemory = Layer.effect(
+  PushDeviceRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    const find = (s: MemoryState, userId: string, installationId: string) =>
+      Array.from(s.pushDevices.values()).find((d) => d.userId === userId && d.installationId === installationId)
+    return PushDeviceRepository.of({
+      upsert: (device) =>
+        modify((s) => {
+          // One token, one user: any other row holding the token goes.
+          const others = without(s.pushDevices, (d) => d.id === device.id || d.expoPushToken !== device.expoPushToken)
+          return [device, { ...s, pushDevices: withEntry(others, device.id, device) }] as const
+        }),
+      find: (userId, installationId) => read.pipe(Effect.map((s) => Option.fromNullishOr(find(s, userId, installationId)))),
+      listByUser: (userId) => read.pipe(Effect.map((s) => Array.from(s.pushDevices.values()).filter((d) => d.userId === userId))),
+      listByUsers: (userIds) => read.pipe(Effect.map((s) => Array.from(s.pushDevices.values()).filter((d) => userIds.includes(d.userId)))),
+      delete: (userId, installationId) =>
+        modify((s) => {
+          const found = find(s, userId, installationId)
+          if (found === undefined) return [false, s] as const
+          return [true, { ...s, pushDevices: without(s.pushDevices, (d) => d.id !== found.id) }] as const
+        }),
+      deleteBySession: (sessionId) => write((s) => ({ ...s, pushDevices: without(s.pushDevices, (d) => d.sessionId !== sessionId) })),
+      deleteByToken: (token) => write((s) => ({ ...s, pushDevices: without(s.pushDevices, (d) => d.expoPushToken !== token) })),
+      preferences: (userIds) =>
+        read.pipe(Effect.map((s) => {
+          const found = new Map<UserId, NotificationPreferences>()
+          for (const userId of userIds) {
+            const preferences = s.notificationPreferences.get(userId)
+            if (preferences !== undefined) found.set(userId, preferences)
+          }
+          return found
+        })),
+      savePreferences: (userId, preferences) => write((s) => ({ ...s, notificationPreferences: withEntry(s.notificationPreferences, userId, preferences) }))
+    })
+  })
+)
+
+/** In-memory push outbox with the same lease semantics as the Postgres one. */
+export const PushMessageRepositoryMemory = Layer.effect(
+  PushMessageRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    const claim = (due: (message: PushMessage, now: DateTime.Utc) => boolean) => (limit: number, now: DateTime.Utc, lease: Duration.Duration) =>
+      modify((s) => {
+        const free = (m: PushMessage) => (s.pushLeases.get(m.id) ?? 0) <= millis(now)
+        const claimed = Array.from(s.pushMessages.values())
+          .filter((m) => due(m, now) && free(m))
+          .sort((a, b) => millis(a.createdAt) - millis(b.createdAt))
+          .slice(0, limit)
+        const pushLeases = new Map(s.pushLeases)
+        for (const m of claimed) pushLeases.set(m.id, millis(now) + Duration.toMillis(lease))
+        return [claimed, { ...s, pushLeases }] as const
+      })
+    return PushMessageRepository.of({
+      insertMany: (messages) =>
+        write((s) => {
+          const pushMessages = new Map(s.pushMessages)
+          // Like the Postgres unique key: one event reaches one device once.
+          const sent = new Set(Array.from(s.pushMessages.values()).flatMap((m) => Option.toArray(Option.map(m.eventId, (id) => `${id}/${m.deviceId}`))))
+          for (const m of messages) {
+            const key = Option.map(m.eventId, (id) => `${id}/${m.deviceId}`)
+            if (Option.isSome(key) && sent.has(key.value)) continue
+            pushMessages.set(m.id, m)
+          }
+          return { ...s, pushMessages }
+        }),
+      claimDue: claim((m, now) => m.status === "pending" && Option.exists(m.nextAttemptAt, (at) => DateTime.isLessThanOrEqualTo(at, now))),
+      claimReceiptsDue: claim((m, now) => m.status === "sent" && Option.exists(m.receiptCheckAt, (at) => DateTime.isLessThanOrEqualTo(at, now))),
+      updateMany: (messages) =>
+        write((s) => {
+          const pushMessages = new Map(s.pushMessages)
+          const pushLeases = new Map(s.pushLeases)
+          for (const m of messages) {
+            pushMessages.set(m.id, m)
+            pushLeases.delete(m.id)
+          }
+          return { ...s, pushMessages, pushLeases }
+        }),
+      listByUser: (userId) => read.pipe(Effect.map((s) => Array.from(s.pushMessages.values()).filter((m) => m.userId === userId)))
+    })
+  })
+)
+
+/** What the scripted push service saw and will answer; tests script failures and read what was sent. */
+export class PushServiceScript extends Context.Service<PushServiceScript, {
+  readonly sent: Ref.Ref<ReadonlyArray<ReadonlyArray<PushMessage>>>
+  /** Answers for the next `send` calls, in order; when empty every message gets an `ok` ticket. */
+  readonly sendAnswers: Ref.Ref<ReadonlyArray<PushServiceError | ((messages: ReadonlyArray<PushMessage>) => ReadonlyArray<PushTicket>)>>
+  /** Receipts by ticket id. */
+  readonly receipts: Ref.Ref<ReadonlyMap<string, PushReceipt>>
+}>()("@atrium/domain/testing/PushServiceScript") {}
+
+/** An enabled push service in memory, answering as scripted; tickets are `ticket-<message id>`. */
+export const PushServiceMemory = Layer.effect(
+  PushService,
+  Effect.gen(function*() {
+    const script = yield* PushServiceScript
+    return {
+      enabled: true,
+      send: (messages: ReadonlyArray<PushMessage>) =>
+        Effect.gen(function*() {
+          yield* Ref.update(script.sent, (all) => [...all, messages])
+          const answers = yield* Ref.get(script.sendAnswers)
+          const [next, ...rest] = answers
+          yield* Ref.set(script.sendAnswers, rest)
+          if (next === undefined) return messages.map((m): PushTicket => ({ status: "ok", id: `ticket-${m.id}` }))
+          if (next instanceof PushServiceError) return yield* Effect.fail(next)
+          return next(messages)
+        }),
+      receipts: (ids: ReadonlyArray<string>) =>
+        Ref.get(script.receipts).pipe(Effect.map((all) => new Map(ids.flatMap((id) => {
+          const receipt = all.get(id)
+          return receipt === undefined ? [] : [[id, receipt] as const]
+        }))))
+    }
+  })
+).pipe(
+  Layer.provideMerge(Layer.effect(PushServiceScript, Effect.all({ sent: Ref.make<ReadonlyArray<ReadonlyArray<PushMessage>>>([]), sendAnswers: Ref.make<ReadonlyArray<PushServiceError | ((messages: ReadonlyArray<PushMessage>) => ReadonlyArray<PushTicket>)>>([]), receipts: Ref.make<ReadonlyMap<string, PushReceipt>>(new Map()) }).pipe(Effect.map(PushServiceScript.of))))
+)

@@ -1,0 +1,158 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Accounts, Invitations, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
+import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { Effect, Layer, Option, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { password, principalOf, signUp, team } from "./support/identity.ts"
+
+const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
+const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
+const token = (n: number) => `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`
+const registration = (n: number) => ({ expoPushToken: token(n), platform: "android" as const, appVersion: "2.1.0", locale: "de-DE" })
+const messages = state.pipe(Effect.map((s): ReadonlyArray<PushMessage> => Array.from(s.pushMessages.values())))
+
+const sendAll = Effect.gen(function*() {
+  const sender = yield* PushSender
+  for (const batch of yield* sender.sendQueue.claim(10)) yield* sender.sendQueue.step(batch)
+})
+const checkReceipts = Effect.gen(function*() {
+  const sender = yield* PushSender
+  for (const batch of yield* sender.receiptQueue.claim(10)) yield* sender.receiptQueue.step(batch)
+})
+
+// Bob has a phone registered; an invitation to him is a push to it.
+const bobWithPhone = Effect.gen(function*() {
+  const { ownerPrincipal } = yield* team
+  const bob = yield* principalOf((yield* signUp("bob@example.com")).session)
+  yield* (yield* PushNotifications).register(bob, "bob-phone", registration(7))
+  const invite = (yield* Invitations).create(ownerPrincipal, { email: "bob@example.com", role: "member" })
+  return { bob, invite }
+})
+
+describe("Push devices", () => {
+  it.effect("a token registered by another user moves to them; each user sees only their own devices", () =>
+    Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const ada = yield* principalOf((yield* signUp("ada@example.com")).session)
+      const bob = yield* principalOf((yield* signUp("bob@example.com")).session)
+      yield* push.register(ada, "shared-tablet", registration(1))
+      yield* push.register(bob, "shared-tablet", registration(1))
+      assert.deepStrictEqual((yield* push.devices(ada)).length, 0)
+      assert.deepStrictEqual((yield* push.devices(bob)).map((d) => d.expoPushToken), [token(1)])
+      // Ada cannot remove Bob's device by naming its installation.
+      yield* push.unregister(ada, "shared-tablet")
+      assert.strictEqual((yield* push.devices(bob)).length, 1)
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("registering again updates the device in place", () =>
+    Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const ada = yield* principalOf((yield* signUp("ada@example.com")).session)
+      const first = yield* push.register(ada, "phone", registration(1))
+      const again = yield* push.register(ada, "phone", { ...registration(2), appVersion: "2.2.0" })
+      assert.strictEqual(again.id, first.id)
+      assert.deepStrictEqual((yield* push.devices(ada)).map((d) => [d.expoPushToken, d.appVersion]), [[token(2), "2.2.0"]])
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("signing out removes the session's devices; another session's stay", () =>
+    Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const accounts = yield* Accounts
+      const phone = yield* principalOf((yield* signUp("ada@example.com")).session)
+      const tablet = yield* principalOf((yield* accounts.signIn({ email: "ada@example.com", password })).session)
+      yield* push.register(phone, "phone", registration(1))
+      yield* push.register(tablet, "tablet", registration(2))
+      yield* accounts.signOut(phone.sessionId)
+      assert.deepStrictEqual((yield* push.devices(tablet)).map((d) => d.installationId), ["tablet"])
+      yield* accounts.revokeSession(tablet.userId, tablet.sessionId)
+      assert.strictEqual((yield* state).pushDevices.size, 0)
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("preferences default to on and are per user", () =>
+    Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const ada = yield* principalOf((yield* signUp("ada@example.com")).session)
+      const bob = yield* principalOf((yield* signUp("bob@example.com")).session)
+      assert.isTrue((yield* push.preferences(ada)).invitations)
+      yield* push.setPreferences(ada, { ai_tasks: false, invitations: false, feature_requests: true, billing: true, schedules: true })
+      assert.isFalse((yield* push.preferences(ada)).invitations)
+      assert.isTrue((yield* push.preferences(bob)).invitations)
+    }).pipe(Effect.provide(withPush)))
+})
+
+describe("Push sender", () => {
+  it.effect("sends one batch, then reads the receipt: delivered", () =>
+    Effect.gen(function*() {
+      const { invite } = yield* bobWithPhone
+      yield* invite
+      yield* sendAll
+      const script = yield* PushServiceScript
+      assert.strictEqual((yield* Ref.get(script.sent)).flat().length, 1)
+      const [sent] = yield* messages
+      assert.strictEqual(sent?.status, "sent")
+      yield* Ref.set(script.receipts, new Map([[`ticket-${sent?.id}`, { status: "ok" }]]))
+      yield* checkReceipts
+      assert.strictEqual((yield* messages)[0]?.status, "sent", "the receipt is asked for only after ~15 minutes")
+      yield* TestClock.adjust("16 minutes")
+      yield* checkReceipts
+      assert.strictEqual((yield* messages)[0]?.status, "delivered")
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("DeviceNotRegistered on a ticket removes the token at once", () =>
+    Effect.gen(function*() {
+      const { bob, invite } = yield* bobWithPhone
+      yield* invite
+      const script = yield* PushServiceScript
+      yield* Ref.set(script.sendAnswers, [(batch) => batch.map(() => ({ status: "error" as const, error: "DeviceNotRegistered" }))])
+      yield* sendAll
+      assert.strictEqual((yield* messages)[0]?.status, "failed")
+      assert.deepStrictEqual(yield* (yield* PushNotifications).devices(bob), [])
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("DeviceNotRegistered in a receipt removes the token", () =>
+    Effect.gen(function*() {
+      const { bob, invite } = yield* bobWithPhone
+      yield* invite
+      yield* sendAll
+      const [sent] = yield* messages
+      const script = yield* PushServiceScript
+      yield* Ref.set(script.receipts, new Map([[`ticket-${sent?.id}`, { status: "error", error: "DeviceNotRegistered" }]]))
+      yield* TestClock.adjust("16 minutes")
+      yield* checkReceipts
+      assert.strictEqual((yield* messages)[0]?.status, "failed")
+      assert.deepStrictEqual(yield* (yield* PushNotifications).devices(bob), [])
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("a 429 puts the batch back with backoff (honouring Retry-After); it is sent when due", () =>
+    Effect.gen(function*() {
+      const { invite } = yield* bobWithPhone
+      yield* invite
+      const script = yield* PushServiceScript
+      yield* Ref.set(script.sendAnswers, [new PushServiceError({ reason: "rate_limited", detail: "429", retryAfterSeconds: 30 })])
+      yield* sendAll
+      const [waiting] = yield* messages
+      assert.strictEqual(waiting?.status, "pending")
+      assert.strictEqual(waiting?.attempts, 1)
+      assert.isTrue(Option.isSome(waiting?.lastError ?? Option.none()))
+      yield* sendAll
+      assert.strictEqual((yield* Ref.get(script.sent)).length, 1, "not due again before Retry-After")
+      yield* TestClock.adjust("31 seconds")
+      yield* sendAll
+      assert.strictEqual((yield* messages)[0]?.status, "sent")
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("a message is given up after the last attempt", () =>
+    Effect.gen(function*() {
+      const { invite } = yield* bobWithPhone
+      yield* invite
+      const script = yield* PushServiceScript
+      yield* Ref.set(script.sendAnswers, Array.from({ length: 8 }, () => new PushServiceError({ reason: "unavailable", detail: "503", retryAfterSeconds: null })))
+      for (let n = 0; n < 8; n++) {
+        yield* sendAll
+        yield* TestClock.adjust("2 hours")
+      }
+      const [last] = yield* messages
+      assert.strictEqual(last?.status, "failed")
+      assert.strictEqual(last?.attempts, 8)
+    }).pipe(Effect.provide(withPush)))
+})
