@@ -32,6 +32,26 @@ export const decodeCursor = (cursor: string | undefined): Option.Option<CursorPo
   return encodeCursor(position) === cursor ? Option.some(position) : Option.none()
 }
 
+/** A cursor of a ranked list (e.g. by votes): `<rank>.<epoch millis>.<id>` in base64url. */
+export const encodeRankedCursor = (rank: number, position: CursorPosition): string =>
+  Base64Url.encode(`${Math.max(0, Math.trunc(rank))}.${DateTime.toEpochMillis(position.createdAt)}.${position.id}`)
+
+/** Decodes a cursor made by `encodeRankedCursor`; anything else is `None`. */
+export const decodeRankedCursor = (cursor: string | undefined): Option.Option<{ readonly rank: number; readonly position: CursorPosition }> => {
+  if (cursor === undefined || !textPattern.test(cursor)) return Option.none()
+  const text = Base64Url.decodeString(cursor)
+  if (Result.isFailure(text)) return Option.none()
+  const match = /^(\d{1,15})\.(.*)$/.exec(text.success)
+  if (match === null || match[1] === undefined || match[2] === undefined) return Option.none()
+  const rank = Number(match[1])
+  return Option.flatMap(decodeCursor(Base64Url.encode(match[2])), (position) =>
+    encodeRankedCursor(rank, position) === cursor ? Option.some({ rank, position }) : Option.none()
+  )
+}
+
+/** Whether `text` is a cursor some list produced (plain or ranked): what the contract accepts. */
+export const isCursorText = (text: string): boolean => Option.isSome(decodeCursor(text)) || Option.isSome(decodeRankedCursor(text))
+
 /** Orders positions by time, then by id in code-unit order (Postgres compares ids `COLLATE "C"` to match). */
 export const comparePositions = (a: CursorPosition, b: CursorPosition): number => {
   const byTime = DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt)

@@ -142,6 +142,15 @@ export const pageBy = <A>(items: Iterable<A>, page: PageRequest, positionOf: (it
   return { data, nextCursor: after.length > data.length && last !== undefined ? encodeCursor(positionOf(last)) : null }
 }
 
+/** Pages records already in their list's order, each with the cursor its Postgres twin would give it (ranked lists). */
+export const pageInOrder = <A>(items: ReadonlyArray<A>, page: PageRequest, cursorOf: (item: A) => string): Page<A> => {
+  const after = page.cursor === undefined ? -1 : items.findIndex((item) => cursorOf(item) === page.cursor)
+  const rest = items.slice(after + 1)
+  const data = rest.slice(0, Math.max(1, Math.trunc(page.limit)))
+  const last = data.at(-1)
+  return { data, nextCursor: rest.length > data.length && last !== undefined ? cursorOf(last) : null }
+}
+
 /** `pageBy` for records positioned by their own `(createdAt, id)`. */
 export const pageOf = <A extends CursorPosition>(items: Iterable<A>, page: PageRequest, oldestFirst = false): Page<A> =>
   pageBy(items, page, (item) => item, oldestFirst)
