@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { Api, docsPath, openApiPath } from "../contract/api.ts"
+import { Api } from "../contract/api.ts"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
@@ -13,10 +13,11 @@ import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
+import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
-import { docsLayer } from "./offline-docs.ts"
+import { docsLayer, docsRoutes } from "./offline-docs.ts"
 import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
 import { RequestValidationLive } from "./request-validation.ts"
 import { makeRouteTable, routesOf } from "./route-table.ts"
@@ -61,14 +62,10 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
   handlers: Layer.Layer<HA, HE, HR>,
   options: HttpAppOptions
 ) => {
-  const routes = makeRouteTable([
-    ...routesOf(api),
-    { method: "GET", path: openApiPath },
-    { method: "GET", path: docsPath }
-  ])
+  const routes = makeRouteTable([...routesOf(api), ...docsRoutes])
   return Layer.mergeAll(
-    HttpApiBuilder.layer(api, { openapiPath: openApiPath }),
-    docsLayer(api, docsPath),
+    HttpApiBuilder.layer(api),
+    docsLayer(api),
     makeEnvelope(routes, options)
   ).pipe(
     Layer.provide(handlers),
@@ -91,14 +88,18 @@ export const ApiHandlers = Layer.mergeAll(
   MobileTeamHandlers,
   MobileDevelopersHandlers,
   MobileSchedulesHandlers,
+  V1PurchasesHandlers,
+  MobilePurchasesHandlers,
+  StoreNotificationsHandlers,
   MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
- * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
- * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`), the `EventOutbox`
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
+ * and `/api/mobile/openapi`, `/api/docs`) as an `HttpRouter` layer. Needs the domain services (`DomainServices`,
+ * `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`, `Purchases`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)
