@@ -18,6 +18,7 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   ChangeMemberRole: { role: "admin" },
   CreateInvitation: { email: "grace@example.com", role: "member" },
   CreateApiKey: { name: "Billing sync", scopes: ["read", "webhooks:write"], environment: "live" },
+  RollApiKey: { graceSeconds: 3600 },
   CreateDomain: { hostname: "app.example.com" },
   CreateFeatureRequest: { title: "Dark mode for the console", details: "The console is hard to read at night." },
   NotificationPreferences: { ai_tasks: true, invitations: true, feature_requests: false, billing: true, schedules: true },
