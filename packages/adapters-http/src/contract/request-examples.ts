@@ -31,7 +31,6 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
     timezone: "Europe/Berlin",
     task: { model: "atrium-local-1", input: { prompt: "Summarise last week's support tickets." }, maxOutputTokens: 512 }
   },
-  RollApiKey: { graceSeconds: 86400 },
   PurchaseSync: { store: "play_store", purchaseToken: "opaque-token-from-google-play", productId: "pro_monthly" },
   UpdateSchedule: { cron: "30 8 * * 1-5", enabled: true },
   "storeNotifications.apple": { signedPayload: "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUkuLi4iXX0.eyJub3RpZmljYXRpb25UeXBlIjoiRElEX1JFTkVXIn0.c2lnbmF0dXJl" },
