@@ -24,6 +24,7 @@ const leastRole: Record<string, Role> = {
   "mobileTeam.listAudit": "admin",
   "mobileDevelopers.listApiKeys": "admin",
   "mobileDevelopers.createApiKey": "admin",
+  "mobileDevelopers.rollApiKey": "admin",
   "mobileDevelopers.revokeApiKey": "admin",
   "mobileWebhooks.listWebhookEndpoints": "admin",
   "mobileWebhooks.createWebhookEndpoint": "admin",
@@ -52,7 +53,17 @@ const leastRole: Record<string, Role> = {
   "mobilePush.putPushDevice": "member",
   "mobilePush.deletePushDevice": "member",
   "mobilePush.getNotificationPreferences": "member",
-  "mobilePush.putNotificationPreferences": "member"
+  "mobilePush.putNotificationPreferences": "member",
+  "mobileSchedules.previewSchedule": "member",
+  "mobileSchedules.listSchedules": "member",
+  "mobileSchedules.createSchedule": "admin",
+  "mobileSchedules.getSchedule": "member",
+  "mobileSchedules.updateSchedule": "admin",
+  "mobileSchedules.deleteSchedule": "admin",
+  "mobileSchedules.pauseSchedule": "admin",
+  "mobileSchedules.resumeSchedule": "admin",
+  "mobileSchedules.runScheduleNow": "admin",
+  "mobileSchedules.listScheduleRuns": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

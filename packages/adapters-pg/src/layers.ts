@@ -1,4 +1,5 @@
 import type {
+  AccountTokenRepository,
   AiTaskRepository,
   ApiKeyRepository,
   AppearanceRepository,
@@ -12,7 +13,9 @@ import type {
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
+  MailRepository,
   MembershipRepository,
+  ScheduleRepository,
   SessionRepository,
   Transactor,
   UserRepository,
@@ -45,7 +48,10 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | ScheduleRepository
   | DomainRepository
+  | AccountTokenRepository
+  | MailRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
+import { AccountTokenRepositoryPg } from "./identity/account-token-repository-pg.ts"
 import { AiTaskRepositoryPg } from "./ai-task-repository-pg.ts"
+import { MailRepositoryPg } from "./mail/mail-repository-pg.ts"
 import { ApiKeyRepositoryPg } from "./api-key-repository-pg.ts"
 import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
@@ -10,6 +12,7 @@ import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
+import { ScheduleRepositoryPg } from "./schedules/schedule-repository-pg.ts"
 import { SessionRepositoryPg } from "./session-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
@@ -34,7 +37,10 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  ScheduleRepositoryPg,
   DomainRepositoryPg,
+  AccountTokenRepositoryPg,
+  MailRepositoryPg,
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,
   PushMessageRepositoryPg,

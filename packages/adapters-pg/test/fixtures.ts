@@ -71,6 +71,7 @@ export const makeApiKey = (workspaceId: WorkspaceId, overrides: Partial<ApiKey> 
     expiresAt: Option.none(),
     revokedAt: Option.none(),
     lastUsedAt: Option.none(),
+    replacedBy: Option.none(),
     ...overrides
   })
 
@@ -188,7 +189,7 @@ export const makeUsageRecord = (workspaceId: WorkspaceId, createdAt: DateTime.Ut
 /** A user with a unique email; store it with a PHC-looking hash (the table refuses anything else). */
 export const makeUser = (overrides: Partial<User> = {}): User => {
   const id = token()
-  return new User({ id: UserId.make(`usr_${id}`), email: Email.make(`u${id}@example.com`), name: "Ada", createdAt: at(0), ...overrides })
+  return new User({ id: UserId.make(`usr_${id}`), email: Email.make(`u${id}@example.com`), name: "Ada", createdAt: at(0), emailVerifiedAt: Option.none(), ...overrides })
 }
 
 /** A stand-in Argon2id PHC string: the repository stores it as given. */
@@ -204,7 +205,7 @@ export const makeSession = (userId: UserId, workspaceId: WorkspaceId, overrides:
     userId,
     activeWorkspaceId: workspaceId,
     accessDigest: `access-${token()}`,
-    previousAccessDigest: Option.none(),
+    rotationSalt: Option.none(),
     accessExpiresAt: at(900),
     refreshDigest: `refresh-${token()}`,
     refreshExpiresAt: at(2_592_000),
@@ -222,7 +223,7 @@ export const rotated = (session: Session, now: DateTime.Utc): Session =>
   new Session({
     ...session,
     accessDigest: `access-${token()}`,
-    previousAccessDigest: Option.some(session.accessDigest),
+    rotationSalt: Option.some(`salt-${token()}`),
     refreshDigest: `refresh-${token()}`,
     generation: session.generation + 1,
     lastUsedAt: now

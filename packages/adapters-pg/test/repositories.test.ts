@@ -9,7 +9,10 @@ import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
+import { mailContract } from "./mail-contract.ts"
+import { PortsMemory } from "@atrium/domain/testing"
 import { repositoryContract } from "./repository-contract.ts"
+import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
@@ -35,7 +38,14 @@ for (const target of targets) {
   aiDomainContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  scheduleRepositoryContract(target.label, target.layer)
+  scheduleDomainContract(target.label, target.layer)
+  mailContract(target.label, target.layer)
 }
+
+// The in-memory twins keep the same repository rules, so tests over memory mean what they say about Postgres.
+scheduleRepositoryContract("memory", PortsMemory)
+mailContract("memory", PortsMemory)
 
 // The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
 const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [

@@ -49,7 +49,8 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   modelCatalog: defaultModelCatalog,
   dnsServers: [],
   dnsTimeout: Duration.seconds(5),
-  domainDenySuffixes: []
+  domainDenySuffixes: [],
+  mail: { url: Option.none(), from: Option.none(), publicUrl: Option.none() }
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

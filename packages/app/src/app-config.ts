@@ -23,6 +23,12 @@ export interface AppConfig {
   /** Expo push: off without an access token (the token never leaves the server). */
   readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** `ATRIUM_MAIL_URL` (holds the mail credential), `ATRIUM_MAIL_FROM`, and `ATRIUM_PUBLIC_URL`, the base of links in messages. */
+  readonly mail: {
+    readonly url: Option.Option<Redacted.Redacted<string>>
+    readonly from: Option.Option<string>
+    readonly publicUrl: Option.Option<string>
+  }
   /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
   readonly dnsServers: ReadonlyArray<string>
   readonly dnsTimeout: Duration.Duration
@@ -85,8 +91,17 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   modelCatalog,
   dnsServers: commaList("ATRIUM_DNS_SERVERS"),
   dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
-  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY"),
+  mail: Config.all({
+    url: Config.option(Config.Redacted("ATRIUM_MAIL_URL")),
+    from: Config.option(Config.String("ATRIUM_MAIL_FROM")),
+    publicUrl: Config.option(Config.String("ATRIUM_PUBLIC_URL"))
+  })
 })
+
+/** The base of links in messages: `ATRIUM_PUBLIC_URL`, else this server's own address. */
+export const publicUrlOf = (config: AppConfig): string =>
+  Option.getOrElse(config.mail.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`)
 
 /** Reads the configuration from the environment. */
 export const loadConfig = Effect.fn("loadConfig")(function*() {

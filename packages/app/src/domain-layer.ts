@@ -1,7 +1,20 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, customDomainServices, defaultDeliveryPolicy, defaultDomainPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
+import {
+  aiServices,
+  customDomainServices,
+  defaultDeliveryPolicy,
+  defaultDomainPolicy,
+  defaultMailPolicy,
+  domainServices,
+  EngagementServices,
+  identityServices,
+  mailServices,
+  ModelCatalog,
+  ScheduleServices
+} from "@atrium/domain"
 import { Duration, Layer } from "effect"
-import type { AppConfig } from "./app-config.ts"
+import { type AppConfig, publicUrlOf } from "./app-config.ts"
+import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
@@ -12,15 +25,19 @@ import { secretBoxLayer } from "./secret-key.ts"
 
 /**
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
- * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
  */
-export const domainLayer = (config: AppConfig) =>
-  Layer.mergeAll(
+export const domainLayer = (config: AppConfig) => {
+  const ai = aiServices()
+  return Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    aiServices(),
+    ai,
     identityServices(),
-    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes }),
-    EngagementServices
+    EngagementServices,
+    // Schedules fire through the same AI task service.
+    ScheduleServices.pipe(Layer.provide(ai)),
+    mailServices(defaultMailPolicy(publicUrlOf(config))),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -32,7 +49,9 @@ export const domainLayer = (config: AppConfig) =>
         aiProviderLayer(config),
         PasswordHasherArgon2,
         NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
         pushServiceLayer(config)
       )
     )
   )
+}

@@ -19,13 +19,19 @@ import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
 import { FeatureRequests } from "./feedback/index.ts"
 import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
+import { ScheduleReactions, Schedules } from "./schedules/index.ts"
+import { AccountTokens, EmailVerification, PasswordReset } from "./identity/index.ts"
+import { MailDelivery, MailOutbox, type MailPolicy } from "./mail/index.ts"
 
-/** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
+/**
+ * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
+ * outcomes); every service that changes state records through it.
+ */
 export const ChangeLogLive = ChangeLog.layer.pipe(
   Layer.provide(EventSubscribers.layerFrom(Effect.gen(function*() {
-    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber]
+    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber, (yield* ScheduleReactions).subscriber]
   }))),
-  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer))
+  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer, ScheduleReactions.layer))
 )
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
@@ -46,15 +52,35 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
 
+/** The mail outbox the identity flows write to, and the one-time account tokens it carries. */
+export const AccountMailLive = AccountTokens.layer.pipe(Layer.provideMerge(MailOutbox.layer))
+
 /**
- * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of
- * `domainServices` they need `UserRepository`, `MembershipRepository`, `SessionRepository`, `InvitationRepository`,
- * `AppearanceRepository` and `PasswordHasher`; kept apart so compositions that lack those still build.
+ * Schedules (they fire through `AiTasks`); besides the ports above they need `ScheduleRepository`. The policy comes
+ * from `CurrentSchedulePolicy` (its default unless a composition provides another).
+ */
+export const ScheduleServices = Schedules.layer.pipe(Layer.provide(ChangeLogLive))
+
+/**
+ * Accounts, sessions, members, invitations, organization, appearance, email verification, password reset and the
+ * audit trail. Besides the ports of `domainServices` they need `UserRepository`, `MembershipRepository`,
+ * `SessionRepository`, `InvitationRepository`, `AppearanceRepository`, `AccountTokenRepository`, `MailRepository` and
+ * `PasswordHasher`; kept apart so compositions that lack those still build.
  */
 export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =>
-  Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer).pipe(
-    Layer.provide(ChangeLogLive)
-  )
+  Layer.mergeAll(
+    Accounts.layerWith(policy),
+    Members.layer,
+    Invitations.layer,
+    Organization.layer,
+    Appearance.layer,
+    AuditTrail.layer,
+    EmailVerification.layer,
+    PasswordReset.layer
+  ).pipe(Layer.provide(ChangeLogLive), Layer.provideMerge(AccountMailLive))
+
+/** The sending side of mail (claims, renders, sends, records); needs `MailRepository`, `Mailer` and `SecretBox`. */
+export const mailServices = (policy: MailPolicy) => MailDelivery.layerWith(policy)
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()

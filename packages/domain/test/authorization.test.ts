@@ -36,7 +36,8 @@ const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: b
   "members.manage": [true, true, false, null],
   "domains.read": [true, true, true, "read"],
   "domains.manage": [true, true, false, null],
-  "schedules.write": [true, true, false, null],
+  "schedules.read": [true, true, true, "read"],
+  "schedules.write": [true, true, false, "schedules:write"],
   "audit.read": [true, true, false, null],
   "owners.manage": [true, false, false, null]
 }

@@ -1,4 +1,4 @@
-import { SessionId, UserId, WorkspaceId } from "@atrium/domain"
+import { SafeText, SessionId, UserId, WorkspaceId } from "@atrium/domain"
 import { Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
 import { WorkspaceView } from "./workspace-view.ts"
@@ -6,9 +6,10 @@ import { WorkspaceView } from "./workspace-view.ts"
 const isoTime = (description: string) =>
   Schema.String.annotate({ format: "date-time", description: `${description}, ISO-8601 UTC`, examples: ["2026-01-31T12:00:00.000Z"] })
 
-// Bounds only what the wire carries; the domain applies the real rules (address shape, 10–256 character passwords).
-const EmailField = Schema.String.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Email address", examples: ["ada@example.com"] })
-const PasswordField = Schema.String.check(Schema.isBetweenLength(1, 1024)).annotate({
+// Bounds only what the wire carries (and the one safe-text rule); the domain applies the real rules (address shape,
+// 10–256 character passwords).
+const EmailField = SafeText.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Email address", examples: ["ada@example.com"] })
+const PasswordField = SafeText.check(Schema.isBetweenLength(1, 1024)).annotate({
   description: "Password; at sign-up 10–256 characters (NFKC-normalised)",
   format: "password"
 })
@@ -17,7 +18,7 @@ const PasswordField = Schema.String.check(Schema.isBetweenLength(1, 1024)).annot
 export const SignUpRequest = Schema.Struct({
   email: EmailField,
   password: PasswordField,
-  name: Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Display name, 1–100 characters", examples: ["Ada Lovelace"] })
+  name: SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Display name, 1–100 characters", examples: ["Ada Lovelace"] })
 }).annotate({ identifier: "SignUpRequest", description: "A new account; unknown fields are refused" })
 
 /** `POST /api/auth/sign-in`. */
@@ -28,7 +29,7 @@ export const SignInRequest = Schema.Struct({
 
 /** `POST /api/auth/refresh`. */
 export const RefreshRequest = Schema.Struct({
-  refreshToken: Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The refresh token (`rt_…`) of the latest rotation" })
+  refreshToken: SafeText.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The refresh token (`rt_…`) of the latest rotation" })
 }).annotate({ identifier: "RefreshRequest" })
 
 /** A user account as its owner sees it. */
@@ -36,7 +37,8 @@ export const UserView = Schema.Struct({
   id: UserId,
   email: Schema.String.annotate({ description: "Normalised (trimmed, lower-case) email", examples: ["ada@example.com"] }),
   name: Schema.String,
-  createdAt: isoTime("Creation time")
+  createdAt: isoTime("Creation time"),
+  emailVerified: Schema.Boolean.annotate({ description: "Whether the owner opened a verification (or password-reset) link sent to `email`" })
 }).annotate({ identifier: "User" })
 export type UserView = typeof UserView.Type
 
@@ -90,3 +92,19 @@ export const SessionList = Schema.Struct({
   data: Schema.Array(SessionSummaryView),
   nextCursor: NextCursor
 }).annotate({ identifier: "SessionList" })
+
+const TokenField = (description: string) => Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description })
+
+/** `POST /api/auth/verify-email`. */
+export const VerifyEmailRequest = Schema.Struct({
+  token: TokenField("The token from the verification link (`ev_…`, after `#token=`)")
+}).annotate({ identifier: "VerifyEmailRequest" })
+
+/** `POST /api/auth/password-reset`. */
+export const PasswordResetRequest = Schema.Struct({ email: EmailField }).annotate({ identifier: "PasswordResetRequest" })
+
+/** `POST /api/auth/password-reset/confirm`. */
+export const PasswordResetConfirmRequest = Schema.Struct({
+  token: TokenField("The token from the reset link (`pr_…`, after `#token=`)"),
+  password: PasswordField
+}).annotate({ identifier: "PasswordResetConfirmRequest" })

@@ -1,9 +1,9 @@
-import { DomainView } from "@atrium/domain"
+import { DomainView, SafeText } from "@atrium/domain"
 import { Schema } from "effect"
 
 /** `POST /api/mobile/domains`: the hostname as typed (normalised by the domain: lower-case, punycode, no trailing dot). */
 export const CreateDomain = Schema.Struct({
-  hostname: Schema.String.check(Schema.isBetweenLength(1, 300)).annotate({
+  hostname: SafeText.check(Schema.isBetweenLength(1, 300)).annotate({
     description: "The hostname to claim, e.g. `app.example.com` or `bücher.example`",
     examples: ["app.example.com"]
   })

@@ -12,6 +12,7 @@ import { MobileFeedbackHandlers, MobilePushHandlers } from "./handlers/mobile-fe
 import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
+import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
@@ -78,21 +79,22 @@ export const ApiHandlers = Layer.mergeAll(
   WebhooksHandlers,
   MobileWebhooksHandlers,
   AiTasksHandlers,
+  SchedulesHandlers,
   AuthHandlers,
   AuthSessionHandlers,
   MobileSessionHandlers,
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
+  MobileSchedulesHandlers,
   MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
- * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
- * and `/api/mobile/openapi`, `/api/docs`) as an `HttpRouter` layer. Needs the domain services (`DomainServices`,
- * `AiServices`, `IdentityServices`, `CustomDomains`), the `EventOutbox`
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
+ * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)

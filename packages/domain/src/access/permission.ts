@@ -22,6 +22,7 @@ export const Permission = Schema.Literals([
   "members.manage",
   "domains.read",
   "domains.manage",
+  "schedules.read",
   "schedules.write",
   "audit.read",
   "owners.manage"
@@ -55,7 +56,8 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   "members.manage": { scope: null, role: "admin" },
   "domains.read": { scope: "read", role: "member" },
   "domains.manage": { scope: null, role: "admin" },
-  "schedules.write": { scope: null, role: "admin" },
+  "schedules.read": { scope: "read", role: "member" },
+  "schedules.write": { scope: "schedules:write", role: "admin" },
   "audit.read": { scope: null, role: "admin" },
   "owners.manage": { scope: null, role: "owner" }
 }

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, ScheduleServices } from "../layers.ts"
+import { defaultMailPolicy } from "../mail/index.ts"
+import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -9,6 +11,7 @@ import { DnsResolverMemory } from "./memory-dns-resolver.ts"
 import { DomainRepositoryMemory } from "./memory-domains.ts"
 import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
+import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
@@ -20,8 +23,10 @@ export * from "./memory-ai-tasks.ts"
 export * from "./memory-dns-resolver.ts"
 export * from "./memory-domains.ts"
 export * from "./memory-identity.ts"
+export * from "./memory-mail.ts"
 export * from "./memory-password-hasher.ts"
 export * from "./memory-repositories.ts"
+export * from "./memory-schedules.ts"
 export * from "./memory-store.ts"
 export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
@@ -41,19 +46,32 @@ export const PortsMemory = Layer.mergeAll(
   AiTaskRepositoryMemory,
   BillingRepositoryMemory,
   IdentityPortsMemory,
+  ScheduleRepositoryMemory,
   DomainRepositoryMemory,
+  MailRepositoryMemory,
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
   PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
+/** The base of links in messages sent by `DomainMemory`. */
+export const memoryPublicUrl = "https://atrium.test"
+
 /**
- * The whole domain with no I/O: services (identity included), memory ports, a fast test password hasher, a scripted
- * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
- * built-in model catalog, and a scripted DNS (`DnsZone`).
+ * The whole domain with no I/O: services (identity and mail included), memory ports, a fast test password hasher, a
+ * scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts as the local provider until a test
+ * scripts it, primitives, the built-in model catalog, and a scripted DNS (`DnsZone`).
  */
-export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityServices, EngagementServices, CustomDomainServices).pipe(
+export const DomainMemory = Layer.mergeAll(
+  DomainServices,
+  AiServices,
+  IdentityServices,
+  EngagementServices,
+  CustomDomainServices,
+  ScheduleServices.pipe(Layer.provideMerge(AiServices)),
+  mailServices(defaultMailPolicy(memoryPublicUrl))
+).pipe(
   Layer.provideMerge(
     Layer.mergeAll(
       PortsMemory,
@@ -63,7 +81,8 @@ export const DomainMemory = Layer.mergeAll(DomainServices, AiServices, IdentityS
       AiProviderMemory,
       SecretBox.layerRandom,
       PasswordHasherMemory,
-      DnsResolverMemory
+      DnsResolverMemory,
+      MailerMemory
     )
   )
 )
