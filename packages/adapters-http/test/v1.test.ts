@@ -47,7 +47,8 @@ describe("/api/v1", () => {
         feature: "ai.basic",
         source: "plan",
         grantedAt: Array.isArray(data) ? data[0].grantedAt : "",
-        expiresAt: null
+        expiresAt: null,
+        purchaseId: null
       }])
     }).pipe(Effect.provide(AppUnderTest())))
 

@@ -14,6 +14,8 @@ import type {
   EventOutbox,
   InvitationRepository,
   MailRepository,
+  NotificationInbox,
+  PurchaseRepository,
   MembershipRepository,
   ScheduleRepository,
   SessionRepository,
@@ -49,6 +51,8 @@ export type Ports =
   | InvitationRepository
   | AppearanceRepository
   | ScheduleRepository
+  | PurchaseRepository
+  | NotificationInbox
   | DomainRepository
   | AccountTokenRepository
   | MailRepository

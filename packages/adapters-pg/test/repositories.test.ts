@@ -11,6 +11,7 @@ import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { mailContract } from "./mail-contract.ts"
 import { PortsMemory } from "@atrium/domain/testing"
+import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
 import { webhookContract } from "./webhook-contract.ts"
@@ -41,6 +42,7 @@ for (const target of targets) {
   scheduleRepositoryContract(target.label, target.layer)
   scheduleDomainContract(target.label, target.layer)
   mailContract(target.label, target.layer)
+  purchaseDomainContract(target.label, target.layer)
 }
 
 // The in-memory twins keep the same repository rules, so tests over memory mean what they say about Postgres.

@@ -1,5 +1,6 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
+import { storesConfig, type StoresConfig } from "./purchases/store-config.ts"
 
 /** Where the data lives: the data directory of the embedded PostgreSQL server (and its key), or a Postgres server. */
 export type DatabaseTarget =
@@ -29,6 +30,7 @@ export interface AppConfig {
     readonly from: Option.Option<string>
     readonly publicUrl: Option.Option<string>
   }
+  readonly stores: StoresConfig
   /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
   readonly dnsServers: ReadonlyArray<string>
   readonly dnsTimeout: Duration.Duration
@@ -89,6 +91,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
   }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
   modelCatalog,
+  stores: storesConfig,
   dnsServers: commaList("ATRIUM_DNS_SERVERS"),
   dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
   domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY"),

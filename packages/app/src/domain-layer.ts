@@ -10,6 +10,7 @@ import {
   identityServices,
   mailServices,
   ModelCatalog,
+  PurchaseServices,
   ScheduleServices
 } from "@atrium/domain"
 import { Duration, Layer } from "effect"
@@ -20,6 +21,7 @@ import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
+import { storesLayer } from "./purchases/store-layer.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
@@ -29,16 +31,17 @@ import { secretBoxLayer } from "./secret-key.ts"
  */
 export const domainLayer = (config: AppConfig) => {
   const ai = aiServices()
-  return Layer.mergeAll(
-    domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    ai,
-    identityServices(),
-    EngagementServices,
-    // Schedules fire through the same AI task service.
-    ScheduleServices.pipe(Layer.provide(ai)),
-    mailServices(defaultMailPolicy(publicUrlOf(config))),
-    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
-  ).pipe(
+  return PurchaseServices.pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
+      ai,
+      identityServices(),
+      EngagementServices,
+      // Schedules fire through the same AI task service.
+      ScheduleServices.pipe(Layer.provide(ai)),
+      mailServices(defaultMailPolicy(publicUrlOf(config))),
+      customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
+    )),
     Layer.provideMerge(
       Layer.mergeAll(
         databaseLayer(config.database),
@@ -48,8 +51,10 @@ export const domainLayer = (config: AppConfig) => {
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
+        storesLayer(config.stores),
         NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
+        storesLayer(config.stores),
         pushServiceLayer(config)
       )
     )

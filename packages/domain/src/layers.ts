@@ -22,6 +22,7 @@ import { Workspaces } from "./workspaces/index.ts"
 import { ScheduleReactions, Schedules } from "./schedules/index.ts"
 import { AccountTokens, EmailVerification, PasswordReset } from "./identity/index.ts"
 import { MailDelivery, MailOutbox, type MailPolicy } from "./mail/index.ts"
+import { Purchases } from "./purchases/index.ts"
 
 /**
  * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
@@ -93,6 +94,13 @@ export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy)
 
 /** Custom domains with the default policy. */
 export const CustomDomainServices = customDomainServices()
+
+/**
+ * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the store ports
+ * (`AppStoreApi`, `PlayStoreApi`, `StoreSignatures`), `StoreProducts`, `StoreConfiguration`, and the `Entitlements` and
+ * `Usage` services.
+ */
+export const PurchaseServices = Purchases.layer.pipe(Layer.provide(ChangeLogLive))
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

@@ -13,6 +13,7 @@ import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
+import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
@@ -87,14 +88,18 @@ export const ApiHandlers = Layer.mergeAll(
   MobileTeamHandlers,
   MobileDevelopersHandlers,
   MobileSchedulesHandlers,
+  V1PurchasesHandlers,
+  MobilePurchasesHandlers,
+  StoreNotificationsHandlers,
   MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
- * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) as an
- * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`), the `EventOutbox`
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
+ * and `/api/mobile/openapi`, `/api/docs`) as an `HttpRouter` layer. Needs the domain services (`DomainServices`,
+ * `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`, `Purchases`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)
