@@ -89,7 +89,7 @@ export class V1PurchasesGroup extends HttpApiGroup.make("v1Purchases")
   .middleware(RateLimit)
   .middleware(Authentication)
   .prefix("/api/v1")
-  .annotateMerge(OpenApi.annotations({ title: "v1: purchases" }))
+  .annotateMerge(OpenApi.annotations({ title: "v1: purchases", description: "Read-only mirror of the workspace's in-app purchases." }))
 {}
 
 /** Store notifications: no session; the signature is the credential. Answered fast; a worker processes them. */

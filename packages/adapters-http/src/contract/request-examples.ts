@@ -19,6 +19,20 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   CreateInvitation: { email: "grace@example.com", role: "member" },
   CreateApiKey: { name: "Billing sync", scopes: ["read", "webhooks:write"], environment: "live" },
   CreateDomain: { hostname: "app.example.com" },
+  CreateSchedule: {
+    name: "Weekly summary",
+    cron: "0 9 * * 1",
+    timezone: "Europe/Berlin",
+    task: { model: "atrium-local-1", input: { prompt: "Summarise last week's support tickets." }, maxOutputTokens: 256 },
+    catchUp: "latest",
+    overlap: "skip"
+  },
+  UpdateSchedule: { cron: "0 8 * * 1-5", enabled: true },
+  RollApiKey: { graceSeconds: 3600 },
+  VerifyEmailRequest: { token: "ev_5Jq2Lx8Rb3Nc7Vd1Kf9Hg4Tm6Ws0Pz2A" },
+  PasswordResetRequest: { email: "ada@example.com" },
+  PasswordResetConfirmRequest: { token: "pr_8Hn3Vc6Xq1Zb4Lm7Tk2Rd9Fs5Wg0Yj3E", password: "a new long passphrase" },
+  PurchaseSync: { store: "play_store", purchaseToken: "opaque-token-from-google-play-billing", productId: "credits_1000" },
   CreateFeatureRequest: { title: "Dark mode for the console", details: "The console is hard to read at night." },
   NotificationPreferences: { ai_tasks: true, invitations: true, feature_requests: false, billing: true, schedules: true },
   "mobilePush.putPushDevice": { expoPushToken: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]", platform: "ios", appVersion: "1.4.2", locale: "en-GB" }
