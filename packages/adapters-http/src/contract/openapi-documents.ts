@@ -34,7 +34,7 @@ export interface ContractDocument {
 export const v1Document: ContractDocument = {
   slug: "v1",
   title: "Atrium API v1",
-  version: "1.1.0",
+  version: "1.2.0",
   prefixes: ["/api/v1/"],
   path: "/api/v1/openapi",
   credential: "A workspace API key (`sk_live_…` / `sk_test_…`): the request acts in the key's workspace under its " +
@@ -43,21 +43,24 @@ export const v1Document: ContractDocument = {
   summary: "The public interface for integrators, authenticated with a workspace API key. Within v1 changes are additive only."
 }
 
-/**
- * The session interface of the native app and the console: `/api/auth` and `/api/mobile`, with the store notification
- * callbacks its purchases rely on (authenticated by the stores' signatures, not by a session).
- */
+/** The session interface of the native app and the console: `/api/auth` and `/api/mobile`. */
 export const mobileDocument: ContractDocument = {
   slug: "mobile",
   title: "Atrium session API (mobile and console)",
-  version: "1.0.0",
-  prefixes: ["/api/auth/", "/api/mobile/", "/api/store-notifications/"],
+  version: "1.1.0",
+  prefixes: ["/api/auth/", "/api/mobile/"],
   path: "/api/mobile/openapi",
   credential: "A member session access token (`at_…`, from `POST /api/auth/sign-in`): the request acts in the session's " +
     "active workspace under the member's role. API keys are refused here (401 `malformed_credentials`).",
   bearerFormat: "at_… session access token",
   summary: "The interface of the native app and the developer console, authenticated with member sessions."
 }
+
+/**
+ * Routes published in no document, with why: store notifications are callbacks from Apple and Google (the signature
+ * is the credential), not an interface anyone builds a client for.
+ */
+export const unpublishedPrefixes: ReadonlyArray<string> = ["/api/store-notifications/"]
 
 /** Both documents, in the order the docs page lists them. */
 export const contractDocuments: ReadonlyArray<ContractDocument> = [v1Document, mobileDocument]
