@@ -1,6 +1,9 @@
 // Settings → Developers in a real browser: Debian's Chromium driven by playwright-core against the app server on
 // loopback (DATABASE_URL when set, else the embedded database), with a loopback webhook receiver.
+import { PostgresUrl } from "@atrium/adapters-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql/SqlClient"
 import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { join } from "node:path"
@@ -42,6 +45,24 @@ const admin = { email: `admin-${suffix}@example.com`, name: "Ada Admin" }
 const member = { email: `member-${suffix}@example.com`, name: "Max Member" }
 let adminWorkspace = { id: "", name: "" }
 
+// A database of its own on DATABASE_URL's server: another test's server sharing a database would claim this test's
+// deliveries with its own worker (and its SSRF guard, which does not allow loopback, would block them).
+const ownDatabase = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL.length > 0
+  ? (() => {
+    const url = new URL(process.env.DATABASE_URL)
+    const name = `${url.pathname.slice(1) || "postgres"}_console_${suffix}`
+    const own = new URL(url.href)
+    own.pathname = `/${name}`
+    return { adminUrl: url.href, url: own.href, name }
+  })()
+  : undefined
+
+const runSql = (url: string, statement: string) =>
+  Effect.runPromise(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql.unsafe(statement)
+  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url)))))
+
 const json = async (response: Response) => {
   const text = await response.text()
   const value: Record<string, unknown> = text.length === 0 ? {} : JSON.parse(text)
@@ -79,8 +100,10 @@ const openPage = async (): Promise<{ readonly context: BrowserContext; readonly 
   return { context, page }
 }
 
-const signIn = async (page: Page, email: string) => {
+const signIn = async (page: Page, email: string, shot?: string) => {
   await page.goto(`${server.baseUrl}/settings/developers`)
+  await page.getByLabel("Email").waitFor()
+  if (shot !== undefined) await page.screenshot({ path: join(shots, shot), fullPage: true })
   await page.getByLabel("Email").fill(email)
   await page.getByLabel("Password").fill(password)
   await page.getByRole("button", { name: "Sign in" }).click()
@@ -99,10 +122,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
   const address = receiver.address()
   receiverUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hooks`
-  const databaseUrl = process.env.DATABASE_URL
   const allow = { ATRIUM_WEBHOOK_ALLOW_NETWORKS: "127.0.0.0/8", ATRIUM_RATE_LIMIT_PER_MINUTE: "6000" }
-  server = databaseUrl !== undefined && databaseUrl.length > 0
-    ? await startServer({ ...allow, DATABASE_URL: databaseUrl, ATRIUM_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") })
+  if (ownDatabase !== undefined) await runSql(ownDatabase.adminUrl, `CREATE DATABASE "${ownDatabase.name}"`)
+  server = ownDatabase !== undefined
+    ? await startServer({ ...allow, DATABASE_URL: ownDatabase.url, ATRIUM_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") })
     : await startServer({ ...allow, ATRIUM_DATA_DIR: join(workDir, "data") })
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -128,6 +151,7 @@ afterAll(async () => {
   await browser?.close()
   await server?.stop()
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
+  if (ownDatabase !== undefined) await runSql(ownDatabase.adminUrl, `DROP DATABASE IF EXISTS "${ownDatabase.name}" WITH (FORCE)`)
   // The screenshots stay for review when KEEP_CONSOLE_SHOTS is set; the folder is printed either way.
   console.log(`console screenshots: ${shots}`)
   if (process.env.KEEP_CONSOLE_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true })
@@ -154,7 +178,7 @@ describe("Settings → Developers in Chromium", () => {
   it("an admin signs in, creates a key seen once, revokes it and the API refuses it", async () => {
     const { context, page } = await openPage()
     try {
-      await signIn(page, admin.email)
+      await signIn(page, admin.email, "sign-in.png")
       await chooseWorkspace(page, adminWorkspace.id)
       await page.screenshot({ path: join(shots, "keys-empty.png"), fullPage: true })
 
