@@ -207,19 +207,23 @@ export const renderEndpoint = async (context, id) => {
     }
   }
 
+  // Only the latest request draws: a slower earlier one (a poll, another filter) must not overwrite it.
+  let requested = 0
   const loadDeliveries = async (fresh) => {
+    const mine = ++requested
     const query = new URLSearchParams({ limit: "20" })
     if (filter !== "") query.set("status", filter)
     if (!fresh && cursor !== null) query.set("cursor", cursor)
     try {
       const page = await api("GET", `${path}/deliveries?${query}`)
-      if (!context.isCurrent()) return
+      if (!context.isCurrent() || mine !== requested) return
       shown = fresh ? page.data : [...shown, ...page.data]
       cursor = page.nextCursor
       drawDeliveries()
+      deliveries.dataset.filter = filter === "" ? "all" : filter
       schedulePoll()
     } catch (error) {
-      if (!context.isCurrent()) return
+      if (!context.isCurrent() || mine !== requested) return
       replace(deliveries, errorBox(explain(error, "load the deliveries")))
     }
   }

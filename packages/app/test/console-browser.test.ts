@@ -17,7 +17,7 @@ const shots = join(workDir, "screenshots")
 mkdirSync(shots, { recursive: true })
 
 // The receiver answers 204, or 500 with a body the console must show.
-let receiverMode: "ok" | "fail" = "ok"
+let receiverMode: "ok" | "fail" | "gone" = "ok"
 const received: Array<{ readonly id: string | undefined; readonly type: string }> = []
 const receiverAnswer = "receiver says no: disk full"
 const receiver: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -28,6 +28,8 @@ const receiver: Server = createServer((request: IncomingMessage, response: Serve
     received.push({ id: request.headers["webhook-id"]?.toString(), type: String(parsed.type) })
     if (receiverMode === "ok") {
       response.writeHead(204).end()
+    } else if (receiverMode === "gone") {
+      response.writeHead(410).end()
     } else {
       response.writeHead(500, { "content-type": "text/plain" }).end(receiverAnswer)
     }
@@ -284,8 +286,8 @@ describe("Settings → Developers in Chromium", () => {
 
       // Filter by status: only succeeded deliveries remain listed.
       await page.getByLabel("Status").selectOption("succeeded")
-      await page.locator(".delivery").first().waitFor()
-      const statuses = await page.locator(".delivery").evaluateAll((items) => items.map((item) => item.getAttribute("data-status")))
+      await page.locator("[data-filter=succeeded] .delivery").first().waitFor()
+      const statuses = await page.locator("[data-filter=succeeded] .delivery").evaluateAll((items) => items.map((item) => item.getAttribute("data-status")))
       expect(statuses.length).toBeGreaterThan(0)
       expect(new Set(statuses)).toEqual(new Set(["succeeded"]))
       await page.screenshot({ path: join(shots, "deliveries-replayed.png"), fullPage: true })
@@ -315,6 +317,64 @@ describe("Settings → Developers in Chromium", () => {
     expect(outside).toEqual([])
     expect(pageErrors).toEqual([])
   }, 120_000)
+
+  it("an endpoint answering 410 is disabled; enable, recover the failed, rotate the secret and delete it", async () => {
+    const session = await call("POST", "/api/auth/sign-in", undefined, { email: admin.email, password })
+    const token = accessTokenOf(session.body)
+    const created = await call("POST", "/api/mobile/webhooks", token, { url: `${receiverUrl}/gone`, eventTypes: ["webhook.test"] })
+    expect(created.status).toBe(201)
+    const endpointId = String(created.body.id)
+    const { context, page } = await openPage()
+    try {
+      await signIn(page, admin.email)
+      await page.goto(`${server.baseUrl}/settings/developers#webhooks/${endpointId}`)
+      await page.getByRole("heading", { name: `${receiverUrl}/gone` }).waitFor()
+
+      // 410 Gone: the delivery fails at once and the endpoint is disabled, and the page says why.
+      receiverMode = "gone"
+      await page.getByRole("button", { name: "Send test event" }).click()
+      await page.locator(".delivery[data-status=failed]").first().waitFor({ timeout: 20_000 })
+      await page.reload()
+      await page.getByText("Disabled: the endpoint answered 410 Gone").waitFor()
+      expect(await page.getByRole("button", { name: "Send test event" }).isDisabled()).toBe(true)
+      await page.screenshot({ path: join(shots, "endpoint-disabled.png"), fullPage: true })
+
+      // Enable it, then recover every failed delivery since the default time (a day ago): a new delivery succeeds.
+      receiverMode = "ok"
+      await page.getByRole("button", { name: "Enable" }).click()
+      await page.getByRole("button", { name: "Disable" }).waitFor()
+      await page.getByRole("button", { name: "Recover" }).click()
+      await page.getByText("1 failed delivery queued again.").waitFor()
+      await page.locator(".delivery[data-status=succeeded]").first().waitFor({ timeout: 20_000 })
+
+      // Disable and enable by hand.
+      await page.getByRole("button", { name: "Disable" }).click()
+      await page.getByText("Disabled: disabled by a person").waitFor()
+      await page.getByRole("button", { name: "Enable" }).click()
+      await page.getByText("Healthy").waitFor()
+
+      // Rotate with grace: a new secret, shown once.
+      await page.getByRole("button", { name: "Rotate secret" }).click()
+      await page.getByLabel("Grace period").selectOption("3600")
+      await page.getByRole("button", { name: "Rotate secret" }).last().click()
+      const secret = page.getByLabel("New signing secret")
+      await secret.waitFor()
+      expect(await secret.inputValue()).toMatch(/^whsec_/)
+      await page.getByRole("button", { name: "I have stored it" }).click()
+
+      // Delete, confirmed: back on the list, the endpoint is gone.
+      await page.getByRole("button", { name: "Delete" }).click()
+      await page.getByRole("button", { name: "Delete endpoint" }).click()
+      await page.getByRole("heading", { name: "Webhooks" }).waitFor()
+      await page.locator(".endpoint").first().waitFor()
+      expect(await page.locator(`[data-endpoint-id="${endpointId}"]`).count()).toBe(0)
+      expect((await call("GET", `/api/mobile/webhooks/${endpointId}`, token)).status).toBe(404)
+    } finally {
+      await context.close()
+    }
+    expect(outside).toEqual([])
+    expect(pageErrors).toEqual([])
+  }, 90_000)
 
   it("refreshes once on session_expired and signs out on invalid_session", async () => {
     const { context, page } = await openPage()
@@ -378,6 +438,7 @@ describe("Settings → Developers in Chromium", () => {
       // Signing out forgets the session: a reload asks to sign in again.
       await page.getByRole("button", { name: "Sign out" }).click()
       await page.getByRole("heading", { name: "Sign in" }).waitFor()
+      expect(await page.getByRole("navigation", { name: "Developer settings" }).isVisible()).toBe(false)
       await page.reload()
       await page.getByRole("heading", { name: "Sign in" }).waitFor()
       const stored = await page.evaluate(() => [document.cookie, JSON.stringify(sessionStorage)])
