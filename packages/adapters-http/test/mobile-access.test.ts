@@ -37,7 +37,17 @@ const leastRole: Record<string, Role> = {
   "mobileWebhooks.getWebhookDelivery": "admin",
   "mobileWebhooks.replayWebhookDelivery": "admin",
   "mobileWebhooks.listEvents": "admin",
-  "mobileWebhooks.listEventTypes": "admin"
+  "mobileWebhooks.listEventTypes": "admin",
+  "mobileFeedback.listFeatureRequests": "member",
+  "mobileFeedback.createFeatureRequest": "member",
+  "mobileFeedback.getFeatureRequest": "member",
+  "mobileFeedback.voteFeatureRequest": "member",
+  "mobileFeedback.unvoteFeatureRequest": "member",
+  "mobilePush.listPushDevices": "member",
+  "mobilePush.putPushDevice": "member",
+  "mobilePush.deletePushDevice": "member",
+  "mobilePush.getNotificationPreferences": "member",
+  "mobilePush.putNotificationPreferences": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

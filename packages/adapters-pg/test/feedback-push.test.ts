@@ -104,7 +104,7 @@ const message = (userId: UserId, deviceId: PushDeviceId) =>
 
 for (const target of targets) {
   // One database per target for the whole block: the tests keep to rows they made.
-  layer(target.layer, { timeout: 60_000 })(`feature request and push repositories on ${target.label}`, (it) => {
+  layer(target.layer, { timeout: "60 seconds", excludeTestServices: true })(`feature request and push repositories on ${target.label}`, (it) => {
     it.effect("votes are idempotent, counted in step, and moved once on merge", () =>
       Effect.gen(function*() {
         const repo = yield* FeatureRequestRepository

@@ -46,15 +46,46 @@ const fakeProvider = () =>
     })
   })
 
+// The push credential under test: it must reach the fake push service's Authorization header and nothing else.
+const pushSecret = "expo-push-SECRET-4c1d8e2f9a7b3c6d5e0f"
+
+/** A fake of Expo's push API on loopback: a ticket for every message; receipts for every id. */
+const fakePush = () =>
+  new Promise<{ url: string; seen: Array<{ readonly authorization: string | undefined; readonly body: string }>; close: () => void }>((resolve) => {
+    const seen: Array<{ readonly authorization: string | undefined; readonly body: string }> = []
+    const server = createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      request.on("end", () => {
+        seen.push({ authorization: request.headers.authorization, body })
+        const messages: unknown = JSON.parse(body)
+        const data = Array.isArray(messages) ? messages.map((_m, n) => ({ status: "ok", id: `ticket-${n}` })) : {}
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data }))
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      resolve({ url: `http://127.0.0.1:${port}`, seen, close: () => server.close() })
+    })
+  })
+
 const atrium = (...args: Array<string>) =>
   run(process.execPath, ["packages/app/src/cli.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: undefined, ATRIUM_DATA_DIR: dataDir } })
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 
-describe("the provider credential never leaves the server", () => {
-  it("is absent from responses, events, errors, logs and every database row", async () => {
+describe("the provider and push credentials never leave the server", () => {
+  it("are absent from responses, events, errors, logs and every database row", async () => {
     const provider = await fakeProvider()
-    const env = { ATRIUM_DATA_DIR: dataDir, ATRIUM_OPENAI_BASE_URL: provider.url, ATRIUM_OPENAI_API_KEY: providerSecret }
+    const push = await fakePush()
+    const env = {
+      ATRIUM_DATA_DIR: dataDir,
+      ATRIUM_OPENAI_BASE_URL: provider.url,
+      ATRIUM_OPENAI_API_KEY: providerSecret,
+      ATRIUM_EXPO_PUSH_URL: push.url,
+      ATRIUM_EXPO_ACCESS_TOKEN: pushSecret
+    }
     const first = await startServer(env, keyPattern)
     const key = keyPattern.exec(first.output())?.[0] ?? ""
     await first.stop()
@@ -84,10 +115,42 @@ describe("the provider credential never leaves the server", () => {
       expect((await settled(failing.json().id))?.status).toBe("failed")
       await call("/api/v1/events")
       await call("/api/v1/usage")
+
+      // Push: Ada registers her phone; Bob invites her to his workspace, which pushes to her phone.
+      const session = async (path: string, token: string, method: string, body?: unknown) => {
+        const response = await fetch(`${server.baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        })
+        const text = await response.text()
+        bodies.push(text, JSON.stringify([...response.headers]))
+        return { status: response.status, json: (): { session?: { accessToken?: string }; pushEnabled?: boolean } => JSON.parse(text) }
+      }
+      const signUp = async (email: string) =>
+        (await session("/api/auth/sign-up", "", "POST", { email, password: "correct horse battery", name: email.split("@")[0] })).json().session?.accessToken ?? ""
+      const ada = await signUp("ada@example.com")
+      const bob = await signUp("bob@example.com")
+      const registered = await session("/api/mobile/push-devices/ada-phone", ada, "PUT", {
+        expoPushToken: "ExponentPushToken[adaphoneaaaaaaaaaaaaaa]",
+        platform: "ios",
+        appVersion: "1.0.0",
+        locale: "en"
+      })
+      expect(registered.status).toBe(200)
+      expect((await session("/api/mobile/notification-preferences", ada, "GET")).json().pushEnabled).toBe(true)
+      expect((await session("/api/mobile/invitations", bob, "POST", { email: "ada@example.com", role: "member" })).status).toBe(201)
+      for (let i = 0; i < 100 && push.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
     } finally {
       await server.stop()
       provider.close()
+      push.close()
     }
+    // The push token reached the push service, in its Authorization header only, with Ada's device as the address.
+    expect(push.seen.map((request) => request.authorization)).toContain(`Bearer ${pushSecret}`)
+    expect(push.seen.map((request) => request.body).join("\n")).toContain("ExponentPushToken[adaphoneaaaaaaaaaaaaaa]")
+    expect(bodies.join("\n")).not.toContain(pushSecret)
+    expect(first.output() + server.output()).not.toContain(pushSecret)
     // The key did reach the provider, in its Authorization header only.
     expect(provider.seen.map((headers) => headers.authorization)).toContain(`Bearer ${providerSecret}`)
 
@@ -106,7 +169,9 @@ describe("the provider credential never leaves the server", () => {
     }).pipe(Effect.provide(EmbeddedPostgres({ dataDir }))))
     expect(tables.length).toBeGreaterThan(10)
     for (const { rows, table_name } of tables) {
-      expect(JSON.stringify(rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v), table_name).not.toContain(providerSecret)
+      const text = JSON.stringify(rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v)
+      expect(text, table_name).not.toContain(providerSecret)
+      expect(text, table_name).not.toContain(pushSecret)
     }
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["ai_task.succeeded", "ai_task.failed"]))
   }, 120_000)
