@@ -21,7 +21,7 @@ export const readOnlyNotice = (context, what) =>
 const statusOf = (key) => {
   if (key.revokedAt !== null) return badge("Revoked", "bad")
   if (key.expiresAt !== null && new Date(key.expiresAt).getTime() <= Date.now()) return badge("Expired", "bad")
-  if (key.expiresAt !== null) return badge("Expires", "warn")
+  if (key.expiresAt !== null) return badge("Expiring", "warn")
   return badge("Active", "good")
 }
 

@@ -59,11 +59,12 @@ const ownDatabase = process.env.DATABASE_URL !== undefined && process.env.DATABA
   })()
   : undefined
 
+// Creating and dropping a database may take longer than the pool's usual statement limit on a busy machine.
 const runSql = (url: string, statement: string) =>
   Effect.runPromise(Effect.gen(function*() {
     const sql = yield* SqlClient
     yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url)))))
+  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0 }))))
 
 const json = async (response: Response) => {
   const text = await response.text()
