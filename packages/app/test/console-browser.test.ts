@@ -185,7 +185,13 @@ describe("Settings → Developers in Chromium", () => {
       await chooseWorkspace(page, adminWorkspace.id)
       await page.screenshot({ path: join(shots, "keys-empty.png"), fullPage: true })
 
-      await page.getByRole("button", { name: "Create key" }).click()
+      // The dialog takes focus, Escape closes it, and focus returns to the button that opened it.
+      const createButton = page.getByRole("button", { name: "Create key" })
+      await createButton.click()
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("key-name")
+      await page.keyboard.press("Escape")
+      await expect(createButton.evaluate((button) => button === document.activeElement)).resolves.toBe(true)
+      await createButton.click()
       await page.getByLabel("Name").fill("Billing sync")
       await page.getByLabel(/webhooks:write/).check()
       await page.screenshot({ path: join(shots, "key-create.png"), fullPage: true })
@@ -425,9 +431,17 @@ describe("Settings → Developers in Chromium", () => {
   it("a member sees why the console is read-only, and no management controls", async () => {
     const { context, page } = await openPage()
     try {
-      await signIn(page, member.email)
+      // Keyboard only: the email field has focus, Tab to the password, Enter signs in; focus lands on the view's heading.
+      await page.goto(`${server.baseUrl}/settings/developers`)
+      await page.getByLabel("Email").waitFor()
+      await page.keyboard.type(member.email)
+      await page.keyboard.press("Tab")
+      await page.keyboard.type(password)
+      await page.keyboard.press("Enter")
+      await page.getByRole("heading", { name: "API keys" }).waitFor()
       await chooseWorkspace(page, adminWorkspace.id)
       await page.getByText("403 forbidden").waitFor()
+      await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("API keys")
       await expect(page.getByRole("note").textContent()).resolves.toContain("read-only")
       expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0)
       await page.screenshot({ path: join(shots, "member-keys.png"), fullPage: true })
