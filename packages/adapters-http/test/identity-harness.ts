@@ -84,6 +84,8 @@ const placeholderFor = (path: string) =>
   path.includes("/invitations/") ? "inv_placeholder0" :
   path.includes("/members/") ? "mem_placeholder0" :
   path.includes("/sessions/") ? "ses_placeholder0" :
+  path.includes("/schedules/") ? "sch_placeholder0" :
+  path.includes("/domains/") ? "dom_placeholder0" :
   "placeholder0"
 
 /** The route's path with `:id` filled in (by `id`, or a well-formed id that names nothing). */

@@ -24,6 +24,7 @@ const leastRole: Record<string, Role> = {
   "mobileTeam.listAudit": "admin",
   "mobileDevelopers.listApiKeys": "admin",
   "mobileDevelopers.createApiKey": "admin",
+  "mobileDevelopers.rollApiKey": "admin",
   "mobileDevelopers.revokeApiKey": "admin",
   "mobileWebhooks.listWebhookEndpoints": "admin",
   "mobileWebhooks.createWebhookEndpoint": "admin",
@@ -38,6 +39,11 @@ const leastRole: Record<string, Role> = {
   "mobileWebhooks.replayWebhookDelivery": "admin",
   "mobileWebhooks.listEvents": "admin",
   "mobileWebhooks.listEventTypes": "admin",
+  "mobileDomains.listDomains": "member",
+  "mobileDomains.getDomain": "member",
+  "mobileDomains.createDomain": "admin",
+  "mobileDomains.deleteDomain": "admin",
+  "mobileDomains.verifyDomain": "admin",
   "mobileFeedback.listFeatureRequests": "member",
   "mobileFeedback.createFeatureRequest": "member",
   "mobileFeedback.getFeatureRequest": "member",
@@ -47,7 +53,17 @@ const leastRole: Record<string, Role> = {
   "mobilePush.putPushDevice": "member",
   "mobilePush.deletePushDevice": "member",
   "mobilePush.getNotificationPreferences": "member",
-  "mobilePush.putNotificationPreferences": "member"
+  "mobilePush.putNotificationPreferences": "member",
+  "mobileSchedules.previewSchedule": "member",
+  "mobileSchedules.listSchedules": "member",
+  "mobileSchedules.createSchedule": "admin",
+  "mobileSchedules.getSchedule": "member",
+  "mobileSchedules.updateSchedule": "admin",
+  "mobileSchedules.deleteSchedule": "admin",
+  "mobileSchedules.pauseSchedule": "admin",
+  "mobileSchedules.resumeSchedule": "admin",
+  "mobileSchedules.runScheduleNow": "admin",
+  "mobileSchedules.listScheduleRuns": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

@@ -1,6 +1,7 @@
 import { Entitlements, Feature, systemActor, Usage } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { mobileWebhookPaths, v1WebhookPaths } from "../src/index.ts"
 import { AppUnderTest, seedKey, send, sendJson } from "./harness.ts"
 import { freshEmail, password, seedTeam } from "./identity-harness.ts"
@@ -151,6 +152,12 @@ describe("/api/mobile", () => {
       assert.strictEqual(bad.status, 400)
       const extra = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "x", workspaceId: "ws_x" })
       assert.strictEqual(extra.status, 400)
+      // A key born expired, or with an expiry at the edge of representable time, is a 400, never a 500.
+      for (const expiresAt of ["1969-12-31T00:00:00.000Z", "-271821-04-20T00:00:00.000Z", "+275760-09-13T00:00:00.000Z"]) {
+        const expired = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "x", expiresAt })
+        assert.strictEqual(expired.status, 400, `${expiresAt}: ${expired.text}`)
+        assert.strictEqual(expired.body.code, "invalid_request")
+      }
       const revoked = yield* send("DELETE", `/api/mobile/api-keys/${String(only?.id)}`, { key: team.admin.token })
       assert.strictEqual(revoked.status, 204)
       assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key })).body.code, "api_key_revoked")
@@ -158,6 +165,88 @@ describe("/api/mobile", () => {
       const other = yield* seedKey()
       const foreign = yield* send("DELETE", `/api/mobile/api-keys/${other.apiKey.id}`, { key: team.owner.token })
       assert.strictEqual(foreign.status, 404)
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("api keys roll: the new key works at once, the old one until the grace ends, then 401 api_key_expired", () =>
+    Effect.gen(function*() {
+      const team = yield* seedTeam
+      const created = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "deploy", scopes: ["read", "webhooks:write"] })
+      const oldKey = String(created.body.key)
+      const oldId = String(member(created.body.apiKey, "id"))
+      const rollPath = (id: string) => `/api/mobile/api-keys/${id}/roll`
+      // Members may not roll (api_keys.manage is for admins and owners), and nothing changes.
+      const byMember = yield* sendJson("POST", rollPath(oldId), team.member.token, { graceSeconds: 60 })
+      assert.strictEqual(byMember.status, 403, byMember.text)
+      assert.strictEqual(byMember.body.code, "forbidden")
+      // The grace is bounded; unknown fields are refused.
+      for (const body of [{ graceSeconds: 604_801 }, { graceSeconds: -1 }, { graceSeconds: 1.5 }, { graceSeconds: 60, name: "x" }]) {
+        const refused = yield* sendJson("POST", rollPath(oldId), team.admin.token, body)
+        assert.strictEqual(refused.status, 400, `${JSON.stringify(body)}: ${refused.text}`)
+        assert.strictEqual(refused.body.code, "invalid_request")
+      }
+      const rolled = yield* sendJson("POST", rollPath(oldId), team.admin.token, { graceSeconds: 60 })
+      assert.strictEqual(rolled.status, 201, rolled.text)
+      const newKey = String(rolled.body.key)
+      assert.match(newKey, /^sk_live_/)
+      assert.notStrictEqual(newKey, oldKey)
+      const successor = rolled.body.apiKey
+      assert.deepInclude(successor, { name: "deploy", scopes: ["read", "webhooks:write"], expiresAt: null, replacedBy: null })
+      assert.deepInclude(rolled.body.previous, { id: oldId, replacedBy: member(successor, "id") })
+      assert.isString(member(rolled.body.previous, "expiresAt"))
+      // Both keys work during the grace.
+      assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key: newKey })).status, 200)
+      assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key: oldKey })).status, 200)
+      // The roll is on the record: an audit entry and an `api_key.rolled` event naming both keys, never a secret.
+      const events = yield* send("GET", "/api/v1/events", { key: newKey })
+      const rolledEvent = records(events.body.data).find((event) => event.type === "api_key.rolled")
+      assert.isDefined(rolledEvent, events.text)
+      assert.strictEqual(member(member(rolledEvent?.data, "previous"), "id"), oldId)
+      assert.strictEqual(member(member(rolledEvent?.data, "apiKey"), "id"), member(successor, "id"))
+      assert.notInclude(events.text, newKey)
+      const audit = yield* send("GET", "/api/mobile/audit", { key: team.admin.token })
+      assert.isTrue(records(audit.body.data).some((entry) => entry.action === "api_key.rolled" && entry.target === oldId), audit.text)
+      // A key is rolled once: rolling the old one again is a conflict that names its successor.
+      const again = yield* send("POST", rollPath(oldId), { key: team.admin.token })
+      assert.strictEqual(again.status, 409, again.text)
+      assert.strictEqual(again.body.code, "conflict")
+      // After the grace the old key is expired; the new one lives on.
+      yield* TestClock.adjust("61 seconds")
+      const late = yield* send("GET", "/api/v1/workspaces/current", { key: oldKey })
+      assert.strictEqual(late.status, 401, late.text)
+      assert.strictEqual(late.body.code, "api_key_expired")
+      assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key: newKey })).status, 200)
+      // Another workspace's key is not found.
+      const other = yield* seedKey()
+      assert.strictEqual((yield* send("POST", rollPath(other.apiKey.id), { key: team.owner.token })).status, 404)
+    }).pipe(Effect.provide(AppUnderTest())))
+
+  it.effect("api keys roll: the body is optional (none, empty, null or {}), each taking the default 24 h grace", () =>
+    Effect.gen(function*() {
+      const team = yield* seedTeam
+      const keys: Array<string> = []
+      const bodies: ReadonlyArray<{ readonly body?: string; readonly contentType?: string }> = [
+        {},
+        { body: "" },
+        { body: "", contentType: "application/json" },
+        { body: "null" },
+        { body: "{}" }
+      ]
+      for (const options of bodies) {
+        const created = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "ci" })
+        keys.push(String(created.body.key))
+        const rolled = yield* send("POST", `/api/mobile/api-keys/${String(member(created.body.apiKey, "id"))}/roll`, {
+          key: team.admin.token,
+          ...options
+        })
+        assert.strictEqual(rolled.status, 201, `${JSON.stringify(options)}: ${rolled.text}`)
+        const graceMillis = Date.parse(String(member(rolled.body.previous, "expiresAt"))) - Date.parse(String(member(rolled.body.apiKey, "createdAt")))
+        assert.strictEqual(graceMillis, 24 * 60 * 60 * 1000)
+      }
+      // Just before the default grace ends the old keys work; at its end they are expired.
+      yield* TestClock.adjust("23 hours")
+      for (const key of keys) assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key })).status, 200)
+      yield* TestClock.adjust("1 hour")
+      for (const key of keys) assert.strictEqual((yield* send("GET", "/api/v1/workspaces/current", { key })).body.code, "api_key_expired")
     }).pipe(Effect.provide(AppUnderTest())))
 
   it.effect("API key vs session: each interface takes its own credential; AI tasks take both", () =>

@@ -268,6 +268,7 @@ describe("/api/v1 webhooks", () => {
       const types = records(reply.body.data)
       assert.strictEqual(types.length, eventDefinitions.length)
       assert.deepStrictEqual(new Set(types.map((t) => t.type)), new Set(eventDefinitions.map((d) => d.type)))
+      assert.includeMembers(types.map((t) => t.type), ["domain.verified", "domain.misconfigured", "domain.verification_failed"])
       for (const type of types) {
         assert.isString(type.description)
         assert.isTrue(isRecord(type.schema), String(type.type))

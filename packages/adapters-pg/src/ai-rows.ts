@@ -20,6 +20,7 @@ export const AiTaskRow = Schema.Struct({
   reservedMicros: "reserved_micros",
   nextAttemptAt: "next_attempt_at",
   submittedBy: "submitted_by",
+  scheduleId: "schedule_id",
   createdAt: "created_at",
   startedAt: "started_at",
   finishedAt: "finished_at"

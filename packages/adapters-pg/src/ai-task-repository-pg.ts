@@ -10,7 +10,7 @@ const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ re
 
 const columns =
   "id, workspace_id, model, status, input, max_output_tokens, metadata, output, input_tokens, output_tokens, cost_micros, " +
-  "reserved_micros, error, attempts, next_attempt_at, submitted_by, created_at, started_at, finished_at"
+  "reserved_micros, error, attempts, next_attempt_at, submitted_by, schedule_id, created_at, started_at, finished_at"
 
 // The claim's RETURNING list: the same columns, of the updated row.
 const leasedColumns = columns.split(", ").map((column) => `t.${column}`).join(", ")
@@ -33,7 +33,7 @@ export const AiTaskRepositoryPg = Layer.effect(
           ${JSON.stringify(task.metadata)}::jsonb, ${Option.getOrNull(task.output)}, ${Option.getOrNull(task.inputTokens)},
           ${Option.getOrNull(task.outputTokens)}, ${Option.getOrNull(task.costMicros)}, ${task.reservedMicros},
           ${jsonOrNull(task.error)}::jsonb, ${task.attempts}, ${dateOrNull(task.nextAttemptAt)}, ${JSON.stringify(task.submittedBy)}::jsonb,
-          ${DateTime.toDateUtc(task.createdAt)}, ${dateOrNull(task.startedAt)}, ${dateOrNull(task.finishedAt)}
+          ${Option.getOrNull(task.scheduleId)}, ${DateTime.toDateUtc(task.createdAt)}, ${dateOrNull(task.startedAt)}, ${dateOrNull(task.finishedAt)}
         )
       `.pipe(orUnavailable)
     })

@@ -13,6 +13,7 @@ const ApiKeyRow = Schema.Struct({
   revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   lastUsedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
 }).pipe(Schema.encodeKeys({
+  replacedBy: "replaced_by",
   workspaceId: "workspace_id",
   displayPrefix: "display_prefix",
   createdBy: "created_by",
@@ -24,7 +25,8 @@ const ApiKeyRow = Schema.Struct({
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ApiKeyRow))
 
-const columns = "id, workspace_id, name, environment, display_prefix, digest, scopes, created_by, created_at, expires_at, revoked_at, last_used_at"
+const columns =
+  "id, workspace_id, name, environment, display_prefix, digest, scopes, created_by, created_at, expires_at, revoked_at, last_used_at, replaced_by"
 
 const toDate = (time: Option.Option<DateTime.Utc>): Date | null => Option.getOrNull(Option.map(time, DateTime.toDateUtc))
 
@@ -50,7 +52,7 @@ export const ApiKeyRepositoryPg = Layer.effect(
         VALUES (
           ${key.id}, ${key.workspaceId}, ${key.name}, ${key.environment}, ${key.displayPrefix}, ${key.digest},
           ${[...key.scopes]}::text[], ${JSON.stringify(key.createdBy)}::jsonb, ${DateTime.toDateUtc(key.createdAt)},
-          ${toDate(key.expiresAt)}, ${toDate(key.revokedAt)}, ${toDate(key.lastUsedAt)}
+          ${toDate(key.expiresAt)}, ${toDate(key.revokedAt)}, ${toDate(key.lastUsedAt)}, ${Option.getOrNull(key.replacedBy)}
         )
       `.pipe(orUnavailable)
     })
@@ -83,12 +85,25 @@ export const ApiKeyRepositoryPg = Layer.effect(
       return Option.fromNullishOr(keys[0])
     })
 
+    // One conditional statement: of two concurrent rolls (or a roll and a revocation) only the first matches.
+    const markRolled = Effect.fn("ApiKeyRepository.markRolled")(
+      function*(workspaceId: WorkspaceId, id: ApiKeyId, replacedBy: ApiKeyId, expiresAt: DateTime.Utc, now: DateTime.Utc) {
+        const keys = yield* sql`
+          UPDATE api_keys SET replaced_by = ${replacedBy}, expires_at = ${DateTime.toDateUtc(expiresAt)}
+          WHERE workspace_id = ${workspaceId} AND id = ${id} AND revoked_at IS NULL AND replaced_by IS NULL
+            AND (expires_at IS NULL OR expires_at > ${DateTime.toDateUtc(now)})
+          RETURNING ${sql.literal(columns)}
+        `.pipe(Effect.flatMap(toKeys), orUnavailable)
+        return Option.fromNullishOr(keys[0])
+      }
+    )
+
     // GREATEST keeps the latest time when processes write out of order.
     const touchLastUsed = Effect.fn("ApiKeyRepository.touchLastUsed")(function*(id: ApiKeyId, at: DateTime.Utc) {
       const time = DateTime.toDateUtc(at)
       yield* sql`UPDATE api_keys SET last_used_at = GREATEST(last_used_at, ${time}::timestamptz) WHERE id = ${id}`.pipe(orUnavailable)
     })
 
-    return ApiKeyRepository.of({ insert, findByDigest, findById, list, revoke, touchLastUsed })
+    return ApiKeyRepository.of({ insert, findByDigest, findById, list, revoke, markRolled, touchLastUsed })
   })
 )

@@ -38,7 +38,7 @@ export const SessionRow = Schema.Struct({
   userId: "user_id",
   activeWorkspaceId: "active_workspace_id",
   accessDigest: "access_digest",
-  previousAccessDigest: "previous_access_digest",
+  rotationSalt: "rotation_salt",
   accessExpiresAt: "access_expires_at",
   refreshDigest: "refresh_digest",
   refreshExpiresAt: "refresh_expires_at",

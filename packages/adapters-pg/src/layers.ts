@@ -8,10 +8,12 @@ import type {
   PushMessageRepository,
   BillingRepository,
   DeliveryRepository,
+  DomainRepository,
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
   MembershipRepository,
+  ScheduleRepository,
   SessionRepository,
   Transactor,
   UserRepository,
@@ -44,6 +46,8 @@ export type Ports =
   | SessionRepository
   | InvitationRepository
   | AppearanceRepository
+  | ScheduleRepository
+  | DomainRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

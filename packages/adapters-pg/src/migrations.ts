@@ -4,7 +4,10 @@ import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
+import schedules from "./migrations/0008_schedules.ts"
+import domains from "./migrations/0009_domains.ts"
 import feedbackPush from "./migrations/0010_feedback_push.ts"
+import hardening from "./migrations/0012_hardening.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
 export const migrations = {
@@ -12,7 +15,10 @@ export const migrations = {
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
   "0004_identity": identity,
-  "0010_feedback_push": feedbackPush
+  "0008_schedules": schedules,
+  "0009_domains": domains,
+  "0010_feedback_push": feedbackPush,
+  "0012_hardening": hardening
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

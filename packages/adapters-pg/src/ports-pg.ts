@@ -5,10 +5,12 @@ import { AppearanceRepositoryPg } from "./appearance-repository-pg.ts"
 import { AuditLogPg } from "./audit-log-pg.ts"
 import { BillingRepositoryPg } from "./billing-repository-pg.ts"
 import { DeliveryRepositoryPg } from "./delivery-repository-pg.ts"
+import { DomainRepositoryPg } from "./domains/index.ts"
 import { EntitlementRepositoryPg } from "./entitlement-repository-pg.ts"
 import { EventOutboxPg } from "./event-outbox-pg.ts"
 import { InvitationRepositoryPg } from "./invitation-repository-pg.ts"
 import { MembershipRepositoryPg } from "./membership-repository-pg.ts"
+import { ScheduleRepositoryPg } from "./schedules/schedule-repository-pg.ts"
 import { SessionRepositoryPg } from "./session-repository-pg.ts"
 import { TransactorPg } from "./transactor-pg.ts"
 import { UserRepositoryPg } from "./user-repository-pg.ts"
@@ -33,6 +35,8 @@ export const PortsPg = Layer.mergeAll(
   SessionRepositoryPg,
   InvitationRepositoryPg,
   AppearanceRepositoryPg,
+  ScheduleRepositoryPg,
+  DomainRepositoryPg,
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,
   PushMessageRepositoryPg,

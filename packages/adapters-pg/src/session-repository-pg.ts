@@ -14,10 +14,12 @@ import { orUnavailable } from "./sql-errors.ts"
 import { dateOrNull } from "./webhook-rows.ts"
 
 const decodeSessions = Schema.decodeUnknownEffect(Schema.Array(SessionRow))
-const decodeCurrent = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ current: Schema.Boolean })))
+const decodeRetirement = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ current: Schema.Boolean, retired_at: Schema.NullOr(Schema.DateTimeUtcFromDate) }))
+)
 
 const columns =
-  "id, user_id, active_workspace_id, access_digest, previous_access_digest, access_expires_at, refresh_digest, refresh_expires_at, " +
+  "id, user_id, active_workspace_id, access_digest, access_expires_at, refresh_digest, refresh_expires_at, rotation_salt, " +
   "generation, created_at, last_used_at, revoked_at, revoke_reason, user_agent"
 
 // The same columns of the joined session, for the retired-token half of `findByRefreshDigest`.
@@ -37,8 +39,8 @@ export const SessionRepositoryPg = Layer.effect(
         INSERT INTO sessions (${sql.literal(columns)})
         VALUES (
           ${session.id}, ${session.userId}, ${session.activeWorkspaceId}, ${session.accessDigest},
-          ${Option.getOrNull(session.previousAccessDigest)}, ${DateTime.toDateUtc(session.accessExpiresAt)},
-          ${session.refreshDigest}, ${DateTime.toDateUtc(session.refreshExpiresAt)}, ${session.generation},
+          ${DateTime.toDateUtc(session.accessExpiresAt)}, ${session.refreshDigest}, ${DateTime.toDateUtc(session.refreshExpiresAt)},
+          ${Option.getOrNull(session.rotationSalt)}, ${session.generation},
           ${DateTime.toDateUtc(session.createdAt)}, ${DateTime.toDateUtc(session.lastUsedAt)}, ${dateOrNull(session.revokedAt)},
           ${Option.getOrNull(session.revokeReason)}, ${Option.getOrNull(session.userAgent)}
         )
@@ -50,12 +52,17 @@ export const SessionRepositoryPg = Layer.effect(
       return Option.fromNullishOr(sessions[0])
     })
 
-    // The current digest wins over a previous one; both are random, so a tie never happens outside a bug.
+    // The current digest wins over a superseded one; both are random, so a tie never happens outside a bug.
     const findByAccessDigest = Effect.fn("SessionRepository.findByAccessDigest")(function*(digest: string) {
       const sessions = yield* sql`
-        SELECT ${sql.literal(columns)} FROM sessions
-        WHERE access_digest = ${digest} OR previous_access_digest = ${digest}
-        ORDER BY access_digest = ${digest} DESC
+        SELECT * FROM (
+          SELECT ${sql.literal(columns)}, true AS current FROM sessions WHERE access_digest = ${digest}
+          UNION ALL
+          SELECT ${sql.literal(joinedColumns)}, false AS current
+          FROM session_refresh_tokens r JOIN sessions s ON s.id = r.session_id
+          WHERE r.access_digest = ${digest}
+        ) matches
+        ORDER BY current DESC
         LIMIT 1
       `.pipe(Effect.flatMap(toSessions), orUnavailable)
       return Option.fromNullishOr(sessions[0])
@@ -65,21 +72,21 @@ export const SessionRepositoryPg = Layer.effect(
     const findByRefreshDigest = Effect.fn("SessionRepository.findByRefreshDigest")(function*(digest: string) {
       const rows = yield* sql`
         SELECT * FROM (
-          SELECT ${sql.literal(columns)}, true AS current FROM sessions WHERE refresh_digest = ${digest}
+          SELECT ${sql.literal(columns)}, true AS current, NULL::timestamptz AS retired_at FROM sessions WHERE refresh_digest = ${digest}
           UNION ALL
-          SELECT ${sql.literal(joinedColumns)}, false AS current
+          SELECT ${sql.literal(joinedColumns)}, false AS current, r.retired_at
           FROM session_refresh_tokens r JOIN sessions s ON s.id = r.session_id
           WHERE r.digest = ${digest}
         ) matches
         ORDER BY current DESC
         LIMIT 1
       `.pipe(orUnavailable)
-      const [sessions, flags] = yield* Effect.all([toSessions(rows), decodeCurrent(rows)]).pipe(orUnavailable)
+      const [sessions, flags] = yield* Effect.all([toSessions(rows), decodeRetirement(rows)]).pipe(orUnavailable)
       const session = sessions[0]
       const flag = flags[0]
       return session === undefined || flag === undefined
         ? Option.none()
-        : Option.some<RefreshTokenMatch>({ session, current: flag.current })
+        : Option.some<RefreshTokenMatch>({ session, current: flag.current, retiredAt: Option.fromNullishOr(flag.retired_at) })
     })
 
     // Compare-and-set in one statement (the caller holds no transaction): the update matches only while the refresh
@@ -91,17 +98,17 @@ export const SessionRepositoryPg = Layer.effect(
         WITH rotated AS (
           UPDATE sessions SET
             access_digest = ${next.accessDigest},
-            previous_access_digest = ${Option.getOrNull(next.previousAccessDigest)},
             access_expires_at = ${DateTime.toDateUtc(next.accessExpiresAt)},
             refresh_digest = ${next.refreshDigest},
             refresh_expires_at = ${DateTime.toDateUtc(next.refreshExpiresAt)},
+            rotation_salt = ${Option.getOrNull(next.rotationSalt)},
             generation = ${next.generation},
             last_used_at = ${DateTime.toDateUtc(next.lastUsedAt)}
           WHERE id = ${previous.id} AND refresh_digest = ${previous.refreshDigest} AND revoked_at IS NULL
           RETURNING id
         )
-        INSERT INTO session_refresh_tokens (digest, session_id, retired_at)
-        SELECT ${previous.refreshDigest}, id, ${DateTime.toDateUtc(next.lastUsedAt)} FROM rotated
+        INSERT INTO session_refresh_tokens (digest, session_id, retired_at, access_digest)
+        SELECT ${previous.refreshDigest}, id, ${DateTime.toDateUtc(next.lastUsedAt)}, ${previous.accessDigest} FROM rotated
         RETURNING session_id
       `.pipe(orUnavailable)
       return retired.length > 0

@@ -71,6 +71,7 @@ export const makeApiKey = (workspaceId: WorkspaceId, overrides: Partial<ApiKey> 
     expiresAt: Option.none(),
     revokedAt: Option.none(),
     lastUsedAt: Option.none(),
+    replacedBy: Option.none(),
     ...overrides
   })
 
@@ -204,7 +205,7 @@ export const makeSession = (userId: UserId, workspaceId: WorkspaceId, overrides:
     userId,
     activeWorkspaceId: workspaceId,
     accessDigest: `access-${token()}`,
-    previousAccessDigest: Option.none(),
+    rotationSalt: Option.none(),
     accessExpiresAt: at(900),
     refreshDigest: `refresh-${token()}`,
     refreshExpiresAt: at(2_592_000),
@@ -222,7 +223,7 @@ export const rotated = (session: Session, now: DateTime.Utc): Session =>
   new Session({
     ...session,
     accessDigest: `access-${token()}`,
-    previousAccessDigest: Option.some(session.accessDigest),
+    rotationSalt: Option.some(`salt-${token()}`),
     refreshDigest: `refresh-${token()}`,
     generation: session.generation + 1,
     lastUsedAt: now

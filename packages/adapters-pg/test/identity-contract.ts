@@ -140,18 +140,23 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(second, 1)
       }))
 
-    it.effect("sessions round-trip and are found by id, current access digest, and the previous one after a rotation", () =>
+    it.effect("sessions round-trip and are found by id, current access digest, and every superseded one after rotations", () =>
       Effect.gen(function*() {
         const sessions = yield* SessionRepository
         const { session } = yield* seedOwned
         assert.deepStrictEqual(yield* sessions.findById(session.id), Option.some(session))
         assert.deepStrictEqual(yield* sessions.findByAccessDigest(session.accessDigest), Option.some(session))
-        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.some({ session, current: true }))
+        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.some({ session, current: true, retiredAt: Option.none() }))
         const next = rotated(session, at(60))
         assert.isTrue(yield* sessions.rotate(session, next))
         assert.deepStrictEqual(yield* sessions.findById(session.id), Option.some(next))
         assert.deepStrictEqual(yield* sessions.findByAccessDigest(next.accessDigest), Option.some(next))
         assert.deepStrictEqual(yield* sessions.findByAccessDigest(session.accessDigest), Option.some(next))
+        // Two rotations on, the first access token still leads to its (live) session, so it can be told "expired".
+        const third = rotated(next, at(120))
+        assert.isTrue(yield* sessions.rotate(next, third))
+        assert.deepStrictEqual(yield* sessions.findByAccessDigest(session.accessDigest), Option.some(third))
+        assert.deepStrictEqual(yield* sessions.findByAccessDigest(next.accessDigest), Option.some(third))
         assert.isTrue(Option.isNone(yield* sessions.findByAccessDigest("access-unknown")))
         assert.isTrue(Option.isNone(yield* sessions.findByRefreshDigest("refresh-unknown")))
       }))
@@ -164,9 +169,10 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports | S
         const third = rotated(second, at(120))
         assert.isTrue(yield* sessions.rotate(session, second))
         assert.isTrue(yield* sessions.rotate(second, third))
-        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(third.refreshDigest), Option.some({ session: third, current: true }))
-        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(second.refreshDigest), Option.some({ session: third, current: false }))
-        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.some({ session: third, current: false }))
+        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(third.refreshDigest), Option.some({ session: third, current: true, retiredAt: Option.none() }))
+        // Each retired token says when its rotation retired it (the time the leeway is measured from).
+        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(second.refreshDigest), Option.some({ session: third, current: false, retiredAt: Option.some(at(120)) }))
+        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.some({ session: third, current: false, retiredAt: Option.some(at(60)) }))
         // A stale rotation (its `previous` is no longer current) changes nothing.
         assert.isFalse(yield* sessions.rotate(second, rotated(second, at(180))))
         assert.deepStrictEqual(yield* sessions.findById(session.id), Option.some(third))
@@ -181,7 +187,7 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(won.filter(Boolean).length, 1)
         const winner = candidates[won.indexOf(true)]
         assert.deepStrictEqual(yield* sessions.findById(session.id), Option.fromNullishOr(winner))
-        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.map(Option.fromNullishOr(winner), (s) => ({ session: s, current: false })))
+        assert.deepStrictEqual(yield* sessions.findByRefreshDigest(session.refreshDigest), Option.map(Option.fromNullishOr(winner), (s) => ({ session: s, current: false, retiredAt: Option.some(at(60)) })))
       }))
 
     it.effect("a revoked session does not rotate; revoking twice keeps the first time and reason", () =>

@@ -10,6 +10,8 @@ import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
+import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
+import { PortsMemory } from "@atrium/domain/testing"
 import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
@@ -35,7 +37,12 @@ for (const target of targets) {
   aiDomainContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  scheduleRepositoryContract(target.label, target.layer)
+  scheduleDomainContract(target.label, target.layer)
 }
+
+// The in-memory twin keeps the same repository rules.
+scheduleRepositoryContract("memory", PortsMemory)
 
 // The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
 const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [

@@ -143,6 +143,41 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports |
         assert.deepStrictEqual(yield* repo.findByDigest(key.digest), second)
       }))
 
+    it.effect("a roll marks the key once: replaced-by and the grace's expiry, never on a revoked, expired or rolled key", () =>
+      Effect.gen(function*() {
+        const repo = yield* ApiKeyRepository
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const key = makeApiKey(workspace.id)
+        const successor = makeApiKey(workspace.id)
+        yield* repo.insert(key)
+        assert.isTrue(Option.isNone(yield* repo.markRolled(other.id, key.id, successor.id, at(100), at(10))))
+        const rolled = yield* repo.markRolled(workspace.id, key.id, successor.id, at(100), at(10))
+        assert.deepStrictEqual(Option.map(rolled, (k) => [k.replacedBy, k.expiresAt]), Option.some([Option.some(successor.id), Option.some(at(100))]))
+        assert.deepStrictEqual(yield* repo.findByDigest(key.digest), rolled)
+        assert.isTrue(Option.isNone(yield* repo.markRolled(workspace.id, key.id, makeApiKey(workspace.id).id, at(200), at(20))))
+        const revoked = makeApiKey(workspace.id, { revokedAt: Option.some(at(1)) })
+        const expired = makeApiKey(workspace.id, { expiresAt: Option.some(at(5)) })
+        yield* Effect.forEach([revoked, expired], repo.insert, { discard: true })
+        assert.isTrue(Option.isNone(yield* repo.markRolled(workspace.id, revoked.id, successor.id, at(100), at(10))))
+        assert.isTrue(Option.isNone(yield* repo.markRolled(workspace.id, expired.id, successor.id, at(100), at(10))))
+      }))
+
+    it.effect("concurrent rolls of one key through the service: exactly one wins, the others are Conflict and leave no key", () =>
+      Effect.gen(function*() {
+        const workspace = yield* seedWorkspace
+        const keys = yield* ApiKeys
+        const created = yield* keys.create({ workspaceId: workspace.id, name: "deploy", scopes: ["read"], actor: systemActor("test") })
+        const results = yield* Effect.all(
+          Array.from({ length: 5 }, () => keys.roll({ workspaceId: workspace.id, id: created.apiKey.id, actor: systemActor("test") })),
+          { concurrency: "unbounded", mode: "result" }
+        )
+        assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
+        assert.deepStrictEqual(results.flatMap((r) => r._tag === "Failure" ? [r.failure._tag] : []), ["Conflict", "Conflict", "Conflict", "Conflict"])
+        const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+        assert.strictEqual(listed.data.length, 2)
+      }).pipe(Effect.provide(domain)))
+
     it.effect("last-used time is recorded and never moves backwards", () =>
       Effect.gen(function*() {
         const repo = yield* ApiKeyRepository

@@ -21,11 +21,18 @@ export interface Destination {
   readonly addresses: ReadonlyArray<ResolvedAddress>
 }
 
-/** Why a destination may not be contacted: refused by the guard, unresolvable, or resolution timed out. */
+/**
+ * Why a destination may not be contacted: refused by the guard, unresolvable, or resolution timed out. `reason` may be
+ * shown to the caller (it never names a resolved address); `detail` names the address and goes to the server log only.
+ */
 export class DestinationRefused extends Schema.TaggedError<DestinationRefused>()("DestinationRefused", {
   kind: Schema.Literals(["blocked", "dns", "timeout"]),
-  reason: Schema.String
+  reason: Schema.String,
+  detail: Schema.optional(Schema.String)
 }) {}
+
+/** What the caller is told when the guard refuses an address: that it is not allowed, not which address it was. */
+export const notAllowed = "the destination is not allowed"
 
 /** Resolves a host name to all of its addresses. */
 export type Resolver = (hostname: string, timeoutMillis: number) => Effect.Effect<ReadonlyArray<ResolvedAddress>, DestinationRefused>
@@ -83,7 +90,11 @@ export const resolveDestination = Effect.fn("Destination.resolve")(function*(tex
   }
   const verdicts = addresses.map((entry) => checkAddress(options.allowList, entry.address))
   for (const verdict of verdicts) {
-    if (verdict._tag === "Blocked") return yield* refuse(`${hostname} resolves to a blocked address: ${verdict.reason}`)
+    if (verdict._tag === "Blocked") {
+      return yield* Effect.fail(
+        new DestinationRefused({ kind: "blocked", reason: notAllowed, detail: `${hostname} resolves to a blocked address: ${verdict.reason}` })
+      )
+    }
   }
   const secure = url.protocol === "https:"
   // Plain http is for local development receivers only: every address must be inside an allow-listed network.

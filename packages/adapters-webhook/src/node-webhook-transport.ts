@@ -8,7 +8,7 @@ import { WebhookTransport } from "@atrium/domain"
 import { Config, Duration, Effect, Layer, Result } from "effect"
 import { type AllowList, makeAllowList, parseAllowNetworks } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
-import { type Destination, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
+import { type Destination, type DestinationRefused, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
 import { pinnedLookup } from "./pinned-lookup.ts"
 import { parseRetryAfter } from "./retry-after.ts"
 
@@ -166,6 +166,14 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
     })
   })
 
+// The resolved address of a refused destination is logged here and never reaches an attempt record or a response.
+const logRefusal = (refused: DestinationRefused) =>
+  refused.kind === "blocked"
+    ? Effect.logWarning("webhook destination refused by the SSRF guard").pipe(
+      Effect.annotateLogs({ reason: refused.reason, detail: refused.detail ?? refused.reason })
+    )
+    : Effect.void
+
 /** Builds the transport: validates the allow-list once, then checks every destination before each attempt. */
 export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Options) {
   const allowList: AllowList = yield* makeAllowList(options.allowNetworks)
@@ -178,6 +186,7 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
     // The guard runs again at send time: DNS answers may have changed since the subscription was saved.
     const checked = yield* Effect.result(resolveDestination(request.url, { allowList, resolver, timeoutMillis: connectMillis }))
     if (Result.isFailure(checked)) {
+      yield* logRefusal(checked.failure)
       const durationMillis = Math.round((yield* now) - started)
       return failure(checked.failure.kind, durationMillis, null)
     }
@@ -194,7 +203,7 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
     const checked = yield* Effect.result(resolveDestination(url, { allowList, resolver, timeoutMillis: 5_000 }))
     const verdict: DestinationCheck = Result.isSuccess(checked)
       ? { _tag: "Allowed", addresses: checked.success.addresses.map((entry) => entry.address) }
-      : { _tag: "Refused", reason: checked.failure.reason }
+      : { _tag: "Refused", reason: checked.failure.reason, detail: checked.failure.detail }
     return verdict
   })
 

@@ -11,7 +11,7 @@ import {
   Workspaces
 } from "@atrium/domain"
 import { ownerPrincipal } from "@atrium/domain/testing"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
@@ -46,7 +46,10 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),
   push: Option.none(),
-  modelCatalog: defaultModelCatalog
+  modelCatalog: defaultModelCatalog,
+  dnsServers: [],
+  dnsTimeout: Duration.seconds(5),
+  domainDenySuffixes: []
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

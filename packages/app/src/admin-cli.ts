@@ -4,6 +4,8 @@ import {
   Entitlements,
   EntitlementSource,
   Feature,
+  InvalidInput,
+  ModelCatalog,
   NotFound,
   Usage,
   WebhookEndpointId,
@@ -33,6 +35,15 @@ const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
   return found.value
 })
 
+// Whole days from now, 1 to 3650: a negative, zero or absurd count is refused here, before any date is computed.
+const expiryInDays = Effect.fn("expiryInDays")(function*(days: Option.Option<number>) {
+  if (Option.isNone(days)) return undefined
+  if (!Number.isInteger(days.value) || days.value < 1 || days.value > 3650) {
+    return yield* new InvalidInput({ detail: "--expires-in-days must be a whole number of days from 1 to 3650" })
+  }
+  return DateTime.add(yield* DateTime.now, { days: days.value })
+})
+
 const workspaceFlag = Flag.String("workspace").pipe(Flag.withDescription("Workspace id (ws_…) or slug"))
 
 const migrate = Command.make("migrate", {}, () =>
@@ -56,7 +67,7 @@ const createKey = Command.make(
   {
     workspace: workspaceFlag,
     name: Flag.String("name").pipe(Flag.withDescription("Label for the key"), Flag.withDefault("cli")),
-    scope: Flag.Literals("scope", ["read", "ai_tasks:write", "webhooks:write", "write"]).pipe(
+    scope: Flag.Literals("scope", ["read", "ai_tasks:write", "webhooks:write", "schedules:write", "write"]).pipe(
       Flag.withDescription("Scope to grant (repeatable; default read)"),
       Flag.atLeast(0)
     ),
@@ -66,8 +77,7 @@ const createKey = Command.make(
   ({ environment, expiresInDays, name, scope, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const now = yield* DateTime.now
-      const expiresAt = Option.getOrUndefined(Option.map(expiresInDays, (days) => DateTime.add(now, { days })))
+      const expiresAt = yield* expiryInDays(expiresInDays)
       const { apiKey, plaintext } = yield* (yield* ApiKeys).create({
         workspaceId: target.id,
         name,
@@ -92,6 +102,31 @@ const revokeKey = Command.make(
     }))
 ).pipe(Command.withDescription("Revoke an API key"))
 
+const rollKey = Command.make(
+  "roll-key",
+  {
+    workspace: workspaceFlag,
+    key: Flag.String("key").pipe(Flag.withSchema(ApiKeyId), Flag.withDescription("Key id (key_…) to replace")),
+    graceSeconds: Flag.Int("grace-seconds").pipe(
+      Flag.withDescription("How long the old key keeps working (default 86400 = 24 h, at most 604800 = 7 days)"),
+      Flag.optional
+    )
+  },
+  ({ graceSeconds, key, workspace }) =>
+    withDomain(Effect.gen(function*() {
+      const target = yield* resolveWorkspace(workspace)
+      const rolled = yield* (yield* ApiKeys).roll({ workspaceId: target.id, id: key, graceSeconds: Option.getOrUndefined(graceSeconds), actor })
+      // The new key goes to stdout once and nowhere else; it cannot be shown again.
+      yield* Console.log(JSON.stringify({
+        id: rolled.apiKey.id,
+        replaces: rolled.previous.id,
+        previousExpiresAt: Option.getOrNull(Option.map(rolled.previous.expiresAt, DateTime.formatIso)),
+        scopes: rolled.apiKey.scopes,
+        key: Redacted.value(rolled.plaintext)
+      }))
+    }))
+).pipe(Command.withDescription("Replace an API key with a new one (same name and scopes); the old one works for the grace"))
+
 const grantEntitlement = Command.make(
   "grant-entitlement",
   {
@@ -102,9 +137,12 @@ const grantEntitlement = Command.make(
   },
   ({ expiresInDays, feature, source, workspace }) =>
     withDomain(Effect.gen(function*() {
+      const known = yield* (yield* ModelCatalog).features
+      if (!known.includes(feature)) {
+        return yield* new InvalidInput({ detail: `unknown feature "${feature}"; the catalog knows ${known.join(", ")}` })
+      }
       const target = yield* resolveWorkspace(workspace)
-      const now = yield* DateTime.now
-      const expiresAt = Option.getOrUndefined(Option.map(expiresInDays, (days) => DateTime.add(now, { days })))
+      const expiresAt = yield* expiryInDays(expiresInDays)
       const granted = yield* (yield* Entitlements).grant({ workspaceId: target.id, feature, source, expiresAt, actor })
       yield* Console.log(JSON.stringify({ workspaceId: target.id, feature: granted.feature, source: granted.source }))
     }))
@@ -184,6 +222,7 @@ export const cli = Command.make("atrium").pipe(
     createWorkspace,
     createKey,
     revokeKey,
+    rollKey,
     grantEntitlement,
     revokeEntitlement,
     addCredits,

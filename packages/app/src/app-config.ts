@@ -23,6 +23,11 @@ export interface AppConfig {
   /** Expo push: off without an access token (the token never leaves the server). */
   readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
+  readonly dnsServers: ReadonlyArray<string>
+  readonly dnsTimeout: Duration.Duration
+  /** Hostnames (and everything under them) no workspace may add, such as the service's own domain. */
+  readonly domainDenySuffixes: ReadonlyArray<string>
 }
 
 const modelCatalog = Config.option(Config.schema(Schema.fromJsonString(ModelCatalogJson), "ATRIUM_MODEL_CATALOG")).pipe(
@@ -40,6 +45,12 @@ const database = Config.all({
     })
   )
 )
+
+const commaList = (name: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(""),
+    Config.map((text) => text.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  )
 
 /** The configuration as one `Config`, so a bad value fails at start with the variable's name. */
 export const appConfig: Config.Config<AppConfig> = Config.all({
@@ -71,7 +82,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     url: Config.option(Config.Redacted("ATRIUM_REDIS_URL")),
     prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
   }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
-  modelCatalog
+  modelCatalog,
+  dnsServers: commaList("ATRIUM_DNS_SERVERS"),
+  dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
 })
 
 /** Reads the configuration from the environment. */

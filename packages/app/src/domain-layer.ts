@@ -1,21 +1,39 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import { aiServices, defaultDeliveryPolicy, domainServices, EngagementServices, identityServices, ModelCatalog } from "@atrium/domain"
+import {
+  aiServices,
+  customDomainServices,
+  defaultDeliveryPolicy,
+  defaultDomainPolicy,
+  domainServices,
+  EngagementServices,
+  identityServices,
+  ModelCatalog,
+  ScheduleServices
+} from "@atrium/domain"
 import { Duration, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
+import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
-/** Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password hasher and catalog. */
-export const domainLayer = (config: AppConfig) =>
-  Layer.mergeAll(
+/**
+ * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
+ * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ */
+export const domainLayer = (config: AppConfig) => {
+  const ai = aiServices()
+  return Layer.mergeAll(
     domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    aiServices(),
+    ai,
     identityServices(),
-    EngagementServices
+    EngagementServices,
+    // Schedules fire through the same AI task service.
+    ScheduleServices.pipe(Layer.provide(ai)),
+    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -26,7 +44,9 @@ export const domainLayer = (config: AppConfig) =>
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
+        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         pushServiceLayer(config)
       )
     )
   )
+}

@@ -7,6 +7,8 @@ import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
 import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
+import { DomainVerificationWorker } from "./domain-verification-worker.ts"
+import { ScheduleWorker } from "./schedule-worker.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
@@ -26,7 +28,9 @@ export const serverLayer = (config: AppConfig) => {
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.
-  const workers = config.workers ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer) : Layer.empty
+  const workers = config.workers
+    ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer, DomainVerificationWorker.layer(), ScheduleWorker.layer())
+    : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(secretKeyCheck(config)), Layer.provide(domain))
 }

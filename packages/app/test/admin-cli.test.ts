@@ -33,12 +33,19 @@ describe("admin CLI", () => {
     expect(created.scopes).toEqual(["read"])
     const key = String(created.key)
     expect(key).toMatch(/^sk_live_/)
+    // Rolling gives a second key with the same scopes; the first keeps working for the grace.
+    const rolled = lastJson(await atrium("roll-key", "--workspace", "acme", "--key", String(created.id), "--grace-seconds", "3600"))
+    expect(rolled).toMatchObject({ replaces: created.id, scopes: ["read"] })
+    expect(String(rolled.key)).toMatch(/^sk_live_/)
+    expect(Date.parse(String(rolled.previousExpiresAt)) - Date.now()).toBeGreaterThan(3500_000)
 
     const server = await startServer({ ATRIUM_DATA_DIR: dataDir })
     try {
       const auth = { authorization: `Bearer ${key}` }
       const current = await fetch(`${server.baseUrl}/api/v1/workspaces/current`, { headers: auth })
       expect(await current.json()).toMatchObject({ id: workspace.id, slug: "acme" })
+      const successor = await fetch(`${server.baseUrl}/api/v1/workspaces/current`, { headers: { authorization: `Bearer ${String(rolled.key)}` } })
+      expect(successor.status).toBe(200)
       const entitlements: { data: Array<{ feature: string }> } = await (await fetch(`${server.baseUrl}/api/v1/entitlements`, { headers: auth })).json()
       expect(entitlements.data.map((e) => e.feature)).toEqual(["ai.basic"])
     } finally {
@@ -59,6 +66,28 @@ describe("admin CLI", () => {
   it("an unknown workspace is an error, not a crash with a stack", async () => {
     await expect(atrium("create-key", "--workspace", "nope-nope")).rejects.toMatchObject({ code: 1 })
   }, 30_000)
+
+  // Each refusal is exit code 1 and one line on stderr saying why: no empty "NotFound:", no stack.
+  const refusal = async (...args: Array<string>) => {
+    const failed: unknown = await atrium(...args).then(() => undefined, (error: unknown) => error)
+    expect(failed).toMatchObject({ code: 1 })
+    const stderr = typeof failed === "object" && failed !== null && "stderr" in failed ? String(failed.stderr) : ""
+    const lines = stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(stderr).not.toMatch(/^\s+at /m)
+    return lines[0] ?? ""
+  }
+
+  it("operator mistakes are refused with a one-line reason", async () => {
+    expect(await refusal("create-key", "--workspace", "nope-nope")).toBe("atrium: not found: no workspace by that name or id")
+    await atrium("create-workspace", "--name", "Refusals", "--slug", "refusals")
+    expect(await refusal("grant-entitlement", "--workspace", "refusals", "--feature", "ai.bogus")).toMatch(/^atrium: invalid input: unknown feature "ai.bogus"; the catalog knows ai.basic/)
+    for (const days of ["-1", "1000000"]) {
+      expect(await refusal("create-key", "--workspace", "refusals", "--expires-in-days", days)).toMatch(/^atrium: invalid input: --expires-in-days/)
+    }
+    expect(await refusal("create-workspace", "--name", "Bad\u0001Name")).toMatch(/^atrium: invalid input: name/)
+    expect(await refusal("roll-key", "--workspace", "refusals", "--key", "key_missing")).toBe("atrium: not found: no api key by that name or id")
+  }, 180_000)
 
   it("beside a running server acts on its live database: the server sees every change at once, and a restart keeps them", async () => {
     const besideDir = join(workDir, "beside")

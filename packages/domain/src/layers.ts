@@ -8,6 +8,7 @@ import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
 import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
 import { SecretHasher } from "./shared/index.ts"
@@ -18,13 +19,17 @@ import { WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
 import { FeatureRequests } from "./feedback/index.ts"
 import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
+import { ScheduleReactions, Schedules } from "./schedules/index.ts"
 
-/** The change log and its subscribers (the webhook fan-out); every service that changes state records through it. */
+/**
+ * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
+ * outcomes); every service that changes state records through it.
+ */
 export const ChangeLogLive = ChangeLog.layer.pipe(
   Layer.provide(EventSubscribers.layerFrom(Effect.gen(function*() {
-    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber]
+    return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber, (yield* ScheduleReactions).subscriber]
   }))),
-  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer))
+  Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer, ScheduleReactions.layer))
 )
 
 /** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
@@ -46,6 +51,12 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 export const AiServices = aiServices()
 
 /**
+ * Schedules (they fire through `AiTasks`); besides the ports above they need `ScheduleRepository`. The policy comes
+ * from `CurrentSchedulePolicy` (its default unless a composition provides another).
+ */
+export const ScheduleServices = Schedules.layer.pipe(Layer.provide(ChangeLogLive))
+
+/**
  * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of
  * `domainServices` they need `UserRepository`, `MembershipRepository`, `SessionRepository`, `InvitationRepository`,
  * `AppearanceRepository` and `PasswordHasher`; kept apart so compositions that lack those still build.
@@ -57,6 +68,15 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
+
+/**
+ * Custom domains; besides the ports of `domainServices` they need `DomainRepository` and `DnsResolver`. Kept apart so
+ * compositions that lack those still build.
+ */
+export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy) => CustomDomains.layerWith(policy).pipe(Layer.provide(ChangeLogLive))
+
+/** Custom domains with the default policy. */
+export const CustomDomainServices = customDomainServices()
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

@@ -108,3 +108,90 @@ describe("ApiKeys", () => {
       assert.notDeepEqual(yield* lastUsed, first)
     }).pipe(Effect.provide(DomainMemory)))
 })
+
+describe("ApiKeys: expiry at creation", () => {
+  it.effect("refuses a key that is already expired, expires now, or expires at an absurd date; nothing is stored", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const keys = yield* ApiKeys
+      const now = yield* DateTime.now
+      const absurd = [
+        DateTime.add(now, { days: -1 }),
+        now,
+        DateTime.makeUnsafe(-8.64e15), // year −271821, the earliest instant JavaScript knows
+        DateTime.makeUnsafe(8.64e15), // year 275760
+        DateTime.add(now, { days: 3651 })
+      ]
+      for (const expiresAt of absurd) {
+        const error = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt, actor }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "InvalidInput")
+      }
+      assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).apiKeys.size, 0)
+      const fine = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt: DateTime.add(now, { days: 30 }), actor })
+      assert.deepStrictEqual(fine.apiKey.expiresAt, Option.some(DateTime.add(now, { days: 30 })))
+    }).pipe(Effect.provide(DomainMemory)))
+})
+
+describe("ApiKeys: roll with grace", () => {
+  const stateNow = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
+
+  it.effect("a new key with the same name and scopes; the old one works for the grace (default 24 h), then api_key_expired", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const keys = yield* ApiKeys
+      const old = yield* keys.create({ workspaceId: workspace.id, name: "deploy", scopes: ["read", "webhooks:write"], environment: "test", actor })
+      const rolled = yield* keys.roll({ workspaceId: workspace.id, id: old.apiKey.id, actor })
+      assert.notStrictEqual(rolled.apiKey.id, old.apiKey.id)
+      assert.notStrictEqual(Redacted.value(rolled.plaintext), Redacted.value(old.plaintext))
+      assert.deepStrictEqual([rolled.apiKey.name, rolled.apiKey.scopes, rolled.apiKey.environment], ["deploy", ["read", "webhooks:write"], "test"])
+      const now = yield* DateTime.now
+      assert.deepStrictEqual(rolled.previous.expiresAt, Option.some(DateTime.add(now, { hours: 24 })))
+      assert.deepStrictEqual(rolled.previous.replacedBy, Option.some(rolled.apiKey.id))
+      // Both keys work during the grace, and each records its own use: the list shows which one is still called.
+      yield* TestClock.adjust("23 hours")
+      assert.strictEqual((yield* keys.authenticate(old.plaintext)).keyId, old.apiKey.id)
+      assert.strictEqual((yield* keys.authenticate(rolled.plaintext)).keyId, rolled.apiKey.id)
+      yield* TestClock.adjust("1 second")
+      const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+      const lastUsed = new Map(listed.data.map((key) => [key.id, key.lastUsedAt]))
+      assert.isTrue(Option.isSome(lastUsed.get(old.apiKey.id) ?? Option.none()))
+      assert.isTrue(Option.isSome(lastUsed.get(rolled.apiKey.id) ?? Option.none()))
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual((yield* keys.authenticate(old.plaintext).pipe(Effect.flip)).code, "api_key_expired")
+      yield* keys.authenticate(rolled.plaintext)
+      // One audit entry and one api_key.rolled event, carrying views only (no secret, no digest).
+      const s = yield* stateNow
+      assert.deepStrictEqual(s.audit.filter((e) => e.action === "api_key.rolled").map((e) => e.target), [old.apiKey.id])
+      const events = s.events.filter((e) => e.type === "api_key.rolled")
+      assert.strictEqual(events.length, 1)
+      const payload = JSON.stringify(events[0]?.data)
+      assert.include(payload, rolled.apiKey.id)
+      assert.notInclude(payload, Redacted.value(rolled.plaintext))
+      assert.notInclude(payload, rolled.apiKey.digest)
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("the grace is 0 s to 7 days and never lengthens an earlier expiry; revoked, rolled or unknown keys are refused", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const other = yield* (yield* Workspaces).create({ name: "Other", actor })
+      const keys = yield* ApiKeys
+      const now = yield* DateTime.now
+      const key = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt: DateTime.add(now, { hours: 1 }), actor })
+      for (const graceSeconds of [-1, 7 * 86400 + 1, 1.5]) {
+        const error = yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, graceSeconds, actor }).pipe(Effect.flip)
+        assert.strictEqual(error._tag, "InvalidInput")
+      }
+      assert.strictEqual((yield* keys.roll({ workspaceId: other.id, id: key.apiKey.id, actor }).pipe(Effect.flip))._tag, "NotFound")
+      const rolled = yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, graceSeconds: 7 * 86400, actor })
+      assert.deepStrictEqual(rolled.previous.expiresAt, Option.some(DateTime.add(now, { hours: 1 })))
+      assert.deepStrictEqual(rolled.apiKey.expiresAt, Option.some(DateTime.add(now, { hours: 1 })))
+      assert.strictEqual((yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, actor }).pipe(Effect.flip))._tag, "Conflict")
+      yield* keys.revoke(workspace.id, rolled.apiKey.id, actor)
+      assert.strictEqual((yield* keys.roll({ workspaceId: workspace.id, id: rolled.apiKey.id, actor }).pipe(Effect.flip))._tag, "Conflict")
+      // A grace of 0 ends the old key at once.
+      const fresh = yield* keys.create({ workspaceId: workspace.id, name: "now", actor })
+      const instant = yield* keys.roll({ workspaceId: workspace.id, id: fresh.apiKey.id, graceSeconds: 0, actor })
+      assert.strictEqual((yield* keys.authenticate(fresh.plaintext).pipe(Effect.flip)).code, "api_key_expired")
+      yield* keys.authenticate(instant.plaintext)
+    }).pipe(Effect.provide(DomainMemory)))
+})

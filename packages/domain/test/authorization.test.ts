@@ -34,8 +34,10 @@ const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: b
   "webhooks.write": [true, true, false, "webhooks:write"],
   "invitations.manage": [true, true, false, null],
   "members.manage": [true, true, false, null],
+  "domains.read": [true, true, true, "read"],
   "domains.manage": [true, true, false, null],
-  "schedules.write": [true, true, false, null],
+  "schedules.read": [true, true, true, "read"],
+  "schedules.write": [true, true, false, "schedules:write"],
   "audit.read": [true, true, false, null],
   "owners.manage": [true, false, false, null]
 }

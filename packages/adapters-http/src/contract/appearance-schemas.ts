@@ -1,4 +1,4 @@
-import { AppearanceBundle } from "@atrium/domain"
+import { AppearanceBundle, SafeText } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
@@ -9,7 +9,7 @@ export const AppearanceWithEtag = HttpApiSchema.WithHeaders(AppearanceBundle, {
 
 /** Headers of `PUT /api/mobile/appearance`. */
 export const AppearanceWriteHeaders = {
-  "if-match": Schema.optional(Schema.String.check(Schema.isMaxLength(200)).annotate({
+  "if-match": Schema.optional(SafeText.check(Schema.isMaxLength(200)).annotate({
     description: "The `ETag` the change is based on. Required (428 `precondition_required` without it); `*` writes " +
       "over any version; a stale one is 412 `precondition_failed` and nothing is written"
   }))

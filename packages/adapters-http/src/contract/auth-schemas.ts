@@ -1,4 +1,4 @@
-import { SessionId, UserId, WorkspaceId } from "@atrium/domain"
+import { SafeText, SessionId, UserId, WorkspaceId } from "@atrium/domain"
 import { Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
 import { WorkspaceView } from "./workspace-view.ts"
@@ -6,9 +6,10 @@ import { WorkspaceView } from "./workspace-view.ts"
 const isoTime = (description: string) =>
   Schema.String.annotate({ format: "date-time", description: `${description}, ISO-8601 UTC`, examples: ["2026-01-31T12:00:00.000Z"] })
 
-// Bounds only what the wire carries; the domain applies the real rules (address shape, 10–256 character passwords).
-const EmailField = Schema.String.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Email address", examples: ["ada@example.com"] })
-const PasswordField = Schema.String.check(Schema.isBetweenLength(1, 1024)).annotate({
+// Bounds only what the wire carries (and the one safe-text rule); the domain applies the real rules (address shape,
+// 10–256 character passwords).
+const EmailField = SafeText.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Email address", examples: ["ada@example.com"] })
+const PasswordField = SafeText.check(Schema.isBetweenLength(1, 1024)).annotate({
   description: "Password; at sign-up 10–256 characters (NFKC-normalised)",
   format: "password"
 })
@@ -17,7 +18,7 @@ const PasswordField = Schema.String.check(Schema.isBetweenLength(1, 1024)).annot
 export const SignUpRequest = Schema.Struct({
   email: EmailField,
   password: PasswordField,
-  name: Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Display name, 1–100 characters", examples: ["Ada Lovelace"] })
+  name: SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Display name, 1–100 characters", examples: ["Ada Lovelace"] })
 }).annotate({ identifier: "SignUpRequest", description: "A new account; unknown fields are refused" })
 
 /** `POST /api/auth/sign-in`. */
@@ -28,7 +29,7 @@ export const SignInRequest = Schema.Struct({
 
 /** `POST /api/auth/refresh`. */
 export const RefreshRequest = Schema.Struct({
-  refreshToken: Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The refresh token (`rt_…`) of the latest rotation" })
+  refreshToken: SafeText.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The refresh token (`rt_…`) of the latest rotation" })
 }).annotate({ identifier: "RefreshRequest" })
 
 /** A user account as its owner sees it. */

@@ -2,6 +2,7 @@ import {
   ApiKeyRejected,
   appearanceEtag,
   Conflict,
+  DomainTaken,
   EmailTaken,
   Forbidden,
   IdempotencyKeyReused,
@@ -71,6 +72,8 @@ export const Problems = {
   Conflict: problem(Conflict, { title: "Conflict", detail: (e) => e.detail }),
   /** 409 `email_taken`: an account with this email exists. */
   EmailTaken: problem(EmailTaken, { title: "Email taken", detail: () => "An account with this email exists; sign in instead" }),
+  /** 409 `domain_taken`: another workspace holds the hostname; `detail` names the TXT record that would claim it. */
+  DomainTaken: problem(DomainTaken, { title: "Domain taken", detail: (e) => e.detail }),
   /** 409 `idempotency_key_reused`: the `Idempotency-Key` was used within 24 h for a different request. */
   IdempotencyKeyReused: problem(IdempotencyKeyReused, {
     title: "Idempotency key reused",

@@ -1,4 +1,4 @@
-import { Actor, InvitationId, InvitationStatus, MembershipId, Role, WorkspaceId } from "@atrium/domain"
+import { Actor, InvitationId, InvitationStatus, MembershipId, Role, SafeText, WorkspaceId } from "@atrium/domain"
 import { Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
 
@@ -22,7 +22,7 @@ export const InvitationList = Schema.Struct({ data: Schema.Array(InvitationView)
 
 /** `POST /api/mobile/invitations`. */
 export const CreateInvitation = Schema.Struct({
-  email: Schema.String.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Who may accept it: their account's email must match" }),
+  email: SafeText.check(Schema.isBetweenLength(1, 254)).annotate({ description: "Who may accept it: their account's email must match" }),
   role: Role.annotate({ description: "The role they join with; only owners invite owners" })
 }).annotate({ identifier: "CreateInvitation" })
 
@@ -34,7 +34,7 @@ export const InvitationCreated = Schema.Struct({
 
 /** `POST /api/mobile/invitations/accept`. */
 export const AcceptInvitation = Schema.Struct({
-  token: Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The invitation token (`it_…`)" })
+  token: SafeText.check(Schema.isBetweenLength(1, 256)).annotate({ description: "The invitation token (`it_…`)" })
 }).annotate({ identifier: "AcceptInvitation" })
 
 /** The membership an accepted invitation created. */

@@ -2,11 +2,16 @@ import { ApiKeyId } from "@atrium/domain"
 import { Problems, serverErrors } from "./errors.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ApiKeyCreated, CreateApiKey, ManagedApiKeyList } from "./managed-api-key-schemas.ts"
+import { ApiKeyCreated, ApiKeyRolled, CreateApiKey, ManagedApiKeyList, RollApiKeyBody } from "./managed-api-key-schemas.ts"
 import { PageQuery } from "./page-query.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
 const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
+
+// The document says what the server does: no body at all is accepted where every field is optional.
+const optionalBody = (operation: Record<string, unknown>): Record<string, unknown> =>
+  isRecord(operation.requestBody) ? { ...operation, requestBody: { ...operation.requestBody, required: false } } : operation
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 /** Settings → Developers: the active workspace's API keys, for admins and owners. */
 export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
@@ -21,6 +26,17 @@ export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
       success: ApiKeyCreated.pipe(HttpApiSchema.status(201)),
       error: [Problems.InvalidInput, ...serverErrors]
     }).annotateMerge(docs("Create an API key", "Answers the key's plaintext once.")),
+    HttpApiEndpoint.post("rollApiKey", "/api-keys/:id/roll", {
+      params: { id: ApiKeyId },
+      payload: RollApiKeyBody,
+      success: ApiKeyRolled.pipe(HttpApiSchema.status(201)),
+      error: [Problems.InvalidInput, Problems.NotFound, Problems.Conflict, ...serverErrors]
+    }).annotateMerge(docs(
+      "Roll an API key",
+      "Issues a new key with the same name, scopes, environment and expiry and answers its plaintext once; the old key " +
+        "keeps working for the grace (`graceSeconds`, default 24 h, at most 7 days), then answers 401 `api_key_expired`. " +
+        "The body is optional. A revoked, expired or already rolled key is 409 `conflict`."
+    )).annotateMerge(OpenApi.annotations({ transform: optionalBody })),
     HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", {
       params: { id: ApiKeyId },
       error: [Problems.NotFound, ...serverErrors]

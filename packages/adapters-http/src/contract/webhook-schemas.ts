@@ -5,6 +5,7 @@ import {
   DeliveryStatus,
   EventId,
   EventType,
+  isSafeText,
   rotationGrace,
   WebhookEndpointId
 } from "@atrium/domain"
@@ -22,6 +23,9 @@ const Url = Schema.String.check(Schema.isBetweenLength(1, 2048)).annotate({
   examples: ["https://hooks.example.com/atrium"]
 })
 const Description = Schema.String.check(Schema.isMaxLength(500)).annotate({ description: "Free text for people, up to 500 characters" })
+// What a client sends passes the one safe-text rule; views echo what is stored and keep the plain shapes.
+const UrlInput = Url.check(isSafeText())
+const DescriptionInput = Description.check(isSafeText({ multiline: true }))
 const EventTypes = Schema.NullOr(Schema.Array(EventType).check(Schema.isMaxLength(50))).annotate({
   description: "Event types to receive; `null` subscribes to every type, now and future"
 })
@@ -58,16 +62,16 @@ export const WebhookEndpointList = Schema.Struct({
 
 /** `POST …/webhook-endpoints`: subscribe an endpoint (at most 20 per workspace). */
 export const CreateWebhookEndpoint = Schema.Struct({
-  url: Url,
-  description: Schema.optionalKey(Description),
+  url: UrlInput,
+  description: Schema.optionalKey(DescriptionInput),
   eventTypes: Schema.optionalKey(EventTypes)
 }).annotate({ identifier: "CreateWebhookEndpoint", description: "A new subscription; unknown fields are refused" })
 export type CreateWebhookEndpoint = typeof CreateWebhookEndpoint.Type
 
 /** `PATCH …/webhook-endpoints/{id}`: absent fields stay as they are. */
 export const UpdateWebhookEndpoint = Schema.Struct({
-  url: Schema.optionalKey(Url),
-  description: Schema.optionalKey(Description),
+  url: Schema.optionalKey(UrlInput),
+  description: Schema.optionalKey(DescriptionInput),
   eventTypes: Schema.optionalKey(EventTypes),
   enabled: Schema.optionalKey(Schema.Boolean.annotate({ description: "`true` re-enables a disabled endpoint (clearing its failure run)" }))
 }).annotate({ identifier: "UpdateWebhookEndpoint", description: "A partial change; unknown fields are refused" })

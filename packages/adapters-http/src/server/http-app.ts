@@ -7,11 +7,13 @@ import { ConsoleLayer, consoleRoutes } from "./console/console-routes.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
+import { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
 import { MobileDevelopersHandlers } from "./handlers/mobile-developers-handlers.ts"
 import { MobileFeedbackHandlers, MobilePushHandlers } from "./handlers/mobile-feedback-handlers.ts"
 import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
+import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
@@ -90,23 +92,27 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
 /** The handlers of every group of `Api`. */
 export const ApiHandlers = Layer.mergeAll(
   V1Handlers,
+  V1DomainsHandlers,
   WebhooksHandlers,
   MobileWebhooksHandlers,
   AiTasksHandlers,
+  SchedulesHandlers,
   AuthHandlers,
   AuthSessionHandlers,
   MobileSessionHandlers,
   MobileWorkspaceHandlers,
   MobileTeamHandlers,
   MobileDevelopersHandlers,
+  MobileSchedulesHandlers,
+  MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) and the
- * Settings → Developers console (`/settings/developers`) as an
- * `HttpRouter` layer. Needs the domain services (`DomainServices`, `AiServices`, `IdentityServices`), the `EventOutbox`
+ * Settings → Developers console (`/settings/developers`) as an `HttpRouter` layer. Needs the domain services
+ * (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) =>

@@ -20,7 +20,9 @@ export const Permission = Schema.Literals([
   "webhooks.write",
   "invitations.manage",
   "members.manage",
+  "domains.read",
   "domains.manage",
+  "schedules.read",
   "schedules.write",
   "audit.read",
   "owners.manage"
@@ -52,8 +54,10 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   "webhooks.write": { scope: "webhooks:write", role: "admin" },
   "invitations.manage": { scope: null, role: "admin" },
   "members.manage": { scope: null, role: "admin" },
+  "domains.read": { scope: "read", role: "member" },
   "domains.manage": { scope: null, role: "admin" },
-  "schedules.write": { scope: null, role: "admin" },
+  "schedules.read": { scope: "read", role: "member" },
+  "schedules.write": { scope: "schedules:write", role: "admin" },
   "audit.read": { scope: null, role: "admin" },
   "owners.manage": { scope: null, role: "owner" }
 }

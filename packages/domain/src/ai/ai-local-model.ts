@@ -1,5 +1,5 @@
 import { inputBytes } from "./ai-task.ts"
-import type { AiCompletion, AiCompletionRequest } from "./ai-provider.ts"
+import type { AiCompletion, AiCompletionRequest } from "./ai-completion.ts"
 
 const utf8 = new TextEncoder()
 

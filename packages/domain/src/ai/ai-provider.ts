@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import type { AiTaskInput } from "./ai-task.ts"
+import type { AiCompletion, AiCompletionRequest } from "./ai-completion.ts"
 import { completeLocally } from "./ai-local-model.ts"
-import type { ModelSpec } from "./model-catalog.ts"
 
 /** Why a provider call failed, classified so the runner knows whether to retry. */
 export const ProviderErrorCode = Schema.Literals([
@@ -20,20 +19,6 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   retryable: Schema.Boolean,
   message: Schema.String
 }) {}
-
-/** One completion to run: the catalog entry (which provider, which limits), the input and the output bound. */
-export interface AiCompletionRequest {
-  readonly spec: ModelSpec
-  readonly input: AiTaskInput
-  readonly maxOutputTokens: number
-}
-
-/** What the provider produced and the tokens it counted. */
-export interface AiCompletion {
-  readonly output: string
-  readonly inputTokens: number
-  readonly outputTokens: number
-}
 
 /** Port: runs a completion on the model's provider; credentials stay inside the adapter. */
 export class AiProvider extends Context.Service<AiProvider, {

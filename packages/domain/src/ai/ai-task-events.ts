@@ -8,12 +8,18 @@ const TaskUsage = Schema.Struct({
   costMicros: Schema.Int.annotate({ description: "Cost in micro-USD" })
 })
 
+// Present only on tasks a schedule submitted.
+const ScheduleRef = Schema.optionalKey(Schema.String.annotate({ description: "The schedule (sch_…) that submitted the task, when one did" }))
+
 /** Events of the AI area. */
 export const AiTaskEvents = {
   succeeded: defineEvent(
     "ai_task.succeeded",
     "An AI task finished with output; usage and cost are final.",
-    Schema.Struct({ task: Schema.Struct({ id: Schema.String, model: Schema.String, status: Schema.Literal("succeeded"), usage: TaskUsage, finishedAt: IsoTime }) })
+    Schema.Struct({
+      task: Schema.Struct({ id: Schema.String, model: Schema.String, status: Schema.Literal("succeeded"), usage: TaskUsage, finishedAt: IsoTime }),
+      scheduleId: ScheduleRef
+    })
   ),
   failed: defineEvent(
     "ai_task.failed",
@@ -25,7 +31,8 @@ export const AiTaskEvents = {
         status: Schema.Literal("failed"),
         error: Schema.Struct({ code: Schema.String, message: Schema.String }),
         finishedAt: IsoTime
-      })
+      }),
+      scheduleId: ScheduleRef
     })
   )
 }

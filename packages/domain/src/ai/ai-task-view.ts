@@ -22,7 +22,8 @@ export const AiTaskView = Schema.Struct({
     costMicros: Schema.Int.annotate({ description: "Final cost in micro-USD (0 for a failed task)" })
   })),
   reservedMicros: Schema.Int.annotate({ description: "Worst-case cost held while the task is unfinished" }),
-  error: Schema.NullOr(AiTaskError)
+  error: Schema.NullOr(AiTaskError),
+  scheduleId: Schema.NullOr(Schema.String).annotate({ description: "The schedule (sch_…) that submitted the task, or null" })
 }).annotate({ identifier: "AiTask", description: "An AI task and, once finished, its output, usage and cost" })
 export type AiTaskView = typeof AiTaskView.Type
 
@@ -47,5 +48,6 @@ export const toAiTaskView = (task: AiTask): AiTaskView => ({
     }
     : null,
   reservedMicros: task.reservedMicros,
-  error: Option.getOrNull(task.error)
+  error: Option.getOrNull(task.error),
+  scheduleId: Option.getOrNull(task.scheduleId)
 })

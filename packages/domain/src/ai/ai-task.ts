@@ -1,8 +1,9 @@
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Actor } from "../shared/index.ts"
-import { TaskId, WorkspaceId } from "../shared/index.ts"
+import { ScheduleId, TaskId, WorkspaceId } from "../shared/index.ts"
 import { Micros } from "../shared/index.ts"
 import { ModelId } from "../shared/index.ts"
+import { isSafeText, SafeMultilineText, SafeText } from "../shared/index.ts"
 
 /** Most UTF-8 bytes of input text one task may carry (64 KiB). */
 export const maxInputBytes = 64 * 1024
@@ -14,13 +15,13 @@ export type ChatRole = typeof ChatRole.Type
 /** One chat message of a task's input. */
 export const ChatMessage = Schema.Struct({
   role: ChatRole,
-  content: Schema.String
+  content: SafeMultilineText
 }).annotate({ identifier: "ChatMessage" })
 export type ChatMessage = typeof ChatMessage.Type
 
 /** A single prompt. */
 export const PromptInput = Schema.Struct({
-  prompt: Schema.String.check(Schema.isMinLength(1))
+  prompt: SafeMultilineText.check(Schema.isMinLength(1))
 }).annotate({ identifier: "PromptInput" })
 
 /** A conversation of 1–100 messages. */
@@ -50,15 +51,15 @@ export const MaxOutputTokens = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)
 })
 
 /** Caller's labels on a task: at most 20 keys of ≤ 40 characters, values of ≤ 500. */
-export const AiTaskMetadata = Schema.Record(Schema.String, Schema.String.check(Schema.isMaxLength(500)))
+export const AiTaskMetadata = Schema.Record(Schema.String, SafeText.check(Schema.isMaxLength(500)))
   // A checked key schema would silently drop keys that fail it; checking the property names refuses them instead.
-  .check(Schema.isMaxProperties(20), Schema.isPropertyNames(Schema.String.check(Schema.isBetweenLength(1, 40))))
+  .check(Schema.isMaxProperties(20), Schema.isPropertyNames(Schema.String.check(isSafeText(), Schema.isBetweenLength(1, 40))))
   .annotate({ identifier: "AiTaskMetadata", description: "Up to 20 string labels, echoed back" })
 export type AiTaskMetadata = typeof AiTaskMetadata.Type
 
 /** The submission payload, as the public interface takes it (`POST /api/v1/ai-tasks`). */
 export const AiTaskRequest = Schema.Struct({
-  model: Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Model id from the catalog", examples: ["atrium-local-1"] }),
+  model: SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "Model id from the catalog", examples: ["atrium-local-1"] }),
   input: AiTaskInput,
   maxOutputTokens: Schema.optional(MaxOutputTokens),
   metadata: Schema.optional(AiTaskMetadata)
@@ -97,6 +98,8 @@ export class AiTask extends Schema.Class<AiTask>("@atrium/domain/AiTask")({
   /** When a worker may next claim it: the queue time, or the end of the current worker's lease. */
   nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
   submittedBy: Actor,
+  /** The schedule that submitted it, when a schedule did (omitted at construction: none). */
+  scheduleId: Schema.OptionFromNullOr(ScheduleId).pipe(Schema.withConstructorDefault(Effect.succeed(Option.none()))),
   createdAt: Schema.DateTimeUtc,
   startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc),
   finishedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc)

@@ -10,10 +10,11 @@ import { type CapMeter, InsufficientCredits, UsageCapReached } from "../billing/
 import { IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { NotEntitled } from "../entitlements/index.ts"
 import { IdGenerator } from "../shared/index.ts"
-import { TaskId, type WorkspaceId } from "../shared/index.ts"
+import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { type ModelSpec } from "./model-catalog.ts"
-import { type AiCompletion, AiProvider, ProviderError } from "./ai-provider.ts"
+import type { AiCompletion } from "./ai-completion.ts"
+import { AiProvider, ProviderError } from "./ai-provider.ts"
 import { AiTaskRepository } from "./ai-task-repository.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { EntitlementRepository } from "../entitlements/index.ts"
@@ -49,6 +50,8 @@ export interface SubmitAiTaskInput {
   readonly metadata?: AiTaskMetadata | undefined
   /** The `Idempotency-Key` header: the same key and body within 24 h answer with the first task. */
   readonly idempotencyKey?: string | undefined
+  /** The schedule submitting it, carried by the task and its `ai_task.*` events. */
+  readonly scheduleId?: ScheduleId | undefined
 }
 
 /** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
@@ -88,6 +91,10 @@ type Outcome =
 const failedWith = (code: string, message: string): Outcome => ({ _tag: "Failed", error: { code, message: message.slice(0, maxErrorMessage) } })
 
 const runnerActor = systemActor("ai-tasks")
+
+// `ai_task.*` payloads name the schedule of a scheduled task, and carry no such key otherwise.
+const scheduleOf = (task: AiTask): { readonly scheduleId?: string } =>
+  Option.isSome(task.scheduleId) ? { scheduleId: task.scheduleId.value } : {}
 
 /** AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost. */
 export class AiTasks extends Context.Service<AiTasks, {
@@ -160,6 +167,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             attempts: 0,
             nextAttemptAt: Option.some(now),
             submittedBy: submission.actor,
+            scheduleId: Option.fromNullishOr(submission.scheduleId),
             createdAt: now,
             startedAt: Option.none(),
             finishedAt: Option.none()
@@ -270,8 +278,19 @@ export class AiTasks extends Context.Service<AiTasks, {
                 actor: runnerActor,
                 action: "ai_task.failed",
                 target: failed.id,
-                event: emit(AiTaskEvents.failed, { task: { id: failed.id, model: failed.model, status: "failed", error: outcome.error, finishedAt: DateTime.formatIso(now) } })
+                event: emit(AiTaskEvents.failed, {
+                  task: { id: failed.id, model: failed.model, status: "failed", error: outcome.error, finishedAt: DateTime.formatIso(now) },
+                  ...scheduleOf(failed)
+                })
               })
+              // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
+              yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
+                taskId: failed.id,
+                workspaceId: failed.workspaceId,
+                model: failed.model,
+                errorCode: outcome.error.code,
+                attempts: failed.attempts
+              }))
               return failed
             }
             const { completion, spec } = outcome
@@ -307,7 +326,8 @@ export class AiTasks extends Context.Service<AiTasks, {
               action: "ai_task.succeeded",
               target: succeeded.id,
               event: emit(AiTaskEvents.succeeded, {
-                  task: { id: succeeded.id, model: succeeded.model, status: "succeeded", usage: { inputTokens, outputTokens, costMicros }, finishedAt: DateTime.formatIso(now) }
+                  task: { id: succeeded.id, model: succeeded.model, status: "succeeded", usage: { inputTokens, outputTokens, costMicros }, finishedAt: DateTime.formatIso(now) },
+                  ...scheduleOf(succeeded)
                 })
             })
             return succeeded

@@ -1,3 +1,4 @@
+export * from "./ai-completion.ts"
 export * from "./ai-local-model.ts"
 export * from "./ai-pricing.ts"
 export * from "./ai-provider.ts"

@@ -61,13 +61,16 @@ export const defaultModelCatalog: ReadonlyArray<ModelSpec> = Schema.decodeUnknow
 export class ModelCatalog extends Context.Service<ModelCatalog, {
   readonly list: Effect.Effect<ReadonlyArray<ModelSpec>>
   readonly find: (model: string) => Effect.Effect<Option.Option<ModelSpec>>
+  /** The features the catalog knows (those its models require), in catalog order: the only ones worth granting. */
+  readonly features: Effect.Effect<ReadonlyArray<Feature>>
 }>()("@atrium/domain/ModelCatalog") {
   /** A catalog of the given entries. */
   static readonly layerFrom = (specs: ReadonlyArray<ModelSpec>) => {
     const byId = new Map<string, ModelSpec>(specs.map((spec) => [spec.model, spec]))
     return Layer.succeed(ModelCatalog, ModelCatalog.of({
       list: Effect.succeed(specs),
-      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model)))
+      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model))),
+      features: Effect.succeed([...new Set(specs.map((spec) => spec.requiredFeature))])
     }))
   }
   /** The built-in catalog. */

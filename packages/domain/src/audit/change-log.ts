@@ -78,11 +78,12 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         if (Option.isSome(event)) yield* outbox.append(event.value)
         const notified = change.event?.notify === false ? Option.none<DomainEvent>() : event
         const recorded: RecordedChange = { workspaceId: change.workspaceId, actor: change.actor, action: change.action, target: change.target, event: notified }
-        yield* Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded), { discard: true })
+        yield* Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
         return event
       })
 
-      return ChangeLog.of({ record })
+      const self: ChangeLog["Service"] = ChangeLog.of({ record })
+      return self
     })
   )
 }

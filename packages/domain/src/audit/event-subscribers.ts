@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { Option } from "effect"
 import type { Actor, Unavailable, WorkspaceId } from "../shared/index.ts"
+import type { ChangeLog } from "./change-log.ts"
 import type { DomainEvent } from "./domain-event.ts"
 
 /** A change as subscribers see it: what was done, by whom, and the event it emitted for subscribers, if any. */
@@ -13,12 +14,13 @@ export interface RecordedChange {
 }
 
 /**
- * Port: an area that reacts to changes (webhook fan-out, push, mail) inside the transaction of the change, so its
- * reaction (a delivery row, a message row) commits with the change or not at all.
+ * Port: an area that reacts to changes (webhook fan-out, push, mail, schedules pausing) inside the transaction of the
+ * change, so its reaction (a delivery row, a message row) commits with the change or not at all. The change log
+ * provides itself, so a reaction that changes state records its own change.
  */
 export interface EventSubscriber {
   readonly name: string
-  readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable>
+  readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable, ChangeLog>
 }
 
 /** The subscribers the change log notifies, in order; the composition root picks them. */

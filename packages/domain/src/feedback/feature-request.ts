@@ -1,5 +1,5 @@
 import { DateTime, Option, Result, Schema } from "effect"
-import { FeatureRequestId, InvalidInput, UserId, WorkspaceId } from "../shared/index.ts"
+import { FeatureRequestId, InvalidInput, isSafeText, SafeMultilineText, UserId, WorkspaceId } from "../shared/index.ts"
 
 /** Where a request stands on the public board; `merged` is reached only by merging into another request. */
 export const FeatureRequestStatus = Schema.Literals(["open", "under_review", "planned", "in_progress", "shipped", "declined", "merged"]).annotate({
@@ -7,11 +7,11 @@ export const FeatureRequestStatus = Schema.Literals(["open", "under_review", "pl
 })
 export type FeatureRequestStatus = typeof FeatureRequestStatus.Type
 
-/** A request's title: 3–120 characters once trimmed. */
-export const FeatureRequestTitle = Schema.Trim.check(Schema.isBetweenLength(3, 120)).annotate({ description: "3–120 characters" })
+/** A request's title: one line of 3–120 characters once trimmed. */
+export const FeatureRequestTitle = Schema.Trim.check(isSafeText(), Schema.isBetweenLength(3, 120)).annotate({ description: "3–120 characters" })
 
 /** A request's details: at most 5,000 characters. */
-export const FeatureRequestDetails = Schema.String.check(Schema.isMaxLength(5000)).annotate({ description: "At most 5,000 characters" })
+export const FeatureRequestDetails = SafeMultilineText.check(Schema.isMaxLength(5000)).annotate({ description: "At most 5,000 characters" })
 
 /** A feature request on the one public board every member of the service sees; authors are shown by name only. */
 export class FeatureRequest extends Schema.Class<FeatureRequest>("@atrium/domain/FeatureRequest")({

@@ -14,11 +14,12 @@ import { Transactor } from "../shared/index.ts"
 import { UserRepository } from "./user-repository.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 import { SessionPrincipal } from "../access/index.ts"
-import { SecretHasher } from "../shared/index.ts"
+import { isSafeTextValue, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { defaultSessionPolicy, Session, type SessionPolicy, type SessionView, toSessionView } from "./session.ts"
-import { hasTokenShape, mintToken } from "./session-token.ts"
-import { normalizeEmail, User, UserName } from "./user.ts"
+import { deriveToken, hasTokenShape, mintRotationSalt, mintToken } from "./session-token.ts"
+import { normalizeEmail } from "./email.ts"
+import { User, UserName } from "./user.ts"
 import type { Workspace } from "../workspaces/index.ts"
 
 /** What signing up needs; email and name are normalised and checked here. */
@@ -69,7 +70,10 @@ export class Accounts extends Context.Service<Accounts, {
   readonly signUp: (input: SignUpInput) => Effect.Effect<SignedUp, EmailTaken | InvalidInput | Conflict | Unavailable>
   /** One answer, `InvalidCredentials`, for an unknown email and a wrong password, at the cost of one hash either way. */
   readonly signIn: (input: SignInInput) => Effect.Effect<SignedIn, InvalidCredentials | Conflict | Unavailable>
-  /** Rotates the refresh token; a rotated-away token presented again revokes the whole session (RFC 9700). */
+  /**
+   * Rotates the refresh token. The token just rotated away, presented again within the policy's leeway (30 s), answers
+   * with the same successor pair; any other rotated-away token revokes the whole session (RFC 9700).
+   */
   readonly refresh: (refreshToken: Redacted.Redacted<string>) => Effect.Effect<IssuedSession, SessionRejected | Unavailable>
   /** The live session of an access token, with no membership check (for `/api/auth/*` and switching workspaces). */
   readonly authenticateSession: (accessToken: Redacted.Redacted<string>) => Effect.Effect<Session, SessionRejected | Unavailable>
@@ -105,9 +109,14 @@ export class Accounts extends Context.Service<Accounts, {
 
         const rejected = (code: SessionRejected["code"]) => Effect.fail(new SessionRejected({ code }))
 
-        const tokenPair = Effect.fnUntraced(function*(now: DateTime.Utc) {
-          const accessToken = yield* mintToken("access").pipe(Effect.provideService(SecureRandom, random))
-          const refreshToken = yield* mintToken("refresh").pipe(Effect.provideService(SecureRandom, random))
+        // A sign-in's pair is random; a rotation's pair is derived from the refresh token it replaces and a fresh salt.
+        const tokenPair = Effect.fnUntraced(function*(now: DateTime.Utc, from?: { readonly token: Redacted.Redacted<string>; readonly salt: string }) {
+          const accessToken = from === undefined
+            ? yield* mintToken("access").pipe(Effect.provideService(SecureRandom, random))
+            : yield* deriveToken("access", from.token, from.salt).pipe(Effect.provideService(SecretHasher, secrets))
+          const refreshToken = from === undefined
+            ? yield* mintToken("refresh").pipe(Effect.provideService(SecureRandom, random))
+            : yield* deriveToken("refresh", from.token, from.salt).pipe(Effect.provideService(SecretHasher, secrets))
           return {
             accessToken,
             refreshToken,
@@ -135,10 +144,10 @@ export class Accounts extends Context.Service<Accounts, {
             userId,
             activeWorkspaceId: workspaceId,
             accessDigest: pair.accessDigest,
-            previousAccessDigest: Option.none(),
             accessExpiresAt: pair.accessExpiresAt,
             refreshDigest: pair.refreshDigest,
             refreshExpiresAt: pair.refreshExpiresAt,
+            rotationSalt: Option.none(),
             generation: 0,
             createdAt: now,
             lastUsedAt: now,
@@ -146,7 +155,8 @@ export class Accounts extends Context.Service<Accounts, {
             revokeReason: Option.none(),
             userAgent: Option.fromNullishOr(userAgent).pipe(
               Option.map((text) => text.slice(0, maxUserAgent)),
-              Option.filter((text) => text.length > 0)
+              // A header is client text too: one with control characters or a lone surrogate is not kept.
+              Option.filter((text) => text.length > 0 && isSafeTextValue(text))
             )
           })
           return issued(session, pair)
@@ -204,29 +214,47 @@ export class Accounts extends Context.Service<Accounts, {
             Effect.andThen(rejected("invalid_session"))
           )
 
+        // A token a rotation retired: within the leeway, and while the pair it led to is still current, that same pair
+        // again (a phone's two requests at once, a lost response); otherwise it is reuse and ends the session.
+        const presentedAgain = Effect.fnUntraced(function*(refreshToken: Redacted.Redacted<string>, digest: string, now: DateTime.Utc) {
+          const match = yield* sessions.findByRefreshDigest(digest)
+          if (Option.isNone(match)) return yield* rejected("invalid_session")
+          const { session, current, retiredAt } = match.value
+          if (session.isRevoked || current || session.isLapsedAt(now)) return yield* rejected("invalid_session")
+          const withinLeeway = Option.isSome(retiredAt) &&
+            DateTime.isLessThanOrEqualTo(now, DateTime.addDuration(retiredAt.value, policy.refreshLeeway))
+          if (withinLeeway && Option.isSome(session.rotationSalt)) {
+            const pair = yield* tokenPair(now, { token: refreshToken, salt: session.rotationSalt.value })
+            if (pair.refreshDigest === session.refreshDigest && pair.accessDigest === session.accessDigest) return issued(session, pair)
+          }
+          return yield* revokeForReuse(session)
+        })
+
         const refresh = Effect.fn("Accounts.refresh")(function*(refreshToken: Redacted.Redacted<string>) {
           if (!hasTokenShape("refresh", refreshToken)) return yield* rejected("invalid_session")
-          const match = yield* sessions.findByRefreshDigest(yield* secrets.digest(refreshToken))
+          const digest = yield* secrets.digest(refreshToken)
+          const match = yield* sessions.findByRefreshDigest(digest)
           if (Option.isNone(match)) return yield* rejected("invalid_session")
           const { session, current } = match.value
           if (session.isRevoked) return yield* rejected("invalid_session")
-          if (!current) return yield* revokeForReuse(session)
           const now = yield* DateTime.now
+          if (!current) return yield* presentedAgain(refreshToken, digest, now)
           if (session.isLapsedAt(now)) return yield* rejected("invalid_session")
-          const pair = yield* tokenPair(now)
+          const salt = yield* mintRotationSalt().pipe(Effect.provideService(SecureRandom, random))
+          const pair = yield* tokenPair(now, { token: refreshToken, salt })
           const next = new Session({
             ...session,
             accessDigest: pair.accessDigest,
-            previousAccessDigest: Option.some(session.accessDigest),
             accessExpiresAt: pair.accessExpiresAt,
             refreshDigest: pair.refreshDigest,
             refreshExpiresAt: pair.refreshExpiresAt,
+            rotationSalt: Option.some(salt),
             generation: session.generation + 1,
             lastUsedAt: now
           })
-          // Losing the compare-and-set means this very token was just used (or the session ended): reuse.
-          if (!(yield* sessions.rotate(session, next))) return yield* revokeForReuse(session)
-          return issued(next, pair)
+          if (yield* sessions.rotate(session, next)) return issued(next, pair)
+          // A concurrent refresh with this very token won the compare-and-set (or the session ended): judge it as retired.
+          return yield* presentedAgain(refreshToken, digest, now)
         })
 
         const touch = Effect.fnUntraced(function*(session: Session, now: DateTime.Utc) {

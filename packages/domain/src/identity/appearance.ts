@@ -1,9 +1,9 @@
 import { DateTime, Option, Schema } from "effect"
-import { UserId, WorkspaceId } from "../shared/index.ts"
+import { isSafeTextValue, SafeText, UserId, WorkspaceId } from "../shared/index.ts"
 
 /** Value of an `extras` entry: a JSON scalar (strings up to 256 characters, finite numbers, booleans). */
 export const AppearanceExtraValue = Schema.Union([
-  Schema.String.check(Schema.isMaxLength(256)),
+  SafeText.check(Schema.isMaxLength(256)),
   Schema.Finite,
   Schema.Boolean
 ])
@@ -13,7 +13,8 @@ export const AppearanceExtras = Schema.Record(Schema.String, AppearanceExtraValu
   .check(
     Schema.isMaxProperties(32),
     // Checked on the record itself: a check on the key schema alone is not applied to keys on decoding.
-    Schema.makeFilter((extras: object) => Object.keys(extras).every((key) => key.length >= 1 && key.length <= 64) || "keys must be 1–64 characters")
+    Schema.makeFilter((extras: object) => Object.keys(extras).every((key) => key.length >= 1 && key.length <= 64 && isSafeTextValue(key)) ||
+        "keys must be 1–64 characters of text without control characters")
   )
   .annotate({ description: "Open map of client settings: ≤ 32 keys (1–64 chars), values string (≤ 256 chars), number or boolean" })
 

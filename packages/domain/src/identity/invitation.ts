@@ -2,7 +2,7 @@ import { DateTime, Duration, Option, Schema } from "effect"
 import { Actor } from "../shared/index.ts"
 import { InvitationId, UserId, WorkspaceId } from "../shared/index.ts"
 import { Role } from "../access/index.ts"
-import { Email } from "./user.ts"
+import { Email } from "./email.ts"
 
 /** How long an invitation token can be accepted. */
 export const invitationTtl = Duration.days(7)

@@ -18,7 +18,7 @@ import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { hasTokenShape, mintToken } from "./session-token.ts"
-import { normalizeEmail } from "./user.ts"
+import { normalizeEmail } from "./email.ts"
 
 /** What inviting someone needs. */
 export interface CreateInvitationInput {

@@ -1,5 +1,5 @@
 import { Effect, Redacted } from "effect"
-import { encodeBase62 } from "../shared/index.ts"
+import { encodeBase62, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 
 // `at_`/`rt_`/`it_` can never be mistaken for `sk_live_`/`sk_test_` keys, by people, by scanners, or by the parsers.
@@ -17,6 +17,23 @@ export const mintToken = Effect.fn("mintToken")(function*(kind: OpaqueTokenKind)
   const spec = kinds[kind]
   const bytes = yield* (yield* SecureRandom).bytes(spec.bytes)
   return Redacted.make(`${spec.prefix}${encodeBase62(bytes, spec.chars)}`, { label: `${kind} token` })
+})
+
+/**
+ * Derives a token of `kind` from a refresh token and a random salt with the server's keyed digest: the same inputs give
+ * the same token, so a just-rotated refresh token can be answered with the very pair its rotation issued, while no
+ * token is stored. The salt is fresh per rotation, so one old token never yields the chain of later ones.
+ */
+export const deriveToken = Effect.fn("deriveToken")(function*(kind: OpaqueTokenKind, from: Redacted.Redacted<string>, salt: string) {
+  const spec = kinds[kind]
+  const hex = yield* (yield* SecretHasher).digest(Redacted.make(`atrium-derive:${kind}:${salt}:${Redacted.value(from)}`))
+  const bytes = Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16)).subarray(0, spec.bytes)
+  return Redacted.make(`${spec.prefix}${encodeBase62(bytes, spec.chars)}`, { label: `${kind} token` })
+})
+
+/** A fresh rotation salt: 16 random bytes (not a secret on its own; useless without the token it salts). */
+export const mintRotationSalt = Effect.fn("mintRotationSalt")(function*() {
+  return encodeBase62(yield* (yield* SecureRandom).bytes(16), 22)
 })
 
 /** Whether a presented token has the shape of `kind`; anything else is refused without a lookup. */

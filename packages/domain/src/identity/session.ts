@@ -12,12 +12,18 @@ export interface SessionPolicy {
   readonly accessTtl: Duration.Duration
   /** Sliding: every rotation issues a refresh token good for this long from then. */
   readonly refreshTtl: Duration.Duration
+  /**
+   * How long after a rotation the refresh token it retired still answers with the same successor (two requests a phone
+   * sent at once, a lost response); after it, presenting that token is reuse and ends the session (RFC 9700).
+   */
+  readonly refreshLeeway: Duration.Duration
 }
 
-/** 15-minute access tokens, 30-day refresh tokens. */
+/** 15-minute access tokens, 30-day refresh tokens, 30 seconds of leeway for a just-rotated refresh token. */
 export const defaultSessionPolicy: SessionPolicy = {
   accessTtl: Duration.minutes(15),
-  refreshTtl: Duration.days(30)
+  refreshTtl: Duration.days(30),
+  refreshLeeway: Duration.seconds(30)
 }
 
 /** A member session as stored: digests of its tokens only, never the tokens. */
@@ -26,11 +32,14 @@ export class Session extends Schema.Class<Session>("@atrium/domain/Session")({
   userId: UserId,
   activeWorkspaceId: WorkspaceId,
   accessDigest: Schema.String,
-  /** The access token the last rotation replaced, kept so it answers `session_expired` rather than `invalid_session`. */
-  previousAccessDigest: Schema.OptionFromNullOr(Schema.String),
   accessExpiresAt: Schema.DateTimeUtc,
   refreshDigest: Schema.String,
   refreshExpiresAt: Schema.DateTimeUtc,
+  /**
+   * The random salt the current token pair was derived with from the refresh token it replaced (none for a sign-in's
+   * pair), so that token, presented again within the leeway, yields the same pair without any token being stored.
+   */
+  rotationSalt: Schema.OptionFromNullOr(Schema.String),
   /** Refresh rotations so far; the refresh tokens they retired are kept (by digest) to detect reuse. */
   generation: Schema.Int,
   createdAt: Schema.DateTimeUtc,

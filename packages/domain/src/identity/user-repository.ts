@@ -2,7 +2,8 @@ import { Context, type Effect, type Option } from "effect"
 import type { EmailTaken } from "./identity-errors.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { UserId } from "../shared/index.ts"
-import type { Email, User } from "./user.ts"
+import type { Email } from "./email.ts"
+import type { User } from "./user.ts"
 
 /** A user with the password hash that is stored beside it. */
 export interface UserCredentials {

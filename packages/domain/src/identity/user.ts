@@ -1,22 +1,9 @@
-import { Option, Schema } from "effect"
-import { UserId } from "../shared/index.ts"
-
-// Deliberately loose: one `@`, a dot in the domain, no spaces. Deliverability is proven by mail, not by a regex.
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-
-/** An email address as stored: trimmed, lower-case, at most 254 characters. */
-export const Email = Schema.String.check(
-  Schema.isMaxLength(254),
-  Schema.isPattern(emailPattern),
-  Schema.makeFilter((text: string) => text === text.trim().toLowerCase() || "must be trimmed and lower-case")
-).annotate({ description: "Email address, normalised (trimmed, lower-case)", examples: ["ada@example.com"] }).pipe(Schema.brand("Email"))
-export type Email = typeof Email.Type
-
-/** Normalises an email the way accounts and invitations compare them (trim + lower-case); none when it is not one. */
-export const normalizeEmail = (text: string): Option.Option<Email> => Email.makeOption(text.trim().toLowerCase())
+import { Schema } from "effect"
+import { isSafeText, UserId } from "../shared/index.ts"
+import { Email } from "./email.ts"
 
 /** A person's display name, 1–100 characters after trimming. */
-export const UserName = Schema.String.check(Schema.isTrimmed(), Schema.isBetweenLength(1, 100)).annotate({
+export const UserName = Schema.String.check(isSafeText(), Schema.isTrimmed(), Schema.isBetweenLength(1, 100)).annotate({
   description: "Display name, 1–100 characters",
   examples: ["Ada Lovelace"]
 })

@@ -13,5 +13,16 @@ export class ApiKeyRepository extends Context.Service<ApiKeyRepository, {
   readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<ApiKey>, Unavailable>
   /** Sets `revokedAt` unless already set; returns the key as stored afterwards. */
   readonly revoke: (workspaceId: WorkspaceId, id: ApiKeyId, at: DateTime.Utc) => Effect.Effect<Option.Option<ApiKey>, Unavailable>
+  /**
+   * Marks a roll: only while the key is unrevoked, not yet replaced and not expired at `now`, sets `replacedBy` and
+   * `expiresAt`; `None` when it was not eligible (another roll or a revocation came first).
+   */
+  readonly markRolled: (
+    workspaceId: WorkspaceId,
+    id: ApiKeyId,
+    replacedBy: ApiKeyId,
+    expiresAt: DateTime.Utc,
+    now: DateTime.Utc
+  ) => Effect.Effect<Option.Option<ApiKey>, Unavailable>
   readonly touchLastUsed: (id: ApiKeyId, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/ApiKeyRepository") {}

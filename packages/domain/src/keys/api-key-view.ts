@@ -14,7 +14,10 @@ export const ApiKeyView = Schema.Struct({
   createdAt: Schema.String.annotate({ format: "date-time" }),
   expiresAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })),
   revokedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })),
-  lastUsedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+  lastUsedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })).annotate({
+    description: "Last authenticated use (updated at most once a minute); after a roll it shows whether the old key is still in use"
+  }),
+  replacedBy: Schema.NullOr(ApiKeyId).annotate({ description: "The key a roll replaced this one with; this one works until `expiresAt`" })
 }).annotate({ identifier: "ApiKey", description: "An API key without its secret" })
 export type ApiKeyView = typeof ApiKeyView.Type
 
@@ -30,5 +33,6 @@ export const toApiKeyView = (key: ApiKey): ApiKeyView => ({
   createdAt: DateTime.formatIso(key.createdAt),
   expiresAt: iso(key.expiresAt),
   revokedAt: iso(key.revokedAt),
-  lastUsedAt: iso(key.lastUsedAt)
+  lastUsedAt: iso(key.lastUsedAt),
+  replacedBy: Option.getOrNull(key.replacedBy)
 })

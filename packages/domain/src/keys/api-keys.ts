@@ -1,13 +1,13 @@
 import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import type { Actor } from "../shared/index.ts"
-import { ApiKey } from "./api-key.ts"
+import { ApiKey, ApiKeyName, maxApiKeyLifetime, rollGrace } from "./api-key.ts"
 import { type ApiKeyEnvironment, mintApiKey, parseApiKey } from "./api-key-secret.ts"
 import { type ApiKeyScope, defaultScopes } from "../access/index.ts"
 import { toApiKeyView } from "./api-key-view.ts"
 import { ApiKeyEvents } from "./api-key-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { ApiKeyRejected } from "../access/index.ts"
-import { NotFound, type Unavailable } from "../shared/index.ts"
+import { Conflict, decodeInput, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { ApiKeyId, type WorkspaceId } from "../shared/index.ts"
 import type { PageRequest } from "../shared/index.ts"
@@ -33,6 +33,22 @@ export interface CreatedApiKey {
   readonly plaintext: Redacted.Redacted<string>
 }
 
+/** What rolling a key needs. */
+export interface RollApiKeyInput {
+  readonly workspaceId: WorkspaceId
+  readonly id: ApiKeyId
+  /** How long the old key keeps working: whole seconds, 0 up to 7 days (default 24 hours). */
+  readonly graceSeconds?: number | undefined
+  readonly actor: Actor
+}
+
+/** A rolled key: its successor (plaintext returned this once) and the old key with its grace as `expiresAt`. */
+export interface RolledApiKey extends CreatedApiKey {
+  readonly previous: ApiKey
+}
+
+const decodeName = decodeInput(ApiKeyName, "name")
+
 // A verified key is reused for at most this long, which bounds how late another process sees a revocation.
 const cacheTtl = Duration.seconds(1)
 // `lastUsedAt` is written at most this often per key, off the request path.
@@ -40,7 +56,13 @@ const lastUsedIntervalMillis = Duration.toMillis(Duration.minutes(1))
 
 /** Issues, verifies and revokes workspace API keys. */
 export class ApiKeys extends Context.Service<ApiKeys, {
-  readonly create: (input: CreateApiKeyInput) => Effect.Effect<CreatedApiKey, Unavailable>
+  /** Refuses a name that is not one line of text, and an expiry that is not in the future (or beyond ten years). */
+  readonly create: (input: CreateApiKeyInput) => Effect.Effect<CreatedApiKey, InvalidInput | Unavailable>
+  /**
+   * Replaces a key with a new one of the same name, scopes, environment and expiry; the old key keeps working for the
+   * grace, then answers `api_key_expired`. A revoked, expired or already rolled key is a `Conflict`.
+   */
+  readonly roll: (input: RollApiKeyInput) => Effect.Effect<RolledApiKey, NotFound | Conflict | InvalidInput | Unavailable>
   readonly revoke: (workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) => Effect.Effect<ApiKey, Unavailable | NotFound>
   readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<{ readonly data: ReadonlyArray<ApiKey>; readonly nextCursor: string | null }, Unavailable>
   /** Resolves a presented key to its principal, or says exactly why it is refused. */
@@ -83,22 +105,59 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return principal
       }
 
-      const create = Effect.fn("ApiKeys.create")(function*(input: CreateApiKeyInput) {
-        const minted = yield* mintApiKey(input.environment ?? "live").pipe(Effect.provideService(SecureRandom, random))
+      // A key that is born expired, or expires beyond any plan (year 275760, year −271821), is a mistake: refuse it.
+      const checkExpiry = Effect.fnUntraced(function*(expiresAt: DateTime.Utc | undefined, now: DateTime.Utc) {
+        if (expiresAt === undefined) return
+        if (!DateTime.isGreaterThan(expiresAt, now)) return yield* new InvalidInput({ detail: "expiresAt must be in the future" })
+        if (DateTime.isGreaterThan(expiresAt, DateTime.addDuration(now, maxApiKeyLifetime))) {
+          return yield* new InvalidInput({ detail: "expiresAt must be within ten years" })
+        }
+      })
+
+      // A key not yet stored: a fresh secret, and only its digest and display prefix.
+      const newKey = Effect.fnUntraced(function*(fields: {
+        readonly workspaceId: WorkspaceId
+        readonly name: string
+        readonly environment: ApiKeyEnvironment
+        readonly scopes: ReadonlyArray<ApiKeyScope>
+        readonly expiresAt: Option.Option<DateTime.Utc>
+        readonly actor: Actor
+        readonly now: DateTime.Utc
+      }) {
+        const minted = yield* mintApiKey(fields.environment).pipe(Effect.provideService(SecureRandom, random))
         const apiKey = new ApiKey({
           id: ApiKeyId.make(yield* ids.make("key")),
-          workspaceId: input.workspaceId,
-          name: input.name,
+          workspaceId: fields.workspaceId,
+          name: fields.name,
           environment: minted.environment,
           displayPrefix: minted.displayPrefix,
           digest: yield* hasher.digest(minted.plaintext),
-          scopes: input.scopes === undefined || input.scopes.length === 0 ? defaultScopes : [...new Set(input.scopes)],
-          createdBy: input.actor,
-          createdAt: yield* DateTime.now,
-          expiresAt: Option.fromNullishOr(input.expiresAt),
+          scopes: fields.scopes,
+          createdBy: fields.actor,
+          createdAt: fields.now,
+          expiresAt: fields.expiresAt,
           revokedAt: Option.none(),
-          lastUsedAt: Option.none()
+          lastUsedAt: Option.none(),
+          replacedBy: Option.none()
         })
+        const created: CreatedApiKey = { apiKey, plaintext: minted.plaintext }
+        return created
+      })
+
+      const create = Effect.fn("ApiKeys.create")(function*(input: CreateApiKeyInput) {
+        const name = yield* decodeName(input.name.trim())
+        const now = yield* DateTime.now
+        yield* checkExpiry(input.expiresAt, now)
+        const created = yield* newKey({
+          workspaceId: input.workspaceId,
+          name,
+          environment: input.environment ?? "live",
+          scopes: input.scopes === undefined || input.scopes.length === 0 ? defaultScopes : [...new Set(input.scopes)],
+          expiresAt: Option.fromNullishOr(input.expiresAt),
+          actor: input.actor,
+          now
+        })
+        const apiKey = created.apiKey
         yield* tx.withTransaction(
           Effect.gen(function*() {
             yield* repo.insert(apiKey)
@@ -111,8 +170,45 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             })
           })
         )
-        const created: CreatedApiKey = { apiKey, plaintext: minted.plaintext }
         return created
+      })
+
+      const roll = Effect.fn("ApiKeys.roll")(function*(input: RollApiKeyInput) {
+        const graceSeconds = input.graceSeconds ?? Duration.toSeconds(rollGrace.default)
+        if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > Duration.toSeconds(rollGrace.maximum)) {
+          return yield* new InvalidInput({ detail: `graceSeconds must be a whole number from 0 to ${Duration.toSeconds(rollGrace.maximum)}` })
+        }
+        const now = yield* DateTime.now
+        const rolled = yield* tx.withTransaction(
+          Effect.gen(function*() {
+            const found = yield* repo.findById(input.workspaceId, input.id)
+            if (Option.isNone(found)) return yield* new NotFound({ resource: "api_key" })
+            const old = found.value
+            if (Option.isSome(old.revokedAt)) return yield* new Conflict({ detail: "A revoked key cannot be rolled" })
+            if (Option.isSome(old.replacedBy)) return yield* new Conflict({ detail: `The key was already rolled; roll ${old.replacedBy.value} instead` })
+            if (old.isExpiredAt(now)) return yield* new Conflict({ detail: "An expired key cannot be rolled" })
+            const successor = yield* newKey({ ...old, actor: input.actor, now })
+            // The grace never lengthens the old key's life: an earlier expiry stands.
+            const graceEnd = DateTime.add(now, { seconds: graceSeconds })
+            const oldExpiry = Option.match(old.expiresAt, { onNone: () => graceEnd, onSome: (at) => DateTime.min(at, graceEnd) })
+            const previous = yield* repo.markRolled(input.workspaceId, old.id, successor.apiKey.id, oldExpiry, now)
+            // Lost to a concurrent roll or revocation between the read and the write: the transaction keeps nothing.
+            if (Option.isNone(previous)) return yield* new Conflict({ detail: "The key changed while it was being rolled; try again" })
+            yield* repo.insert(successor.apiKey)
+            yield* changes.record({
+              workspaceId: input.workspaceId,
+              actor: input.actor,
+              action: "api_key.rolled",
+              target: old.id,
+              event: emit(ApiKeyEvents.rolled, { apiKey: toApiKeyView(successor.apiKey), previous: toApiKeyView(previous.value) })
+            })
+            const result: RolledApiKey = { ...successor, previous: previous.value }
+            return result
+          })
+        )
+        // This process sees the old key's new expiry on its very next request.
+        yield* Cache.invalidate(byDigest, rolled.previous.digest)
+        return rolled
       })
 
       const revoke = Effect.fn("ApiKeys.revoke")(function*(workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) {
@@ -156,7 +252,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return principalOf(key)
       })
 
-      return ApiKeys.of({ create, revoke, list, authenticate })
+      return ApiKeys.of({ create, roll, revoke, list, authenticate })
     })
   )
 }

@@ -55,8 +55,16 @@ export type InvitationId = typeof InvitationId.Type
 export const SessionId = prefixedId("ses", "Session identifier").pipe(Schema.brand("SessionId"))
 export type SessionId = typeof SessionId.Type
 
+/** Identifier of a schedule: recurring AI work on a cron. */
+export const ScheduleId = prefixedId("sch", "Schedule identifier").pipe(Schema.brand("ScheduleId"))
+export type ScheduleId = typeof ScheduleId.Type
+
+/** Identifier of a custom domain claimed by a workspace. */
+export const DomainId = prefixedId("dom", "Custom domain identifier").pipe(Schema.brand("DomainId"))
+export type DomainId = typeof DomainId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "fr" | "dev" | "push"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "fr" | "dev" | "push" | "sch"
 
 /** Identifier of a feature request on the public board. */
 export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))

@@ -89,15 +89,22 @@ export const SessionRepositoryMemory = Layer.effect(
       findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.sessions.get(id)))),
       findByAccessDigest: (digest) =>
         read.pipe(Effect.map((s) =>
-          Option.fromNullishOr(sessions(s).find((x) => x.accessDigest === digest || Option.contains(x.previousAccessDigest, digest)))
+          Option.orElse(
+            Option.fromNullishOr(sessions(s).find((x) => x.accessDigest === digest)),
+            () => Option.fromNullishOr(Array.from(s.retiredRefreshDigests.values()).find((r) => r.accessDigest === digest)).pipe(
+              Option.flatMap((r) => Option.fromNullishOr(s.sessions.get(r.sessionId)))
+            )
+          )
         )),
       findByRefreshDigest: (digest) =>
         read.pipe(Effect.map((s) => {
           const current = sessions(s).find((x) => x.refreshDigest === digest)
-          if (current !== undefined) return Option.some({ session: current, current: true })
-          const retiredFrom = s.retiredRefreshDigests.get(digest)
-          const session = retiredFrom === undefined ? undefined : s.sessions.get(retiredFrom)
-          return session === undefined ? Option.none() : Option.some({ session, current: false })
+          if (current !== undefined) return Option.some({ session: current, current: true, retiredAt: Option.none() })
+          const retired = s.retiredRefreshDigests.get(digest)
+          const session = retired === undefined ? undefined : s.sessions.get(retired.sessionId)
+          return session === undefined || retired === undefined
+            ? Option.none()
+            : Option.some({ session, current: false, retiredAt: Option.some(retired.retiredAt) })
         })),
       rotate: (previous, next) =>
         modify((s): readonly [boolean, MemoryState] => {
@@ -106,7 +113,11 @@ export const SessionRepositoryMemory = Layer.effect(
           return [true, {
             ...s,
             sessions: withEntry(s.sessions, next.id, next),
-            retiredRefreshDigests: withEntry(s.retiredRefreshDigests, previous.refreshDigest, previous.id)
+            retiredRefreshDigests: withEntry(s.retiredRefreshDigests, previous.refreshDigest, {
+              sessionId: previous.id,
+              accessDigest: previous.accessDigest,
+              retiredAt: next.lastUsedAt
+            })
           }]
         }),
       setActiveWorkspace: (id, workspaceId) => change(id, (session) => new Session({ ...session, activeWorkspaceId: workspaceId })),

@@ -6,7 +6,7 @@ import { AuditLog } from "../audit/index.ts"
 import { EntitlementRepository } from "../entitlements/index.ts"
 import { EventOutbox } from "../audit/index.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
-import { ensureUp, MemoryStore, pageOf, withEntry } from "./memory-store.ts"
+import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
 
 const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(items: Iterable<A>) =>
   Array.from(items).sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
@@ -59,6 +59,13 @@ export const ApiKeyRepositoryMemory = Layer.effect(
             }
           }))
         ),
+      markRolled: (workspaceId, id, replacedBy, expiresAt, now) =>
+        up.pipe(Effect.andThen(Ref.modify(store.state, (s): readonly [Option.Option<ApiKey>, MemoryState] => {
+          const key = s.apiKeys.get(id)
+          if (key === undefined || key.workspaceId !== workspaceId || !key.isActiveAt(now) || Option.isSome(key.replacedBy)) return [Option.none(), s]
+          const rolled = new ApiKey({ ...key, replacedBy: Option.some(replacedBy), expiresAt: Option.some(expiresAt) })
+          return [Option.some(rolled), { ...s, apiKeys: withEntry(s.apiKeys, id, rolled) }]
+        }))),
       touchLastUsed: (id, at) =>
         up.pipe(
           Effect.andThen(Ref.update(store.state, (s) => {

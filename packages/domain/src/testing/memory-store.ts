@@ -9,6 +9,7 @@ import type { Page, PageRequest } from "../shared/index.ts"
 import type { IdempotencyEntry } from "../ai/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { DomainEvent } from "../audit/index.ts"
+import type { CustomDomain } from "../domains/index.ts"
 import type { DeliveryAttempt, WebhookDelivery } from "../webhooks/index.ts"
 import type { EndpointSecret, WebhookEndpoint } from "../webhooks/index.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -17,8 +18,16 @@ import type { Invitation } from "../identity/index.ts"
 import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
+import type { Schedule, ScheduleRun } from "../schedules/index.ts"
 import type { FeatureRequest } from "../feedback/index.ts"
 import type { NotificationPreferences, PushDevice, PushMessage } from "../notifications/index.ts"
+
+/** A token pair a rotation retired, as the in-memory session store keeps it. */
+export interface RetiredTokens {
+  readonly sessionId: string
+  readonly accessDigest: string
+  readonly retiredAt: DateTime.Utc
+}
 
 /** Everything the in-memory adapters hold, as one immutable value so a transaction can roll back by restoring it. */
 export interface MemoryState {
@@ -42,11 +51,15 @@ export interface MemoryState {
   readonly users: ReadonlyMap<string, UserCredentials>
   readonly memberships: ReadonlyMap<string, Membership>
   readonly sessions: ReadonlyMap<string, Session>
-  /** Refresh token digests retired by rotation, to the session id they belonged to. */
-  readonly retiredRefreshDigests: ReadonlyMap<string, string>
+  /** Retired token pairs by refresh digest: the session, the access digest retired with it, and when. */
+  readonly retiredRefreshDigests: ReadonlyMap<string, RetiredTokens>
   readonly invitations: ReadonlyMap<string, Invitation>
   /** By `workspaceId/userId`. */
   readonly appearance: ReadonlyMap<string, AppearanceSettings>
+  readonly schedules: ReadonlyMap<string, Schedule>
+  /** By `scheduleId/epochMillis`: one run per (schedule, instant). */
+  readonly scheduleRuns: ReadonlyMap<string, ScheduleRun>
+  readonly domains: ReadonlyMap<string, CustomDomain>
   readonly featureRequests: ReadonlyMap<string, FeatureRequest>
   /** By `requestId/userId`, to when the vote was cast. */
   readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
@@ -81,6 +94,9 @@ const emptyState: MemoryState = {
   retiredRefreshDigests: new Map(),
   invitations: new Map(),
   appearance: new Map(),
+  schedules: new Map(),
+  scheduleRuns: new Map(),
+  domains: new Map(),
   featureRequests: new Map(),
   featureVotes: new Map(),
   featureIdempotency: new Map(),
@@ -134,7 +150,7 @@ export const pageOf = <A>(items: ReadonlyArray<A>, page: PageRequest): Page<A> =
 // Marks the fiber as inside a transaction so nested calls join it instead of waiting on the lock.
 const InTransaction = Context.Reference<boolean>("@atrium/domain/testing/InTransaction", { defaultValue: () => false })
 
-/** In-memory transactions: one at a time, nested ones join, and a failure restores the state as it was before. */
+/** In-memory transactions: one at a time, nested ones join as savepoints, and a failure restores the state as it was before. */
 export const TransactorMemory = Layer.effect(
   Transactor,
   Effect.gen(function*() {
@@ -142,7 +158,11 @@ export const TransactorMemory = Layer.effect(
     const lock = yield* Semaphore.make(1)
     return Transactor.of({
       withTransaction: Effect.fnUntraced(function*(effect) {
-        if (yield* InTransaction) return yield* effect
+        // A nested transaction is a savepoint: its failure undoes its own writes only.
+        if (yield* InTransaction) {
+          const savepoint = yield* Ref.get(store.state)
+          return yield* effect.pipe(Effect.onError(() => Ref.set(store.state, savepoint)))
+        }
         yield* ensureUp.pipe(Effect.provideService(MemoryStore, store))
         return yield* lock.withPermits(1)(
           Effect.gen(function*() {

@@ -141,6 +141,20 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
                 yield* endpoints.update(new WebhookEndpoint({ ...endpoint, failingSince: Option.some(failingSince), updatedAt: now }))
               }
             }))
+            // One line per failed attempt for operators; never the URL (it may carry a token) nor the response body.
+            if (verdict._tag !== "Delivered") {
+              yield* Effect.logWarning("webhook attempt failed").pipe(Effect.annotateLogs({
+                deliveryId: delivery.id,
+                endpointId: claimed.endpoint.id,
+                workspaceId: claimed.endpoint.workspaceId,
+                attempt: number,
+                errorKind: result.errorKind ?? "none",
+                statusCode: result.statusCode ?? "none",
+                outcome: delivery.status === "pending"
+                  ? `retry at ${Option.getOrElse(Option.map(nextAttemptAt, DateTime.formatIso), () => "-")}`
+                  : "gave up"
+              }))
+            }
             return attempt
           }
         )

@@ -1,9 +1,20 @@
 import { DateTime, Option, Schema } from "effect"
-import { WebhookEndpointId, WorkspaceId } from "../shared/index.ts"
+import { SafeMultilineText, SafeText, WebhookEndpointId, WorkspaceId } from "../shared/index.ts"
 import { EventType } from "./webhook-events.ts"
 
 /** How many endpoints one workspace may subscribe. */
 export const maxEndpointsPerWorkspace = 20
+
+/** A subscription URL as a client gives it (the SSRF guard judges it next): one line of 1–2048 characters. */
+export const WebhookUrl = SafeText.check(Schema.isBetweenLength(1, 2048)).annotate({
+  description: "HTTPS URL that receives the events",
+  examples: ["https://example.com/webhooks/atrium"]
+})
+
+/** Free text for people about an endpoint, up to 500 characters. */
+export const WebhookDescription = SafeMultilineText.check(Schema.isMaxLength(500)).annotate({
+  description: "Free text for people, up to 500 characters"
+})
 
 /** A subscriber's endpoint: where to POST which events. */
 export class WebhookEndpoint extends Schema.Class<WebhookEndpoint>("@atrium/domain/WebhookEndpoint")({

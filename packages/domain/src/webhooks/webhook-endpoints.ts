@@ -8,13 +8,13 @@ import { IdGenerator } from "../shared/index.ts"
 import { DeliveryId, type WebhookEndpointId, WebhookEndpointId as EndpointIdSchema, type WorkspaceId } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import { DeliveryRepository } from "./delivery-repository.ts"
-import { Transactor } from "../shared/index.ts"
+import { decodeInput, Transactor } from "../shared/index.ts"
 import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
 import { WebhookTransport } from "./webhook-transport.ts"
 import { SecretBox } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { type DeliveryAttempt, type DeliveryStatus, WebhookDelivery } from "./webhook-delivery.ts"
-import { EndpointSecret, maxEndpointsPerWorkspace, WebhookEndpoint } from "./webhook-endpoint.ts"
+import { EndpointSecret, maxEndpointsPerWorkspace, WebhookDescription, WebhookEndpoint, WebhookUrl } from "./webhook-endpoint.ts"
 import type { EventType } from "./webhook-events.ts"
 import { mintSigningSecret } from "./webhook-signature.ts"
 
@@ -44,6 +44,9 @@ export interface EndpointWithSecret {
 export const rotationGrace = { default: Duration.hours(24), maximum: Duration.days(7) } as const
 /** How far back a recovery may reach. */
 export const recoveryWindow = Duration.days(14)
+
+const decodeUrl = decodeInput(WebhookUrl, "url")
+const decodeDescription = decodeInput(WebhookDescription, "description")
 
 /** Refusals of the access policy: every operation acts as a principal, in its workspace, under `permits`. */
 export type Refused = Forbidden | InsufficientScope
@@ -114,10 +117,18 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         return found.value
       })
 
-      // The SSRF guard runs when a URL is saved, and again at every attempt.
+      // The SSRF guard runs when a URL is saved, and again at every attempt. The caller learns that the URL is not
+      // allowed, never which internal address its host resolved to: that goes to the server log only.
       const checkUrl = Effect.fnUntraced(function*(url: string) {
-        const verdict = yield* transport.checkDestination(url)
-        if (verdict._tag === "Refused") return yield* new InvalidInput({ detail: `url refused: ${verdict.reason}` })
+        const valid = yield* decodeUrl(url)
+        const verdict = yield* transport.checkDestination(valid)
+        if (verdict._tag === "Refused") {
+          yield* Effect.logWarning("webhook url refused by the SSRF guard").pipe(
+            Effect.annotateLogs({ reason: verdict.reason, detail: verdict.detail ?? verdict.reason })
+          )
+          return yield* new InvalidInput({ detail: `url refused: ${verdict.reason}` })
+        }
+        return valid
       })
 
       const newSecret = Effect.fnUntraced(function*(endpointId: WebhookEndpointId, now: DateTime.Utc) {
@@ -143,13 +154,14 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
       const create = Effect.fn("WebhookEndpoints.create")(function*(principal: Principal, input: CreateEndpointInput) {
         yield* permits(principal, "webhooks.write")
         const workspaceId = principal.workspaceId
-        yield* checkUrl(input.url)
+        const url = yield* checkUrl(input.url)
+        const description = yield* decodeDescription(input.description ?? "")
         const now = yield* DateTime.now
         const endpoint = new WebhookEndpoint({
           id: EndpointIdSchema.make(yield* ids.make("whe")),
           workspaceId,
-          url: input.url,
-          description: input.description ?? "",
+          url,
+          description,
           eventTypes: Option.fromNullishOr(input.eventTypes),
           enabled: true,
           disabledReason: Option.none(),
@@ -186,6 +198,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
           const { workspaceId } = principal
           const actor = actorOf(principal)
           if (patch.url !== undefined) yield* checkUrl(patch.url)
+          if (patch.description !== undefined) yield* decodeDescription(patch.description)
           return yield* tx.withTransaction(Effect.gen(function*() {
             const current = yield* find(workspaceId, id)
             const enabling = patch.enabled === true && !current.enabled

@@ -1,11 +1,13 @@
 import { Schema } from "effect"
 import { AiTaskEvents } from "../ai/index.ts"
 import { defineEvent } from "../audit/index.ts"
+import { CustomDomainEvents } from "../domains/index.ts"
 import { BillingEvents } from "../billing/index.ts"
 import { EntitlementEvents } from "../entitlements/index.ts"
 import { FeedbackEvents } from "../feedback/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
+import { ScheduleEvents } from "../schedules/index.ts"
 import { IsoTime } from "../shared/index.ts"
 
 /** Events of the webhooks area. */
@@ -24,6 +26,7 @@ export const WebhookEvents = {
 export const eventCatalog = {
   [ApiKeyEvents.created.type]: ApiKeyEvents.created,
   [ApiKeyEvents.revoked.type]: ApiKeyEvents.revoked,
+  [ApiKeyEvents.rolled.type]: ApiKeyEvents.rolled,
   [AiTaskEvents.succeeded.type]: AiTaskEvents.succeeded,
   [AiTaskEvents.failed.type]: AiTaskEvents.failed,
   [IdentityEvents.memberJoined.type]: IdentityEvents.memberJoined,
@@ -34,6 +37,12 @@ export const eventCatalog = {
   [EntitlementEvents.granted.type]: EntitlementEvents.granted,
   [EntitlementEvents.revoked.type]: EntitlementEvents.revoked,
   [BillingEvents.capReached.type]: BillingEvents.capReached,
+  [ScheduleEvents.runStarted.type]: ScheduleEvents.runStarted,
+  [ScheduleEvents.runSkipped.type]: ScheduleEvents.runSkipped,
+  [ScheduleEvents.paused.type]: ScheduleEvents.paused,
+  [CustomDomainEvents.verified.type]: CustomDomainEvents.verified,
+  [CustomDomainEvents.misconfigured.type]: CustomDomainEvents.misconfigured,
+  [CustomDomainEvents.verificationFailed.type]: CustomDomainEvents.verificationFailed,
   [WebhookEvents.endpointDisabled.type]: WebhookEvents.endpointDisabled,
   [WebhookEvents.test.type]: WebhookEvents.test,
   [FeedbackEvents.created.type]: FeedbackEvents.created,

@@ -44,4 +44,5 @@ export class WebhookTransport extends Context.Service<WebhookTransport, {
 /** The verdict on a destination URL. */
 export type DestinationCheck =
   | { readonly _tag: "Allowed"; readonly addresses: ReadonlyArray<string> }
-  | { readonly _tag: "Refused"; readonly reason: string }
+  /** `reason` is fit for the caller (never a resolved address); `detail` is for the server log only. */
+  | { readonly _tag: "Refused"; readonly reason: string; readonly detail?: string | undefined }

@@ -5,9 +5,11 @@ import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shar
 import { IdGenerator } from "../shared/index.ts"
 import { WorkspaceId } from "../shared/index.ts"
 import { freeSlugFor } from "./free-slug.ts"
-import { Transactor } from "../shared/index.ts"
+import { decodeInput, Transactor } from "../shared/index.ts"
 import { WorkspaceRepository } from "./workspace-repository.ts"
-import { Workspace, WorkspaceSlug } from "./workspace.ts"
+import { Workspace, WorkspaceName, WorkspaceSlug } from "./workspace.ts"
+
+const decodeName = decodeInput(WorkspaceName, "name")
 
 /** What creating a workspace needs. */
 export interface CreateWorkspaceInput {
@@ -43,10 +45,11 @@ export class Workspaces extends Context.Service<Workspaces, {
       })
 
       const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspaceInput) {
+        const name = yield* decodeName(input.name.trim())
         const workspace = new Workspace({
           id: WorkspaceId.make(yield* ids.make("ws")),
-          name: input.name,
-          slug: yield* freeSlug(input.slug, input.name),
+          name,
+          slug: yield* freeSlug(input.slug, name),
           personal: input.personal ?? false,
           createdAt: yield* DateTime.now
         })

@@ -5,7 +5,7 @@ import { Api } from "../../contract/api.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
 
-/** Handlers of Settings → Developers: API keys of the active workspace, created and revoked by the member. */
+/** Handlers of Settings → Developers: API keys of the active workspace, created, rolled and revoked by the member. */
 export const MobileDevelopersHandlers = HttpApiBuilder.group(
   Api,
   "mobileDevelopers",
@@ -27,6 +27,20 @@ export const MobileDevelopersHandlers = HttpApiBuilder.group(
           expiresAt: payload.expiresAt
         })
         return { apiKey: toManagedApiKeyView(created.apiKey), key: Redacted.value(created.plaintext) }
+      }))
+      .handle("rollApiKey", Effect.fn("Mobile.rollApiKey")(function*({ params, payload }) {
+        const principal = yield* CurrentPrincipal
+        const rolled = yield* keys.roll({
+          workspaceId: principal.workspaceId,
+          actor: actorOf(principal),
+          id: params.id,
+          graceSeconds: payload?.graceSeconds
+        })
+        return {
+          apiKey: toManagedApiKeyView(rolled.apiKey),
+          key: Redacted.value(rolled.plaintext),
+          previous: toManagedApiKeyView(rolled.previous)
+        }
       }))
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
         const principal = yield* CurrentPrincipal

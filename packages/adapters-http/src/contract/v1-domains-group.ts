@@ -1,0 +1,29 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { DomainList } from "./domain-schemas.ts"
+import { serverErrors } from "./errors.ts"
+import { PageQuery } from "./page-query.ts"
+import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
+
+/** `GET /api/v1/domains`: the read-only mirror for API keys with `read`. */
+export class V1DomainsGroup extends HttpApiGroup.make("v1Domains")
+  .add(
+    HttpApiEndpoint.get("listDomains", "/domains", {
+      query: PageQuery,
+      success: DomainList,
+      error: serverErrors
+    })
+      .annotate(RequiredPermission, "domains.read")
+      .annotateMerge(OpenApi.annotations({
+        summary: "Custom domains",
+        description: "The key's workspace's domains, newest first: status, `nextAction`, what DNS last showed. Needs scope `read`."
+      }))
+  )
+  .annotate(AcceptedCredentials, ["api_key"])
+  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
+  .middleware(RequestValidation)
+  .middleware(Authorization)
+  .middleware(RateLimit)
+  .middleware(Authentication)
+  .prefix("/api/v1")
+  .annotateMerge(OpenApi.annotations({ title: "v1: domains", description: "Custom domains, read-only." }))
+{}

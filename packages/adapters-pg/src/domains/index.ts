@@ -1,0 +1,1 @@
+export { DomainRepositoryPg } from "./domain-repository-pg.ts"

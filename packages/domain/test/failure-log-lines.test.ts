@@ -1,0 +1,59 @@
+import { assert, describe, it } from "@effect/vitest"
+import { AiTasks, Entitlements, Feature, systemActor, Usage, WebhookDeliveries, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
+import { answer, DomainMemory, ownerPrincipal, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
+import { DateTime, Effect, Logger, Ref } from "effect"
+
+const actor = systemActor("test")
+
+// Every log line the domain writes, as JSON, for the test to read back.
+const captured = () => {
+  const lines: Array<string> = []
+  const logger = Logger.formatJson.pipe(Logger.map((line) => {
+    lines.push(line)
+  }))
+  return { lines, layer: Logger.layer([logger]) }
+}
+
+describe("a log line per failure", () => {
+  it.effect("each failed webhook attempt is logged with its delivery, attempt number and error, never the URL or body", () => {
+    const log = captured()
+    return Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const { endpoint } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a?token=s3cr3t" })
+      yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
+      yield* Ref.set((yield* ScriptedReceiver).script, [answer(500, { responseBody: "upstream body s3cr3t" }), answer(200)])
+      const deliveries = yield* WebhookDeliveries
+      const transport = yield* WebhookTransport
+      const pass = Effect.gen(function*() {
+        for (const claimed of yield* deliveries.claim(10)) {
+          const startedAt = yield* DateTime.now
+          yield* deliveries.complete(claimed, startedAt, yield* transport.send(yield* deliveries.prepare(claimed)))
+        }
+      })
+      yield* pass
+      const failures = log.lines.filter((line) => line.includes("webhook attempt failed"))
+      assert.strictEqual(failures.length, 1)
+      assert.include(failures[0], endpoint.id)
+      assert.include(failures[0], "\"attempt\":1")
+      assert.include(failures[0], "non_2xx")
+      for (const line of log.lines) assert.notInclude(line, "s3cr3t")
+    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+  })
+
+  it.effect("each AI task that ends failed is logged once with its id, model and error code", () => {
+    const log = captured()
+    return Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* (yield* Usage).addCredits(workspace.id, 1_000_000, actor)
+      const { task } = yield* (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hello" } })
+      yield* Ref.set((yield* ScriptedProvider).script, [providerFails("provider_rejected", false, "content policy")])
+      yield* (yield* AiTasks).runDue(10)
+      const failures = log.lines.filter((line) => line.includes("AI task failed"))
+      assert.strictEqual(failures.length, 1)
+      assert.include(failures[0], task.id)
+      assert.include(failures[0], "provider_rejected")
+      assert.include(failures[0], "atrium-local-1")
+    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+  })
+})
