@@ -232,6 +232,54 @@ describe("Settings → Developers in Chromium", () => {
     expect(pageErrors).toEqual([])
   }, 90_000)
 
+  it("an admin rolls a key: the new key is shown once, the old one works only for the grace", async () => {
+    const session = await call("POST", "/api/auth/sign-in", undefined, { email: admin.email, password })
+    const created = await call("POST", "/api/mobile/api-keys", accessTokenOf(session.body), { name: "Deploy bot", scopes: ["read"] })
+    expect(created.status).toBe(201)
+    const firstKey = String(created.body.key)
+    const { context, page } = await openPage()
+    try {
+      await signIn(page, admin.email)
+      const row = page.getByRole("row", { name: /Deploy bot/ })
+      await row.waitFor()
+
+      // An hour of grace: both keys work, and the rolled one shows when it stops.
+      await row.getByRole("button", { name: "Roll Deploy bot" }).click()
+      await page.getByLabel("Grace period").selectOption("3600")
+      await page.screenshot({ path: join(shots, "key-roll.png"), fullPage: true })
+      await page.getByRole("button", { name: "Roll key" }).click()
+      const secret = page.getByLabel("Your new API key")
+      await secret.waitFor()
+      const secondKey = await secret.inputValue()
+      expect(secondKey).toMatch(/^sk_live_/)
+      expect(secondKey).not.toBe(firstKey)
+      await page.getByRole("button", { name: "I have stored it" }).click()
+      expect((await call("GET", "/api/v1/workspaces/current", secondKey)).status).toBe(200)
+      expect((await call("GET", "/api/v1/workspaces/current", firstKey)).status).toBe(200)
+      const inGrace = page.getByRole("row", { name: /Deploy bot/ }).filter({ has: page.locator(".badge.warn") })
+      await inGrace.waitFor()
+      await page.screenshot({ path: join(shots, "keys-rolled.png"), fullPage: true })
+
+      // No grace: the key it replaces is refused at once as expired.
+      const current = page.getByRole("row", { name: /Deploy bot/ }).filter({ has: page.locator(".badge.good") })
+      await current.getByRole("button", { name: "Roll Deploy bot" }).click()
+      await page.getByLabel("Grace period").selectOption("0")
+      await page.getByRole("button", { name: "Roll key" }).click()
+      await secret.waitFor()
+      const thirdKey = await secret.inputValue()
+      await page.getByRole("button", { name: "I have stored it" }).click()
+      expect((await call("GET", "/api/v1/workspaces/current", thirdKey)).status).toBe(200)
+      const refused = await call("GET", "/api/v1/workspaces/current", secondKey)
+      expect(refused.status).toBe(401)
+      expect(refused.body.code).toBe("api_key_expired")
+      expect(await page.content()).not.toContain(thirdKey)
+    } finally {
+      await context.close()
+    }
+    expect(outside).toEqual([])
+    expect(pageErrors).toEqual([])
+  }, 60_000)
+
   it("an admin adds an endpoint, sends a test, sees a failure with the receiver's answer and replays it", async () => {
     const { context, page } = await openPage()
     try {
