@@ -63,7 +63,11 @@ const leastRole: Record<string, Role> = {
   "mobileSchedules.pauseSchedule": "admin",
   "mobileSchedules.resumeSchedule": "admin",
   "mobileSchedules.runScheduleNow": "admin",
-  "mobileSchedules.listScheduleRuns": "member"
+  "mobileSchedules.listScheduleRuns": "member",
+  "mobilePurchases.availability": "member",
+  "mobilePurchases.sync": "admin",
+  "mobilePurchases.list": "member",
+  "mobilePurchases.get": "member"
 }
 
 const rank: Record<Role, number> = { member: 1, admin: 2, owner: 3 }

@@ -47,7 +47,8 @@ describe("/api/v1", () => {
         feature: "ai.basic",
         source: "plan",
         grantedAt: Array.isArray(data) ? data[0].grantedAt : "",
-        expiresAt: null
+        expiresAt: null,
+        purchaseId: null
       }])
     }).pipe(Effect.provide(AppUnderTest())))
 
@@ -114,10 +115,11 @@ describe("/api/v1", () => {
         assert.deepStrictEqual(Object.keys(Object(Object(reply.body.paths)[path])).sort(), methods, path)
       }
       const spec = JSON.parse(text)
-      assert.deepInclude(spec.components.securitySchemes.bearer, { type: "http", scheme: "Bearer" })
+      // Lower-case `bearer`, as Scalar and generators expect, so samples send `Authorization: Bearer …`.
+      assert.deepInclude(spec.components.securitySchemes.bearer, { type: "http", scheme: "bearer" })
       assert.deepStrictEqual(spec.paths["/api/v1/workspaces/current"].get.security, [{ bearer: [] }])
-      assert.strictEqual(spec.info.title, "Atrium API")
-      assert.strictEqual(spec.info.version, "1")
+      assert.strictEqual(spec.info.title, "Atrium API v1")
+      assert.match(spec.info.version, /^1\.\d+\.\d+$/)
       const responses = spec.paths["/api/v1/workspaces/current"].get.responses
       for (const status of ["400", "401", "403", "404", "429", "500", "503"]) {
         assert.property(responses, status)
@@ -151,7 +153,10 @@ describe("/api/v1", () => {
       assert.include(reply.headers["content-type"] ?? "", "text/html")
       assert.include(reply.text, "Atrium API")
       assert.include(reply.text, "createApiReference")
+      assert.include(reply.text, "/api/v1/openapi")
+      assert.include(reply.text, "/api/mobile/openapi")
       for (const host of ["https://cdn", "unpkg", "jsdelivr"]) assert.notInclude(reply.text, host)
-      assert.notMatch(reply.text, /<script[^>]+src=/)
+      // Every script comes from this server.
+      for (const [, source] of reply.text.matchAll(/<script[^>]+src="([^"]+)"/g)) assert.match(String(source), /^\/api\/docs\/assets\//)
     }).pipe(Effect.provide(AppUnderTest())))
 })

@@ -84,6 +84,18 @@ export const BillingRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
+    const recordCreditGrant = Effect.fn("BillingRepository.recordCreditGrant")(
+      function*(reference: string, workspaceId: WorkspaceId, micros: number, at: DateTime.Utc) {
+        const rows = yield* sql`
+          INSERT INTO credit_grants (reference, workspace_id, micros, created_at)
+          VALUES (${reference}, ${workspaceId}, ${micros}, ${DateTime.toDateUtc(at)})
+          ON CONFLICT (reference) DO NOTHING
+          RETURNING reference
+        `.pipe(orUnavailable)
+        return rows.length === 1
+      }
+    )
+
     const listUsageRecords = Effect.fn("BillingRepository.listUsageRecords")(function*(workspaceId: WorkspaceId, page: PageRequest) {
       const records = yield* sql`
         SELECT task_id, workspace_id, model, input_tokens, output_tokens, cost_micros, month, created_at
@@ -99,6 +111,6 @@ export const BillingRepositoryPg = Layer.effect(
       return toPageBy(records, page, (record) => ({ createdAt: record.createdAt, id: record.taskId }))
     })
 
-    return BillingRepository.of({ account, saveAccount, monthlyUsage, saveMonthlyUsage, insertUsageRecord, listUsageRecords })
+    return BillingRepository.of({ account, saveAccount, monthlyUsage, saveMonthlyUsage, insertUsageRecord, recordCreditGrant, listUsageRecords })
   })
 )

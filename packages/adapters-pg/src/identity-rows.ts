@@ -4,15 +4,17 @@ import { Schema } from "effect"
 /** The `users` row without its password hash, as the driver returns it (`timestamptz` as `Date`). */
 export const UserRow = Schema.Struct({
   ...User.fields,
-  createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ createdAt: "created_at" }))
+  createdAt: Schema.DateTimeUtcFromDate,
+  emailVerifiedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+}).pipe(Schema.encodeKeys({ createdAt: "created_at", emailVerifiedAt: "email_verified_at" }))
 
 /** The `users` row with its password hash. */
 export const UserCredentialsRow = Schema.Struct({
   ...User.fields,
   createdAt: Schema.DateTimeUtcFromDate,
+  emailVerifiedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   passwordHash: Schema.String
-}).pipe(Schema.encodeKeys({ createdAt: "created_at", passwordHash: "password_hash" }))
+}).pipe(Schema.encodeKeys({ createdAt: "created_at", emailVerifiedAt: "email_verified_at", passwordHash: "password_hash" }))
 
 /** The `memberships` row. */
 export const MembershipRow = Schema.Struct({
@@ -23,8 +25,15 @@ export const MembershipRow = Schema.Struct({
 /** The user half of a member-list row, its columns prefixed `user_` (the membership's `user_id` is its id). */
 export const MemberUserRow = Schema.Struct({
   ...User.fields,
-  createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ id: "user_id", email: "user_email", name: "user_name", createdAt: "user_created_at" }))
+  createdAt: Schema.DateTimeUtcFromDate,
+  emailVerifiedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+}).pipe(Schema.encodeKeys({
+  id: "user_id",
+  email: "user_email",
+  name: "user_name",
+  createdAt: "user_created_at",
+  emailVerifiedAt: "user_email_verified_at"
+}))
 
 /** The `sessions` row. */
 export const SessionRow = Schema.Struct({

@@ -1,4 +1,5 @@
 import type {
+  AccountTokenRepository,
   AiTaskRepository,
   ApiKeyRepository,
   AppearanceRepository,
@@ -12,6 +13,9 @@ import type {
   EntitlementRepository,
   EventOutbox,
   InvitationRepository,
+  MailRepository,
+  NotificationInbox,
+  PurchaseRepository,
   MembershipRepository,
   ScheduleRepository,
   SessionRepository,
@@ -47,7 +51,11 @@ export type Ports =
   | InvitationRepository
   | AppearanceRepository
   | ScheduleRepository
+  | PurchaseRepository
+  | NotificationInbox
   | DomainRepository
+  | AccountTokenRepository
+  | MailRepository
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository

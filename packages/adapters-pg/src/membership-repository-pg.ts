@@ -68,7 +68,7 @@ export const MembershipRepositoryPg = Layer.effect(
     // user's; the users are joined to that page only, their columns prefixed `user_`.
     const listByWorkspace = Effect.fn("MembershipRepository.listByWorkspace")(function*(workspaceId: WorkspaceId, page: PageRequest) {
       const rows = yield* sql`
-        SELECT m.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at
+        SELECT m.*, u.email AS user_email, u.name AS user_name, u.created_at AS user_created_at, u.email_verified_at AS user_email_verified_at
         FROM (
           SELECT ${sql.literal(columns)} FROM memberships
           WHERE workspace_id = ${workspaceId} AND ${afterCursorAscending(sql, page)}

@@ -4,9 +4,11 @@ import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
+import purchases from "./migrations/0007_purchases.ts"
 import schedules from "./migrations/0008_schedules.ts"
 import domains from "./migrations/0009_domains.ts"
 import feedbackPush from "./migrations/0010_feedback_push.ts"
+import mail from "./migrations/0011_mail.ts"
 import hardening from "./migrations/0012_hardening.ts"
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
@@ -15,9 +17,11 @@ export const migrations = {
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
   "0004_identity": identity,
+  "0007_purchases": purchases,
   "0008_schedules": schedules,
   "0009_domains": domains,
   "0010_feedback_push": feedbackPush,
+  "0011_mail": mail,
   "0012_hardening": hardening
 }
 

@@ -128,6 +128,15 @@ export const SessionRepositoryPg = Layer.effect(
       return revoked.length > 0
     })
 
+    const revokeAllForUser = Effect.fn("SessionRepository.revokeAllForUser")(function*(userId: UserId, at: DateTime.Utc, reason: SessionRevokeReason) {
+      const revoked = yield* sql`
+        UPDATE sessions SET revoked_at = ${DateTime.toDateUtc(at)}, revoke_reason = ${reason}
+        WHERE user_id = ${userId} AND revoked_at IS NULL
+        RETURNING id
+      `.pipe(orUnavailable)
+      return revoked.length
+    })
+
     // GREATEST keeps the latest time when processes write out of order.
     const touchLastUsed = Effect.fn("SessionRepository.touchLastUsed")(function*(id: SessionId, at: DateTime.Utc) {
       yield* sql`
@@ -145,6 +154,7 @@ export const SessionRepositoryPg = Layer.effect(
 
     return SessionRepository.of({
       insert,
+      revokeAllForUser,
       findById,
       findByAccessDigest,
       findByRefreshDigest,

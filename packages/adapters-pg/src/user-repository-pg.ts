@@ -19,8 +19,9 @@ export const UserRepositoryPg = Layer.effect(
 
     const insert = Effect.fn("UserRepository.insert")(function*(user: User, passwordHash: string) {
       yield* sql`
-        INSERT INTO users (id, email, name, password_hash, created_at)
-        VALUES (${user.id}, ${user.email}, ${user.name}, ${passwordHash}, ${DateTime.toDateUtc(user.createdAt)})
+        INSERT INTO users (id, email, name, password_hash, created_at, email_verified_at)
+        VALUES (${user.id}, ${user.email}, ${user.name}, ${passwordHash}, ${DateTime.toDateUtc(user.createdAt)},
+          ${Option.getOrNull(Option.map(user.emailVerifiedAt, DateTime.toDateUtc))})
       `.pipe(
         Effect.catch((error: SqlError): Effect.Effect<never, EmailTaken | Unavailable> =>
           error.reason._tag === "UniqueViolation" && error.reason.constraint === emailConstraint
@@ -31,7 +32,7 @@ export const UserRepositoryPg = Layer.effect(
     })
 
     const findByEmail = Effect.fn("UserRepository.findByEmail")(function*(email: Email) {
-      const rows = yield* sql`SELECT id, email, name, created_at, password_hash FROM users WHERE email = ${email}`.pipe(
+      const rows = yield* sql`SELECT id, email, name, created_at, email_verified_at, password_hash FROM users WHERE email = ${email}`.pipe(
         Effect.flatMap(decodeCredentials),
         orUnavailable
       )
@@ -39,10 +40,19 @@ export const UserRepositoryPg = Layer.effect(
     })
 
     const findById = Effect.fn("UserRepository.findById")(function*(id: UserId) {
-      const rows = yield* sql`SELECT id, email, name, created_at FROM users WHERE id = ${id}`.pipe(Effect.flatMap(decodeUsers), orUnavailable)
+      const rows = yield* sql`SELECT id, email, name, created_at, email_verified_at FROM users WHERE id = ${id}`.pipe(Effect.flatMap(decodeUsers), orUnavailable)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => new User(row))
     })
 
-    return UserRepository.of({ insert, findByEmail, findById })
+    // COALESCE keeps the first proof's time.
+    const markEmailVerified = Effect.fn("UserRepository.markEmailVerified")(function*(id: UserId, at: DateTime.Utc) {
+      yield* sql`UPDATE users SET email_verified_at = COALESCE(email_verified_at, ${DateTime.toDateUtc(at)}) WHERE id = ${id}`.pipe(orUnavailable)
+    })
+
+    const setPasswordHash = Effect.fn("UserRepository.setPasswordHash")(function*(id: UserId, passwordHash: string) {
+      yield* sql`UPDATE users SET password_hash = ${passwordHash} WHERE id = ${id}`.pipe(orUnavailable)
+    })
+
+    return UserRepository.of({ insert, findByEmail, findById, markEmailVerified, setPasswordHash })
   })
 )

@@ -58,7 +58,7 @@ const admin = (workspaceId: WorkspaceId) =>
 const entitled = Effect.gen(function*() {
   const workspace = yield* seedWorkspace
   yield* (yield* EntitlementRepository).upsert(
-    new Entitlement({ workspaceId: workspace.id, feature: Feature.make("domains.custom"), source: "plan", grantedAt: at(0), expiresAt: Option.none() })
+    new Entitlement({ workspaceId: workspace.id, feature: Feature.make("domains.custom"), source: "plan", sourceRef: "", grantedAt: at(0), expiresAt: Option.none() })
   )
   return workspace
 })

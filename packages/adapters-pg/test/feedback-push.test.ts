@@ -46,7 +46,7 @@ const person = Effect.gen(function*() {
   const tag = unique()
   const workspace = new Workspace({ id: WorkspaceId.make(`ws_${tag}`), name: "W", slug: WorkspaceSlug.make(`w-${tag}`), personal: false, createdAt: at(0) })
   yield* (yield* WorkspaceRepository).insert(workspace)
-  const user = new User({ id: UserId.make(`usr_${tag}`), email: Email.make(`u${tag}@example.com`), name: UserName.make("U"), createdAt: at(0) })
+  const user = new User({ id: UserId.make(`usr_${tag}`), email: Email.make(`u${tag}@example.com`), name: UserName.make("U"), createdAt: at(0), emailVerifiedAt: Option.none() })
   yield* (yield* UserRepository).insert(user, "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA")
   return { workspace, user }
 })

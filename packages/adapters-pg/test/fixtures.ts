@@ -189,7 +189,7 @@ export const makeUsageRecord = (workspaceId: WorkspaceId, createdAt: DateTime.Ut
 /** A user with a unique email; store it with a PHC-looking hash (the table refuses anything else). */
 export const makeUser = (overrides: Partial<User> = {}): User => {
   const id = token()
-  return new User({ id: UserId.make(`usr_${id}`), email: Email.make(`u${id}@example.com`), name: "Ada", createdAt: at(0), ...overrides })
+  return new User({ id: UserId.make(`usr_${id}`), email: Email.make(`u${id}@example.com`), name: "Ada", createdAt: at(0), emailVerifiedAt: Option.none(), ...overrides })
 }
 
 /** A stand-in Argon2id PHC string: the repository stores it as given. */

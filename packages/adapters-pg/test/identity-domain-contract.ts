@@ -8,6 +8,7 @@ import {
   Organization,
   Primitives,
   type Role,
+  SecretBox,
   type SessionPrincipal,
   SessionRepository,
   type SignedUp,
@@ -24,7 +25,7 @@ import { token } from "./fixtures.ts"
 const password = Redacted.make("correct horse battery")
 
 // The identity services over the Postgres ports under test; a fast password hasher stands in for Argon2id.
-const domain = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory)))
+const domain = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom)))
 
 /** Signs up a new person with a unique email and name (so a unique personal workspace slug). */
 const signUp = (email = `${token()}@example.com`) =>
@@ -102,7 +103,7 @@ export const identityDomainContract = <E>(label: string, target: Layer.Layer<Por
         Effect.map(SessionRepository, (real) =>
           SessionRepository.of({ ...real, insert: () => Effect.fail(new Unavailable({ dependency: "database" })) }))
       )
-      const broken = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, failingSessions)))
+      const broken = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom, failingSessions)))
       return Effect.gen(function*() {
         const before = yield* rowCounts
         const email = `${token()}@example.com`

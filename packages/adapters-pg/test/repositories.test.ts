@@ -9,9 +9,11 @@ import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
+import { mailContract } from "./mail-contract.ts"
+import { PortsMemory } from "@atrium/domain/testing"
+import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
-import { PortsMemory } from "@atrium/domain/testing"
 import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
@@ -39,10 +41,13 @@ for (const target of targets) {
   identityDomainContract(target.label, target.layer)
   scheduleRepositoryContract(target.label, target.layer)
   scheduleDomainContract(target.label, target.layer)
+  mailContract(target.label, target.layer)
+  purchaseDomainContract(target.label, target.layer)
 }
 
-// The in-memory twin keeps the same repository rules.
+// The in-memory twins keep the same repository rules, so tests over memory mean what they say about Postgres.
 scheduleRepositoryContract("memory", PortsMemory)
+mailContract("memory", PortsMemory)
 
 // The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
 const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [

@@ -193,18 +193,21 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports |
         assert.deepStrictEqual(yield* lastUsed, Option.some(at(120)))
       }))
 
-    it.effect("an entitlement upsert replaces the earlier grant of the same feature", () =>
+    it.effect("entitlement grants are per (feature, source, sourceRef): the same key replaces, other sources live beside it", () =>
       Effect.gen(function*() {
         const repo = yield* EntitlementRepository
         const workspace = yield* seedWorkspace
-        const grant = (feature: string, source: Entitlement["source"], expiresAt: Option.Option<DateTime.Utc>) =>
-          new Entitlement({ workspaceId: workspace.id, feature: Feature.make(feature), source, grantedAt: at(1), expiresAt })
-        yield* repo.upsert(grant("ai.basic", "trial", Option.some(at(100))))
-        yield* repo.upsert(grant("webhooks", "plan", Option.none()))
-        const replaced = grant("ai.basic", "purchase", Option.none())
+        const grant = (feature: string, source: Entitlement["source"], sourceRef: string, expiresAt: Option.Option<DateTime.Utc>) =>
+          new Entitlement({ workspaceId: workspace.id, feature: Feature.make(feature), source, sourceRef, grantedAt: at(1), expiresAt })
+        yield* repo.upsert(grant("ai.basic", "trial", "", Option.some(at(100))))
+        yield* repo.upsert(grant("webhooks", "plan", "", Option.none()))
+        yield* repo.upsert(grant("ai.basic", "purchase", "pur_a", Option.some(at(50))))
+        const replaced = grant("ai.basic", "purchase", "pur_a", Option.some(at(70)))
         yield* repo.upsert(replaced)
+        const second = grant("ai.basic", "purchase", "pur_b", Option.none())
+        yield* repo.upsert(second)
         const listed = yield* repo.listByWorkspace(workspace.id)
-        assert.deepStrictEqual(listed, [replaced, grant("webhooks", "plan", Option.none())])
+        assert.deepStrictEqual(listed, [replaced, second, grant("ai.basic", "trial", "", Option.some(at(100))), grant("webhooks", "plan", "", Option.none())])
         assert.deepStrictEqual(yield* repo.listByWorkspace((yield* seedWorkspace).id), [])
       }))
 

@@ -13,6 +13,7 @@ import {
 import { ownerPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
+import { noStores } from "../src/purchases/store-config.ts"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
 import { startReceiver } from "./loopback-receiver.ts"
@@ -45,11 +46,13 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),
+  stores: noStores,
   push: Option.none(),
   modelCatalog: defaultModelCatalog,
   dnsServers: [],
   dnsTimeout: Duration.seconds(5),
-  domainDenySuffixes: []
+  domainDenySuffixes: [],
+  mail: { url: Option.none(), from: Option.none(), publicUrl: Option.none() }
 })
 
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */

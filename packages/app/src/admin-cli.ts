@@ -7,6 +7,8 @@ import {
   InvalidInput,
   ModelCatalog,
   NotFound,
+  Purchases,
+  StoreNotificationId,
   Usage,
   WebhookEndpointId,
   WebhookEndpoints,
@@ -152,15 +154,31 @@ const revokeEntitlement = Command.make(
   "revoke-entitlement",
   {
     workspace: workspaceFlag,
-    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key to revoke"))
+    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key to revoke")),
+    source: Flag.Literals("source", EntitlementSource.literals).pipe(
+      Flag.optional,
+      Flag.withDescription("Only this source's grant (default: every grant of the feature)")
+    )
   },
-  ({ feature, workspace }) =>
+  ({ feature, source, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, actor })
-      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: true }))
+      const revoked = yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, source: Option.getOrUndefined(source), actor })
+      yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: revoked.map((grant) => grant.source) }))
     }))
 ).pipe(Command.withDescription("Revoke a feature grant (emits entitlement.revoked)"))
+
+const replayStoreNotification = Command.make(
+  "replay-store-notification",
+  {
+    id: Flag.String("id").pipe(Flag.withSchema(StoreNotificationId), Flag.withDescription("Inbox item id (sn_…)"))
+  },
+  ({ id }) =>
+    withDomain(Effect.gen(function*() {
+      yield* (yield* Purchases).replay(id)
+      yield* Console.log(JSON.stringify({ id, queued: true }))
+    }))
+).pipe(Command.withDescription("Queue a stored store notification to be processed again (it is deduplicated and ordered by store time)"))
 
 const addCredits = Command.make(
   "add-credits",
@@ -227,6 +245,7 @@ export const cli = Command.make("atrium").pipe(
     revokeEntitlement,
     addCredits,
     setCaps,
+    replayStoreNotification,
     rotateWebhookSecret,
     setFeatureRequestStatus,
     mergeFeatureRequest

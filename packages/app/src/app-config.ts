@@ -1,5 +1,6 @@
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
+import { storesConfig, type StoresConfig } from "./purchases/store-config.ts"
 
 /** Where the data lives: the data directory of the embedded PostgreSQL server (and its key), or a Postgres server. */
 export type DatabaseTarget =
@@ -23,6 +24,13 @@ export interface AppConfig {
   /** Expo push: off without an access token (the token never leaves the server). */
   readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
+  /** `ATRIUM_MAIL_URL` (holds the mail credential), `ATRIUM_MAIL_FROM`, and `ATRIUM_PUBLIC_URL`, the base of links in messages. */
+  readonly mail: {
+    readonly url: Option.Option<Redacted.Redacted<string>>
+    readonly from: Option.Option<string>
+    readonly publicUrl: Option.Option<string>
+  }
+  readonly stores: StoresConfig
   /** DNS servers the domain verifier asks (`host[:port]`); empty uses the system's. */
   readonly dnsServers: ReadonlyArray<string>
   readonly dnsTimeout: Duration.Duration
@@ -83,10 +91,20 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     prefix: Config.String("ATRIUM_REDIS_PREFIX").pipe(Config.withDefault("atrium:"))
   }).pipe(Config.map(({ prefix, url }) => Option.map(url, (url) => ({ url, prefix })))),
   modelCatalog,
+  stores: storesConfig,
   dnsServers: commaList("ATRIUM_DNS_SERVERS"),
   dnsTimeout: Config.Duration("ATRIUM_DNS_TIMEOUT").pipe(Config.withDefault(Duration.seconds(3))),
-  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY")
+  domainDenySuffixes: commaList("ATRIUM_DOMAIN_DENY"),
+  mail: Config.all({
+    url: Config.option(Config.Redacted("ATRIUM_MAIL_URL")),
+    from: Config.option(Config.String("ATRIUM_MAIL_FROM")),
+    publicUrl: Config.option(Config.String("ATRIUM_PUBLIC_URL"))
+  })
 })
+
+/** The base of links in messages: `ATRIUM_PUBLIC_URL`, else this server's own address. */
+export const publicUrlOf = (config: AppConfig): string =>
+  Option.getOrElse(config.mail.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`)
 
 /** Reads the configuration from the environment. */
 export const loadConfig = Effect.fn("loadConfig")(function*() {

@@ -4,37 +4,44 @@ import {
   customDomainServices,
   defaultDeliveryPolicy,
   defaultDomainPolicy,
+  defaultMailPolicy,
   domainServices,
   EngagementServices,
   identityServices,
+  mailServices,
   ModelCatalog,
+  PurchaseServices,
   ScheduleServices
 } from "@atrium/domain"
 import { Duration, Layer } from "effect"
-import type { AppConfig } from "./app-config.ts"
+import { type AppConfig, publicUrlOf } from "./app-config.ts"
+import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
 import { PasswordHasherArgon2 } from "./argon2-password-hasher.ts"
 import { databaseLayer } from "./database.ts"
 import { NodeDnsResolver } from "./node-dns-resolver.ts"
 import { NodePrimitives } from "./node-secret-hasher.ts"
+import { storesLayer } from "./purchases/store-layer.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
 /**
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
- * hasher, catalog, and the DNS resolver and deny list of custom domains.
+ * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
  */
 export const domainLayer = (config: AppConfig) => {
   const ai = aiServices()
-  return Layer.mergeAll(
-    domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-    ai,
-    identityServices(),
-    EngagementServices,
-    // Schedules fire through the same AI task service.
-    ScheduleServices.pipe(Layer.provide(ai)),
-    customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
-  ).pipe(
+  return PurchaseServices.pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
+      ai,
+      identityServices(),
+      EngagementServices,
+      // Schedules fire through the same AI task service.
+      ScheduleServices.pipe(Layer.provide(ai)),
+      mailServices(defaultMailPolicy(publicUrlOf(config))),
+      customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
+    )),
     Layer.provideMerge(
       Layer.mergeAll(
         databaseLayer(config.database),
@@ -44,7 +51,10 @@ export const domainLayer = (config: AppConfig) => {
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
+        storesLayer(config.stores),
         NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
+        storesLayer(config.stores),
         pushServiceLayer(config)
       )
     )

@@ -10,6 +10,8 @@ import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
 import { domainLayer } from "./domain-layer.ts"
+import { MailWorker } from "./mail/mail-worker.ts"
+import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
@@ -29,7 +31,7 @@ export const serverLayer = (config: AppConfig) => {
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer, DomainVerificationWorker.layer(), ScheduleWorker.layer())
+    ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer)
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(secretKeyCheck(config)), Layer.provide(domain))

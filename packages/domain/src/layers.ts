@@ -20,6 +20,9 @@ import { FeatureRequests } from "./feedback/index.ts"
 import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
 import { ScheduleReactions, Schedules } from "./schedules/index.ts"
+import { AccountTokens, EmailVerification, PasswordReset } from "./identity/index.ts"
+import { MailDelivery, MailOutbox, type MailPolicy } from "./mail/index.ts"
+import { Purchases } from "./purchases/index.ts"
 
 /**
  * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
@@ -50,6 +53,9 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
 
+/** The mail outbox the identity flows write to, and the one-time account tokens it carries. */
+export const AccountMailLive = AccountTokens.layer.pipe(Layer.provideMerge(MailOutbox.layer))
+
 /**
  * Schedules (they fire through `AiTasks`); besides the ports above they need `ScheduleRepository`. The policy comes
  * from `CurrentSchedulePolicy` (its default unless a composition provides another).
@@ -57,14 +63,25 @@ export const AiServices = aiServices()
 export const ScheduleServices = Schedules.layer.pipe(Layer.provide(ChangeLogLive))
 
 /**
- * Accounts, sessions, members, invitations, organization, appearance and the audit trail. Besides the ports of
- * `domainServices` they need `UserRepository`, `MembershipRepository`, `SessionRepository`, `InvitationRepository`,
- * `AppearanceRepository` and `PasswordHasher`; kept apart so compositions that lack those still build.
+ * Accounts, sessions, members, invitations, organization, appearance, email verification, password reset and the
+ * audit trail. Besides the ports of `domainServices` they need `UserRepository`, `MembershipRepository`,
+ * `SessionRepository`, `InvitationRepository`, `AppearanceRepository`, `AccountTokenRepository`, `MailRepository` and
+ * `PasswordHasher`; kept apart so compositions that lack those still build.
  */
 export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =>
-  Layer.mergeAll(Accounts.layerWith(policy), Members.layer, Invitations.layer, Organization.layer, Appearance.layer, AuditTrail.layer).pipe(
-    Layer.provide(ChangeLogLive)
-  )
+  Layer.mergeAll(
+    Accounts.layerWith(policy),
+    Members.layer,
+    Invitations.layer,
+    Organization.layer,
+    Appearance.layer,
+    AuditTrail.layer,
+    EmailVerification.layer,
+    PasswordReset.layer
+  ).pipe(Layer.provide(ChangeLogLive), Layer.provideMerge(AccountMailLive))
+
+/** The sending side of mail (claims, renders, sends, records); needs `MailRepository`, `Mailer` and `SecretBox`. */
+export const mailServices = (policy: MailPolicy) => MailDelivery.layerWith(policy)
 
 /** The identity services with 15-minute access and 30-day refresh tokens. */
 export const IdentityServices = identityServices()
@@ -77,6 +94,13 @@ export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy)
 
 /** Custom domains with the default policy. */
 export const CustomDomainServices = customDomainServices()
+
+/**
+ * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the store ports
+ * (`AppStoreApi`, `PlayStoreApi`, `StoreSignatures`), `StoreProducts`, `StoreConfiguration`, and the `Entitlements` and
+ * `Usage` services.
+ */
+export const PurchaseServices = Purchases.layer.pipe(Layer.provide(ChangeLogLive))
 
 /** Randomness, ids and hashing, with an optional server pepper for secret digests. */
 export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>

@@ -7,6 +7,7 @@ import {
   Members,
   parseApiKey,
   Primitives,
+  SecretBox,
   Unavailable
 } from "@atrium/domain"
 import { DomainMemory, MembershipRepositoryMemory, MemoryStore, PasswordHasherCalls, PasswordHasherMemory, PortsMemory } from "@atrium/domain/testing"
@@ -71,7 +72,7 @@ describe("Accounts: sign-up", () => {
 
   it.effect("a failure anywhere in sign-up rolls back the user, the workspace and the audit entries", () => {
     // The memory ports, except that adding a membership fails like a lost connection.
-    const ports = Layer.mergeAll(PortsMemory, Primitives(), PasswordHasherMemory)
+    const ports = Layer.mergeAll(PortsMemory, Primitives(), PasswordHasherMemory, SecretBox.layerRandom)
     const failingMemberships = Layer.effect(
       MembershipRepository,
       Effect.map(MembershipRepository, (real) =>
@@ -87,6 +88,9 @@ describe("Accounts: sign-up", () => {
       assert.strictEqual(s.sessions.size, 0)
       assert.strictEqual(s.audit.length, 0)
       assert.strictEqual(s.events.length, 0)
+      // Nor is a verification link stored or mailed for an account that does not exist.
+      assert.strictEqual(s.accountTokens.size, 0)
+      assert.strictEqual(s.mailMessages.size, 0)
     }).pipe(Effect.provide(layer))
   })
 })

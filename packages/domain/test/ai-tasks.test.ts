@@ -111,10 +111,11 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
       const revoked = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor })
-      assert.isTrue(Option.isSome(revoked.expiresAt))
+      assert.strictEqual(revoked.length, 1)
+      assert.isTrue(revoked.every((grant) => Option.isSome(grant.expiresAt)))
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "not_entitled")
       const events = (yield* state).events.filter((e) => e.type === "entitlement.revoked")
-      assert.deepStrictEqual(events.map((e) => e.data), [{ feature: "ai.basic", source: "plan", expiresAt: "1970-01-01T00:00:00.000Z" }])
+      assert.deepStrictEqual(events.map((e) => e.data), [{ feature: "ai.basic", source: "plan", expiresAt: "1970-01-01T00:00:00.000Z", purchaseId: null }])
       const again = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor }).pipe(Effect.flip)
       assert.strictEqual(again.code, "not_found")
     }).pipe(Effect.provide(DomainMemory)))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Entitlements, Feature, systemActor, Workspaces } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
-import { DateTime, Effect, Ref } from "effect"
+import { DateTime, Effect, Option, Predicate, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 const actor = systemActor("test")
@@ -25,7 +25,7 @@ describe("Entitlements", () => {
       assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => e.feature), ["ai.basic"])
       const events = (yield* Ref.get((yield* MemoryStore).state)).events
       assert.deepStrictEqual(events.map((e) => e.type), ["entitlement.granted", "entitlement.granted"])
-      assert.deepStrictEqual(events[1]?.data, { feature: "ai.advanced", source: "trial", expiresAt: "1970-01-15T00:00:00.000Z" })
+      assert.deepStrictEqual(events[1]?.data, { feature: "ai.advanced", source: "trial", expiresAt: "1970-01-15T00:00:00.000Z", purchaseId: null })
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("grants are per workspace", () =>
@@ -34,5 +34,58 @@ describe("Entitlements", () => {
       const b = yield* (yield* Workspaces).create({ name: "B", actor })
       yield* (yield* Entitlements).grant({ workspaceId: a.id, feature: Feature.make("ai.basic"), source: "plan", actor })
       assert.deepStrictEqual(yield* (yield* Entitlements).active(b.id), [])
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a purchase's grant and a manual grant of one feature live side by side; ending one leaves the other", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const entitlements = yield* Entitlements
+      const now = yield* DateTime.now
+      const pro = Feature.make("ai.advanced")
+      yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "manual", actor })
+      const first = yield* entitlements.reconcileSource({
+        workspaceId: workspace.id,
+        source: "purchase",
+        sourceRef: "pur_1",
+        grants: [{ feature: pro, expiresAt: Option.some(DateTime.add(now, { days: 30 })) }],
+        actor
+      })
+      assert.strictEqual(first.granted.length, 1)
+      assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => [e.feature, e.source, e.purchaseId]), [
+        ["ai.advanced", "manual", null],
+        ["ai.advanced", "purchase", "pur_1"]
+      ])
+      // The same state again changes nothing and emits nothing.
+      const again = yield* entitlements.reconcileSource({
+        workspaceId: workspace.id,
+        source: "purchase",
+        sourceRef: "pur_1",
+        grants: [{ feature: pro, expiresAt: Option.some(DateTime.add(now, { days: 30 })) }],
+        actor
+      })
+      assert.deepStrictEqual([again.granted.length, again.revoked.length], [0, 0])
+      const ended = yield* entitlements.reconcileSource({ workspaceId: workspace.id, source: "purchase", sourceRef: "pur_1", grants: [], actor })
+      assert.deepStrictEqual(ended.revoked.map((e) => e.purchaseId), ["pur_1"])
+      assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => e.source), ["manual"])
+      const events = (yield* Ref.get((yield* MemoryStore).state)).events
+      assert.deepStrictEqual(events.map((e) => [e.type, Predicate.hasProperty(e.data, "purchaseId") ? e.data.purchaseId : "missing"]), [
+        ["entitlement.granted", null],
+        ["entitlement.granted", "pur_1"],
+        ["entitlement.revoked", "pur_1"]
+      ])
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("revoking by source ends only that source's grant; revoking without one ends them all", () =>
+    Effect.gen(function*() {
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const entitlements = yield* Entitlements
+      const pro = Feature.make("ai.advanced")
+      yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "manual", actor })
+      yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "trial", actor })
+      yield* entitlements.revoke({ workspaceId: workspace.id, feature: pro, source: "trial", actor })
+      assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => e.source), ["manual"])
+      yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "trial", actor })
+      assert.strictEqual((yield* entitlements.revoke({ workspaceId: workspace.id, feature: pro, actor })).length, 2)
+      assert.deepStrictEqual(yield* entitlements.active(workspace.id), [])
     }).pipe(Effect.provide(DomainMemory)))
 })

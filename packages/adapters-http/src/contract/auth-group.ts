@@ -2,13 +2,16 @@ import { SessionId } from "@atrium/domain"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CurrentSessionView,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
   RefreshedView,
   RefreshRequest,
   SessionList,
   SignedInView,
   SignedUpView,
   SignInRequest,
-  SignUpRequest
+  SignUpRequest,
+  VerifyEmailRequest
 } from "./auth-schemas.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
@@ -16,7 +19,10 @@ import { strictPayloads } from "./strict-payloads.ts"
 
 const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
-/** `/api/auth` before a session exists: sign up, sign in, refresh. Every answer is `Cache-Control: no-store`. */
+/**
+ * `/api/auth` before a session exists: sign up, sign in, refresh, and the mailed links (verify the address, reset a
+ * forgotten password). Every answer is `Cache-Control: no-store`.
+ */
 export class AuthGroup extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("signUp", "/sign-up", {
@@ -45,6 +51,34 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       "Rotate the session's tokens",
       "Answers a new access and refresh token; the presented refresh token is spent. Presenting a spent one again ends " +
         "the whole session (401 `invalid_session`): a stolen token is worth one use at most."
+    )),
+    HttpApiEndpoint.post("verifyEmail", "/verify-email", {
+      payload: VerifyEmailRequest,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.InvalidInput, Problems.InvalidToken, Problems.RateLimited, ...serverErrors]
+    }).annotateMerge(docs(
+      "Verify the account's email address",
+      "Spends the token of the link mailed at sign-up (or resent), valid once for 24 hours, and marks the address " +
+        "verified (204). An unknown, used or expired token is 400 `invalid_token`. Limited per client address."
+    )),
+    HttpApiEndpoint.post("requestPasswordReset", "/password-reset", {
+      payload: PasswordResetRequest,
+      success: HttpApiSchema.Accepted,
+      error: [Problems.InvalidInput, Problems.RateLimited, ...serverErrors]
+    }).annotateMerge(docs(
+      "Ask for a password-reset link",
+      "Always 202 with no body, whether or not an account has this address (no account enumeration); only when one " +
+        "does, a link valid once for 1 hour is mailed to it. Limited per client address and per email (429 `rate_limited`)."
+    )),
+    HttpApiEndpoint.post("confirmPasswordReset", "/password-reset/confirm", {
+      payload: PasswordResetConfirmRequest,
+      success: HttpApiSchema.NoContent,
+      error: [Problems.InvalidInput, Problems.InvalidToken, Problems.RateLimited, ...serverErrors]
+    }).annotateMerge(docs(
+      "Set a new password with a reset link",
+      "Spends the link's token, sets the password (10–256 characters, else 400 `invalid_request`), signs the account " +
+        "out everywhere (every session is revoked) and marks the address verified (204). An unknown, used or expired " +
+        "token is 400 `invalid_token`. Limited per client address."
     ))
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
@@ -63,7 +97,15 @@ export class AuthSessionGroup extends HttpApiGroup.make("authSession")
     HttpApiEndpoint.get("getSession", "/session", {
       success: CurrentSessionView,
       error: serverErrors
-    }).annotateMerge(docs("The current session", "Its user, expiry and active workspace.")),
+    }).annotateMerge(docs("The current session", "Its user (with `emailVerified`), expiry and active workspace.")),
+    HttpApiEndpoint.post("resendVerification", "/verify-email/resend", {
+      success: HttpApiSchema.Accepted,
+      error: [Problems.EmailAlreadyVerified, Problems.RateLimited, ...serverErrors]
+    }).annotateMerge(docs(
+      "Mail a new verification link",
+      "202: a fresh 24-hour link is mailed to the account's address (earlier ones keep working until used or expired). " +
+        "An already verified address is 409 `email_already_verified`. Limited per account and per client address."
+    )),
     HttpApiEndpoint.get("listSessions", "/sessions", {
       success: SessionList,
       error: serverErrors

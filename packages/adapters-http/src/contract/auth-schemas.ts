@@ -37,7 +37,8 @@ export const UserView = Schema.Struct({
   id: UserId,
   email: Schema.String.annotate({ description: "Normalised (trimmed, lower-case) email", examples: ["ada@example.com"] }),
   name: Schema.String,
-  createdAt: isoTime("Creation time")
+  createdAt: isoTime("Creation time"),
+  emailVerified: Schema.Boolean.annotate({ description: "Whether the owner opened a verification (or password-reset) link sent to `email`" })
 }).annotate({ identifier: "User" })
 export type UserView = typeof UserView.Type
 
@@ -91,3 +92,19 @@ export const SessionList = Schema.Struct({
   data: Schema.Array(SessionSummaryView),
   nextCursor: NextCursor
 }).annotate({ identifier: "SessionList" })
+
+const TokenField = (description: string) => Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description })
+
+/** `POST /api/auth/verify-email`. */
+export const VerifyEmailRequest = Schema.Struct({
+  token: TokenField("The token from the verification link (`ev_…`, after `#token=`)")
+}).annotate({ identifier: "VerifyEmailRequest" })
+
+/** `POST /api/auth/password-reset`. */
+export const PasswordResetRequest = Schema.Struct({ email: EmailField }).annotate({ identifier: "PasswordResetRequest" })
+
+/** `POST /api/auth/password-reset/confirm`. */
+export const PasswordResetConfirmRequest = Schema.Struct({
+  token: TokenField("The token from the reset link (`pr_…`, after `#token=`)"),
+  password: PasswordField
+}).annotate({ identifier: "PasswordResetConfirmRequest" })

@@ -9,6 +9,9 @@ export const EntitlementView = Schema.Struct({
   expiresAt: Schema.NullOr(Schema.String).annotate({
     description: "Expiry, ISO-8601 UTC; `null` when the grant does not expire",
     examples: [null, "2026-12-31T23:59:59.000Z"]
+  }),
+  purchaseId: Schema.NullOr(Schema.String).annotate({
+    description: "The purchase behind a `purchase` grant; `null` for other sources. A feature granted by several sources is listed once per grant"
   })
 }).annotate({ identifier: "Entitlement", description: "A feature granted to the workspace" })
 export type EntitlementView = typeof EntitlementView.Type

@@ -3,6 +3,7 @@ import {
   appearanceEtag,
   Conflict,
   DomainTaken,
+  EmailAlreadyVerified,
   EmailTaken,
   Forbidden,
   IdempotencyKeyReused,
@@ -10,6 +11,7 @@ import {
   InsufficientScope,
   InvalidCredentials,
   InvalidInput,
+  InvalidToken,
   NotEntitled,
   NotFound,
   PreconditionFailed,
@@ -44,6 +46,8 @@ const sessionDetails: { readonly [C in SessionRejected["code"]]: string } = {
 export const Problems = {
   /** 400 `invalid_request`: the request breaks its schema (with `errors`) or a business rule. */
   InvalidInput: problem(InvalidInput, { title: "Invalid request", detail: (e) => e.detail }),
+  /** 400 `invalid_token`: a verification or reset link that is unknown, already used or expired (one answer for all three). */
+  InvalidToken: problem(InvalidToken, { title: "Invalid or expired link", detail: (e) => e.detail }),
   /** 401: the API key is missing, malformed, unknown, revoked or expired; sent with `WWW-Authenticate`. */
   ApiKeyRejected: problem(ApiKeyRejected, { title: "Unauthenticated", detail: (e) => keyDetails[e.code] }),
   /** 401: the session token is missing, malformed, expired (refresh) or dead (sign in again); with `WWW-Authenticate`. */
@@ -72,6 +76,11 @@ export const Problems = {
   Conflict: problem(Conflict, { title: "Conflict", detail: (e) => e.detail }),
   /** 409 `email_taken`: an account with this email exists. */
   EmailTaken: problem(EmailTaken, { title: "Email taken", detail: () => "An account with this email exists; sign in instead" }),
+  /** 409 `email_already_verified`: the account's address is verified; there is no link to resend. */
+  EmailAlreadyVerified: problem(EmailAlreadyVerified, {
+    title: "Email already verified",
+    detail: () => "This account's email address is already verified"
+  }),
   /** 409 `domain_taken`: another workspace holds the hostname; `detail` names the TXT record that would claim it. */
   DomainTaken: problem(DomainTaken, { title: "Domain taken", detail: (e) => e.detail }),
   /** 409 `idempotency_key_reused`: the `Idempotency-Key` was used within 24 h for a different request. */

@@ -3,7 +3,8 @@ import { Schema } from "effect"
 
 /** `?limit=` (1–100, default 20) and `?cursor=`, the query every list takes. */
 export const PageQuery = {
-  limit: Schema.optional(Schema.FiniteFromString.pipe(Schema.decodeTo(PageLimit))).annotateKey({
+  // An integer in the document (generated clients send `limit: 5`); the query string decodes into it.
+  limit: Schema.optional(PageLimit).annotateKey({
     description: "Page size, 1–100 (default 20)"
   }),
   cursor: Schema.optional(Cursor)

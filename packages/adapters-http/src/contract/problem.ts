@@ -2,9 +2,8 @@ import { CurrentRequestId } from "@atrium/domain"
 import { Effect, Option, Schema, SchemaTransformation } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
+import { problemType } from "./problem-catalog.ts"
 
-/** The `type` URI of a problem code. */
-export const problemType = (code: string) => `https://atrium.dev/problems/${code}`
 
 /**
  * The RFC 9457 body every failure answers: the standard members, the stable `code`, the `requestId` (also the

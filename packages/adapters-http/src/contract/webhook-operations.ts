@@ -1,4 +1,5 @@
 import { DeliveryId, WebhookEndpointId } from "@atrium/domain"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Problems, serverErrors } from "./errors.ts"
 import { EventList, EventTypeList } from "./event-schemas.ts"
@@ -44,7 +45,7 @@ export const webhookOperations = (paths: WebhookPaths) => [
     error: serverErrors
   }).annotate(RequiredPermission, "webhooks.read").annotateMerge(docs(
     "List webhook endpoints",
-    "The workspace's endpoints, oldest first. Secrets are never listed. Needs `webhooks.read` (scope `read`; role admin)."
+    "The workspace's endpoints, newest first. Secrets are never listed. Needs `webhooks.read` (scope `read`; role admin)."
   )),
   HttpApiEndpoint.post("createWebhookEndpoint", paths.endpoints, {
     payload: CreateWebhookEndpoint,
@@ -78,7 +79,8 @@ export const webhookOperations = (paths: WebhookPaths) => [
   )),
   HttpApiEndpoint.post("rotateWebhookSecret", `${paths.endpoints}/:id/rotate-secret`, {
     params: endpointId,
-    payload: RotateWebhookSecret,
+    // The body is optional: an empty one (read as null) rotates with the default grace.
+    payload: [RotateWebhookSecret, Schema.Null],
     success: WebhookEndpointWithSecret,
     error: [Problems.NotFound, Problems.InvalidInput, ...serverErrors]
   }).annotate(RequiredPermission, "webhooks.write").annotateMerge(docs(

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { Api, docsPath, openApiPath } from "../contract/api.ts"
+import { Api } from "../contract/api.ts"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleLayer, consoleRoutes } from "./console/console-routes.ts"
@@ -14,10 +14,11 @@ import { MobileSessionHandlers } from "./handlers/mobile-session-handlers.ts"
 import { MobileTeamHandlers } from "./handlers/mobile-team-handlers.ts"
 import { MobileWorkspaceHandlers } from "./handlers/mobile-workspace-handlers.ts"
 import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules-handlers.ts"
+import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
 import { NoStoreLive } from "./no-store.ts"
-import { docsLayer } from "./offline-docs.ts"
+import { docsLayer, docsRoutes } from "./offline-docs.ts"
 import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
 import { RequestValidationLive } from "./request-validation.ts"
 import { type KnownRoute, makeRouteTable, routesOf } from "./route-table.ts"
@@ -72,15 +73,10 @@ export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.
   extra?: ExtraRoutes<XE, XR>
 ) => {
   const pages = extra ?? noExtraRoutes
-  const routes = makeRouteTable([
-    ...routesOf(api),
-    { method: "GET", path: openApiPath },
-    { method: "GET", path: docsPath },
-    ...pages.routes
-  ])
+  const routes = makeRouteTable([...routesOf(api), ...docsRoutes, ...pages.routes])
   return Layer.mergeAll(
-    HttpApiBuilder.layer(api, { openapiPath: openApiPath }),
-    docsLayer(api, docsPath),
+    HttpApiBuilder.layer(api),
+    docsLayer(api),
     pages.layer,
     makeEnvelope(routes, options)
   ).pipe(
@@ -104,15 +100,19 @@ export const ApiHandlers = Layer.mergeAll(
   MobileTeamHandlers,
   MobileDevelopersHandlers,
   MobileSchedulesHandlers,
+  V1PurchasesHandlers,
+  MobilePurchasesHandlers,
+  StoreNotificationsHandlers,
   MobileDomainsHandlers,
   MobileFeedbackHandlers,
   MobilePushHandlers
 )
 
 /**
- * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, `/api/v1/openapi`, `/api/docs`) and the
- * Settings → Developers console (`/settings/developers`) as an `HttpRouter` layer. Needs the domain services
- * (`DomainServices`, `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`), the `EventOutbox`
+ * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
+ * and `/api/mobile/openapi`, `/api/docs`) and the Settings → Developers console (`/settings/developers`) as an
+ * `HttpRouter` layer. Needs the domain services (`DomainServices`,
+ * `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`, `Purchases`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
 export const HttpAppLayer = (options: HttpAppOptions) =>

@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { makeRateLimitCheck, type RateLimitOptions } from "./rate-limit.ts"
 
-/** Attempts allowed per subject on the routes that work without a principal (or guess secrets), per window. */
+/** Attempts allowed per subject on the routes that work without a principal, guess secrets or mail people, per window. */
 export interface ThrottleLimits {
   /** Sign-in per normalised email (slows guessing one password) and per client address (slows spraying accounts). */
   readonly signIn: { readonly perEmail: RateLimitOptions; readonly perAddress: RateLimitOptions }
@@ -13,16 +13,26 @@ export interface ThrottleLimits {
   readonly refresh: { readonly perAddress: RateLimitOptions }
   /** Invitation accept per client address and per session: invitation tokens are secrets to guess. */
   readonly acceptInvitation: { readonly perAddress: RateLimitOptions; readonly perSession: RateLimitOptions }
+  /** Password-reset requests per normalised email, known or not (nobody floods one inbox), and per client address. */
+  readonly passwordReset: { readonly perEmail: RateLimitOptions; readonly perAddress: RateLimitOptions }
+  /** Verification resends per account and per client address: each one mails someone. */
+  readonly resendVerification: { readonly perAccount: RateLimitOptions; readonly perAddress: RateLimitOptions }
+  /** Link redemptions (verify-email, reset confirm) per client address: tokens are unguessable, this only caps the work. */
+  readonly redeemLink: { readonly perAddress: RateLimitOptions }
 }
 
 const perMinute = (limit: number): RateLimitOptions => ({ limit, window: "1 minute" })
+const perHour = (limit: number): RateLimitOptions => ({ limit, window: "1 hour" })
 
 /** Limits generous for people and apps, tight for scripts. */
 export const defaultThrottleLimits: ThrottleLimits = {
   signIn: { perEmail: perMinute(10), perAddress: perMinute(30) },
   signUp: { perEmail: perMinute(3), perAddress: perMinute(10) },
   refresh: { perAddress: perMinute(60) },
-  acceptInvitation: { perAddress: perMinute(10), perSession: perMinute(10) }
+  acceptInvitation: { perAddress: perMinute(10), perSession: perMinute(10) },
+  passwordReset: { perEmail: perHour(3), perAddress: perHour(20) },
+  resendVerification: { perAccount: perHour(3), perAddress: perHour(20) },
+  redeemLink: { perAddress: perMinute(30) }
 }
 
 type Check = Effect.Effect<void, RateLimited | Unavailable, HttpServerRequest.HttpServerRequest>
@@ -39,6 +49,9 @@ export class Throttles extends Context.Service<Throttles, {
   readonly signUp: (address: string, email: string) => Check
   readonly refresh: (address: string) => Check
   readonly acceptInvitation: (address: string, sessionId: string) => Check
+  readonly passwordReset: (address: string, email: string) => Check
+  readonly resendVerification: (address: string, userId: string) => Check
+  readonly redeemLink: (address: string) => Check
 }>()("@atrium/adapters-http/Throttles") {
   /** The throttles over the app's `RateLimiter`. */
   static readonly layer = (limits: ThrottleLimits) =>
@@ -52,6 +65,11 @@ export class Throttles extends Context.Service<Throttles, {
         const refreshAddress = yield* makeRateLimitCheck(limits.refresh.perAddress)
         const acceptAddress = yield* makeRateLimitCheck(limits.acceptInvitation.perAddress)
         const acceptSession = yield* makeRateLimitCheck(limits.acceptInvitation.perSession)
+        const resetAddress = yield* makeRateLimitCheck(limits.passwordReset.perAddress)
+        const resetEmail = yield* makeRateLimitCheck(limits.passwordReset.perEmail)
+        const resendAddress = yield* makeRateLimitCheck(limits.resendVerification.perAddress)
+        const resendAccount = yield* makeRateLimitCheck(limits.resendVerification.perAccount)
+        const redeemAddress = yield* makeRateLimitCheck(limits.redeemLink.perAddress)
         return Throttles.of({
           signIn: (address, email) =>
             signInAddress(`sign-in:address:${address}`, "this client address").pipe(
@@ -65,7 +83,16 @@ export class Throttles extends Context.Service<Throttles, {
           acceptInvitation: (address, sessionId) =>
             acceptAddress(`accept:address:${address}`, "this client address").pipe(
               Effect.andThen(acceptSession(`accept:session:${sessionId}`, "this session"))
-            )
+            ),
+          passwordReset: (address, email) =>
+            resetAddress(`password-reset:address:${address}`, "this client address").pipe(
+              Effect.andThen(resetEmail(`password-reset:email:${emailKey(email)}`, "this email"))
+            ),
+          resendVerification: (address, userId) =>
+            resendAddress(`verify-resend:address:${address}`, "this client address").pipe(
+              Effect.andThen(resendAccount(`verify-resend:user:${userId}`, "this account"))
+            ),
+          redeemLink: (address) => redeemAddress(`redeem-link:address:${address}`, "this client address")
         })
       })
     )

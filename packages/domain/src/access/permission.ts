@@ -25,6 +25,8 @@ export const Permission = Schema.Literals([
   "schedules.read",
   "schedules.write",
   "audit.read",
+  "purchases.read",
+  "purchases.manage",
   "owners.manage"
 ]).annotate({ identifier: "Permission" })
 export type Permission = typeof Permission.Type
@@ -59,6 +61,9 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   "schedules.read": { scope: "read", role: "member" },
   "schedules.write": { scope: "schedules:write", role: "admin" },
   "audit.read": { scope: null, role: "admin" },
+  // Buying and syncing for the workspace is for admins in the app; integrators only read the mirror.
+  "purchases.read": { scope: "read", role: "member" },
+  "purchases.manage": { scope: null, role: "admin" },
   "owners.manage": { scope: null, role: "owner" }
 }
 

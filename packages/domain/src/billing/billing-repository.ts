@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type DateTime, type Effect } from "effect"
 import type { BillingAccount, MonthlyUsage, UsageMonth, UsageRecord } from "./billing.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
@@ -18,6 +18,11 @@ export class BillingRepository extends Context.Service<BillingRepository, {
   readonly saveMonthlyUsage: (usage: MonthlyUsage) => Effect.Effect<void, Unavailable>
   /** Appends a task's billing event; one per task (Postgres: unique on `task_id`). */
   readonly insertUsageRecord: (record: UsageRecord) => Effect.Effect<void, Unavailable>
+  /**
+   * Records that the credits of `reference` (a store transaction id) were added; false when they already were, so a
+   * purchase of credits is credited once however often the store reports it (Postgres: primary key on `reference`).
+   */
+  readonly recordCreditGrant: (reference: string, workspaceId: WorkspaceId, micros: number, at: DateTime.Utc) => Effect.Effect<boolean, Unavailable>
   /** Usage records of a workspace, newest first. */
   readonly listUsageRecords: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<UsageRecord>, Unavailable>
 }>()("@atrium/domain/BillingRepository") {}

@@ -36,6 +36,11 @@ export class Usage extends Context.Service<Usage, {
   readonly current: (workspaceId: WorkspaceId) => Effect.Effect<UsageSummary, Unavailable>
   /** Adds prepaid credits (an operator action); `micros` must be a positive integer. */
   readonly addCredits: (workspaceId: WorkspaceId, micros: number, actor: Actor) => Effect.Effect<BillingAccount, InvalidInput | Unavailable>
+  /**
+   * Adds the credits of a store transaction once: a second call with the same reference adds nothing and answers false.
+   * Joins the caller's transaction (a purchase sync credits in the transaction that records the purchase).
+   */
+  readonly creditOnce: (workspaceId: WorkspaceId, reference: string, micros: number, actor: Actor) => Effect.Effect<boolean, InvalidInput | Unavailable>
   readonly setCaps: (workspaceId: WorkspaceId, caps: CapsChange, actor: Actor) => Effect.Effect<BillingAccount, InvalidInput | Unavailable>
   /** Billing events (one per succeeded task), newest first. */
   readonly records: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<UsageRecord>, Unavailable>
@@ -74,6 +79,17 @@ export class Usage extends Context.Service<Usage, {
         }))
       })
 
+      const creditOnce = Effect.fn("Usage.creditOnce")(function*(workspaceId: WorkspaceId, reference: string, micros: number, actor: Actor) {
+        if (!isAmount(micros) || micros === 0) return yield* new InvalidInput({ detail: "credits must be a positive integer of micro-USD" })
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const account = yield* billing.account(workspaceId)
+          if (!(yield* billing.recordCreditGrant(reference, workspaceId, micros, yield* DateTime.now))) return false
+          yield* billing.saveAccount(new BillingAccount({ ...account, creditBalanceMicros: account.creditBalanceMicros + micros }))
+          yield* changes.record({ workspaceId, actor, action: "billing.credits_added", target: reference })
+          return true
+        }))
+      })
+
       const setCaps = Effect.fn("Usage.setCaps")(function*(workspaceId: WorkspaceId, caps: CapsChange, actor: Actor) {
         for (const value of [caps.spendCapMicros, caps.taskCap]) {
           if (typeof value === "number" && !isAmount(value)) return yield* new InvalidInput({ detail: "caps must be non-negative integers or null" })
@@ -97,7 +113,7 @@ export class Usage extends Context.Service<Usage, {
         return yield* billing.listUsageRecords(workspaceId, page)
       })
 
-      return Usage.of({ current, addCredits, setCaps, records })
+      return Usage.of({ current, addCredits, creditOnce, setCaps, records })
     })
   )
 }

@@ -1,8 +1,8 @@
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Equal, Layer, Option } from "effect"
 import type { Actor } from "../shared/index.ts"
 import { EntitlementEvents } from "./entitlement-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { Entitlement, type EntitlementSource, type Feature } from "./entitlement.ts"
+import { Entitlement, type EntitlementSource, type Feature, grantKey } from "./entitlement.ts"
 import { NotFound, type Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
 import { EntitlementRepository } from "./entitlement-repository.ts"
@@ -13,24 +13,64 @@ export interface GrantInput {
   readonly workspaceId: WorkspaceId
   readonly feature: Feature
   readonly source: EntitlementSource
+  /** The record within the source (a purchase id); empty by default. */
+  readonly sourceRef?: string | undefined
   readonly expiresAt?: DateTime.Utc | undefined
   readonly actor: Actor
 }
 
-/** What revoking a feature needs. */
+/** What revoking a feature needs; without `source` every grant of the feature in force ends. */
 export interface RevokeInput {
   readonly workspaceId: WorkspaceId
   readonly feature: Feature
+  readonly source?: EntitlementSource | undefined
+  readonly sourceRef?: string | undefined
   readonly actor: Actor
 }
 
-/** Feature grants of a workspace. */
+/** One feature a source should grant, until `expiresAt` (none: no expiry). */
+export interface DesiredGrant {
+  readonly feature: Feature
+  readonly expiresAt: Option.Option<DateTime.Utc>
+}
+
+/** The complete set of grants one source record (e.g. one purchase) should hold now. */
+export interface SourceGrantsInput {
+  readonly workspaceId: WorkspaceId
+  readonly source: EntitlementSource
+  readonly sourceRef: string
+  readonly grants: ReadonlyArray<DesiredGrant>
+  readonly actor: Actor
+}
+
+/** What reconciling a source's grants changed. */
+export interface SourceGrantsChange {
+  readonly granted: ReadonlyArray<Entitlement>
+  readonly revoked: ReadonlyArray<Entitlement>
+}
+
+const changeOf = (entitlement: Entitlement) => ({
+  feature: entitlement.feature,
+  source: entitlement.source,
+  expiresAt: Option.getOrNull(Option.map(entitlement.expiresAt, DateTime.formatIso)),
+  purchaseId: entitlement.purchaseId
+})
+
+const byFeatureThenSource = (a: Entitlement, b: Entitlement) =>
+  a.feature.localeCompare(b.feature) || a.source.localeCompare(b.source) || a.sourceRef.localeCompare(b.sourceRef)
+
+/** Feature grants of a workspace, per source; the workspace holds a feature while any source's grant of it is in force. */
 export class Entitlements extends Context.Service<Entitlements, {
-  /** Grants in force now (expired ones are left out). */
+  /** Grants in force now (expired ones are left out), ordered by feature then source. */
   readonly active: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<Entitlement>, Unavailable>
   readonly grant: (input: GrantInput) => Effect.Effect<Entitlement, Unavailable>
-  /** Ends the grant in force now (kept as a grant that expired now); not found when none is in force. */
-  readonly revoke: (input: RevokeInput) => Effect.Effect<Entitlement, NotFound | Unavailable>
+  /** Ends the matching grants in force now (kept as grants that expired now); not found when none is in force. */
+  readonly revoke: (input: RevokeInput) => Effect.Effect<ReadonlyArray<Entitlement>, NotFound | Unavailable>
+  /**
+   * Makes one source record's grants exactly `grants`: new or changed ones are granted, ones no longer wanted end now;
+   * other sources' grants of the same features are left alone. Joins the caller's transaction.
+   */
+  readonly reconcileSource: (input: SourceGrantsInput) => Effect.Effect<SourceGrantsChange, Unavailable>
 }>()("@atrium/domain/Entitlements") {
   static readonly layer = Layer.effect(
     Entitlements,
@@ -42,33 +82,37 @@ export class Entitlements extends Context.Service<Entitlements, {
       const active = Effect.fn("Entitlements.active")(function*(workspaceId: WorkspaceId) {
         const now = yield* DateTime.now
         const all = yield* repo.listByWorkspace(workspaceId)
-        return all.filter((e) => e.isActiveAt(now)).sort((a, b) => a.feature.localeCompare(b.feature))
+        return all.filter((e) => e.isActiveAt(now)).sort(byFeatureThenSource)
       })
+
+      const recordGranted = (entitlement: Entitlement, actor: Actor) =>
+        changes.record({
+          workspaceId: entitlement.workspaceId,
+          actor,
+          action: "entitlement.granted",
+          target: entitlement.feature,
+          event: emit(EntitlementEvents.granted, changeOf(entitlement))
+        })
+
+      const recordRevoked = (entitlement: Entitlement, actor: Actor) =>
+        changes.record({
+          workspaceId: entitlement.workspaceId,
+          actor,
+          action: "entitlement.revoked",
+          target: entitlement.feature,
+          event: emit(EntitlementEvents.revoked, changeOf(entitlement))
+        })
 
       const grant = Effect.fn("Entitlements.grant")(function*(input: GrantInput) {
         const entitlement = new Entitlement({
           workspaceId: input.workspaceId,
           feature: input.feature,
           source: input.source,
+          sourceRef: input.sourceRef ?? "",
           grantedAt: yield* DateTime.now,
           expiresAt: Option.fromNullishOr(input.expiresAt)
         })
-        yield* tx.withTransaction(
-          Effect.gen(function*() {
-            yield* repo.upsert(entitlement)
-            yield* changes.record({
-              workspaceId: input.workspaceId,
-              actor: input.actor,
-              action: "entitlement.granted",
-              target: input.feature,
-              event: emit(EntitlementEvents.granted, {
-                  feature: input.feature,
-                  source: input.source,
-                  expiresAt: Option.getOrNull(Option.map(entitlement.expiresAt, DateTime.formatIso))
-                })
-            })
-          })
-        )
+        yield* tx.withTransaction(repo.upsert(entitlement).pipe(Effect.andThen(recordGranted(entitlement, input.actor))))
         return entitlement
       })
 
@@ -77,23 +121,70 @@ export class Entitlements extends Context.Service<Entitlements, {
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const now = yield* DateTime.now
-            const current = (yield* repo.listByWorkspace(input.workspaceId)).find((e) => e.feature === input.feature && e.isActiveAt(now))
-            if (current === undefined) return yield* new NotFound({ resource: "entitlement" })
-            const revoked = new Entitlement({ ...current, expiresAt: Option.some(now) })
-            yield* repo.upsert(revoked)
-            yield* changes.record({
-              workspaceId: input.workspaceId,
-              actor: input.actor,
-              action: "entitlement.revoked",
-              target: input.feature,
-              event: emit(EntitlementEvents.revoked, { feature: revoked.feature, source: revoked.source, expiresAt: DateTime.formatIso(now) })
-            })
-            return revoked
+            const current = (yield* repo.listByWorkspace(input.workspaceId)).filter((e) =>
+              e.feature === input.feature && e.isActiveAt(now) &&
+              (input.source === undefined || e.source === input.source) &&
+              (input.sourceRef === undefined || e.sourceRef === input.sourceRef)
+            )
+            if (current.length === 0) return yield* new NotFound({ resource: "entitlement" })
+            return yield* Effect.forEach(current, (grant) =>
+              Effect.gen(function*() {
+                const revoked = new Entitlement({ ...grant, expiresAt: Option.some(now) })
+                yield* repo.upsert(revoked)
+                yield* recordRevoked(revoked, input.actor)
+                return revoked
+              }))
           })
         )
       })
 
-      return Entitlements.of({ active, grant, revoke })
+      const reconcileSource = Effect.fn("Entitlements.reconcileSource")(function*(input: SourceGrantsInput) {
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const now = yield* DateTime.now
+          const mine = (yield* repo.listByWorkspace(input.workspaceId)).filter((e) => e.source === input.source && e.sourceRef === input.sourceRef)
+          const byKey = new Map(mine.map((e) => [e.key, e]))
+          const wanted = new Set<string>()
+          const granted: Array<Entitlement> = []
+          const revoked: Array<Entitlement> = []
+          for (const desired of input.grants) {
+            const key = grantKey(desired.feature, input.source, input.sourceRef)
+            wanted.add(key)
+            const existing = byKey.get(key)
+            const stillInForce = existing !== undefined && existing.isActiveAt(now)
+            // An unchanged grant in force is left as it is: re-applying the same state emits nothing.
+            if (stillInForce && Equal.equals(existing.expiresAt, desired.expiresAt)) continue
+            const next = new Entitlement({
+              workspaceId: input.workspaceId,
+              feature: desired.feature,
+              source: input.source,
+              sourceRef: input.sourceRef,
+              grantedAt: stillInForce ? existing.grantedAt : now,
+              expiresAt: desired.expiresAt
+            })
+            // A grant that never was and would already be over changes nothing.
+            if (existing === undefined && !next.isActiveAt(now)) continue
+            yield* repo.upsert(next)
+            if (next.isActiveAt(now)) {
+              yield* recordGranted(next, input.actor)
+              granted.push(next)
+            } else if (stillInForce) {
+              yield* recordRevoked(next, input.actor)
+              revoked.push(next)
+            }
+          }
+          for (const existing of mine) {
+            if (wanted.has(existing.key) || !existing.isActiveAt(now)) continue
+            const ended = new Entitlement({ ...existing, expiresAt: Option.some(now) })
+            yield* repo.upsert(ended)
+            yield* recordRevoked(ended, input.actor)
+            revoked.push(ended)
+          }
+          const change: SourceGrantsChange = { granted, revoked }
+          return change
+        }))
+      })
+
+      return Entitlements.of({ active, grant, revoke, reconcileSource })
     })
   )
 }

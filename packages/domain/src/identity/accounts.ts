@@ -5,6 +5,7 @@ import { type EmailTaken, InvalidCredentials } from "./identity-errors.ts"
 import { Forbidden, SessionRejected } from "../access/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { SessionId, UserId, type WorkspaceId } from "../shared/index.ts"
+import { AccountTokens } from "./account-tokens.ts"
 import type { Membership } from "./membership.ts"
 import { normalizePassword, PasswordHasher, passwordLengthError } from "./password-hasher.ts"
 import { createPersonalWorkspace } from "./personal-workspace.ts"
@@ -66,7 +67,7 @@ const maxUserAgent = 256
 
 /** Accounts and member sessions: sign-up, sign-in, refresh rotation with reuse detection, authentication, sign-out. */
 export class Accounts extends Context.Service<Accounts, {
-  /** Creates the user, a personal workspace, its owner membership and a session, in one transaction. */
+  /** Creates the user, a personal workspace, its owner membership, a session and the verification mail, in one transaction. */
   readonly signUp: (input: SignUpInput) => Effect.Effect<SignedUp, EmailTaken | InvalidInput | Conflict | Unavailable>
   /** One answer, `InvalidCredentials`, for an unknown email and a wrong password, at the cost of one hash either way. */
   readonly signIn: (input: SignInInput) => Effect.Effect<SignedIn, InvalidCredentials | Conflict | Unavailable>
@@ -104,6 +105,7 @@ export class Accounts extends Context.Service<Accounts, {
         const random = yield* SecureRandom
         const ids = yield* IdGenerator
         const tx = yield* Transactor
+        const accountTokens = yield* AccountTokens
         const context = yield* Effect.context<ChangeLog | IdGenerator | WorkspaceRepository | MembershipRepository>()
         const lastWritten = new Map<string, number>()
 
@@ -171,13 +173,21 @@ export class Accounts extends Context.Service<Accounts, {
           if (Option.isNone(password)) return yield* passwordLengthError()
           // Hash before the transaction: it is slow, and holds no lock while it runs.
           const passwordHash = yield* passwords.hash(password.value)
-          const user = new User({ id: UserId.make(yield* ids.make("usr")), email: email.value, name: name.value, createdAt: yield* DateTime.now })
+          const user = new User({
+            id: UserId.make(yield* ids.make("usr")),
+            email: email.value,
+            name: name.value,
+            createdAt: yield* DateTime.now,
+            emailVerifiedAt: Option.none()
+          })
           return yield* tx.withTransaction(
             Effect.gen(function*() {
               yield* users.insert(user, passwordHash)
               const { workspace, membership } = yield* createPersonalWorkspace(user)
               const session = yield* newSession(user.id, workspace.id, input.userAgent)
               yield* sessions.insert(session.session)
+              // The verification link is mailed if and only if the account is created.
+              yield* accountTokens.issue(user, "email_verification")
               const signedUp: SignedUp = { user, workspace, membership, session }
               return signedUp
             })

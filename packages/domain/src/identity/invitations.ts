@@ -19,6 +19,8 @@ import { SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { hasTokenShape, mintToken } from "./session-token.ts"
 import { normalizeEmail } from "./email.ts"
+import { MailOutbox } from "../mail/index.ts"
+import { WorkspaceRepository } from "../workspaces/index.ts"
 
 /** What inviting someone needs. */
 export interface CreateInvitationInput {
@@ -40,7 +42,7 @@ export interface AcceptedInvitation {
 
 /** Invitations to the principal's workspace, and their acceptance by signed-in users. */
 export class Invitations extends Context.Service<Invitations, {
-  /** Admins invite members and admins; only owners invite owners. The token expires in 7 days. */
+  /** Admins invite members and admins; only owners invite owners. The token expires in 7 days and is mailed to the invitee. */
   readonly create: (principal: SessionPrincipal, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
   readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<Invitation>, Forbidden | Unavailable>
   /** Revoking twice is harmless; an accepted invitation cannot be revoked (remove the member instead). */
@@ -62,6 +64,8 @@ export class Invitations extends Context.Service<Invitations, {
       const ids = yield* IdGenerator
       const tx = yield* Transactor
       const changes = yield* ChangeLog
+      const outbox = yield* MailOutbox
+      const workspaces = yield* WorkspaceRepository
 
       const create = Effect.fn("Invitations.create")(function*(principal: SessionPrincipal, input: CreateInvitationInput) {
         yield* permits(principal, "invitations.manage")
@@ -74,6 +78,8 @@ export class Invitations extends Context.Service<Invitations, {
         if (Option.isSome(existing) && Option.isSome(yield* memberships.find(principal.workspaceId, existing.value.user.id))) {
           return yield* new Conflict({ detail: "That person is already a member of this workspace" })
         }
+        const workspace = yield* workspaces.findById(principal.workspaceId)
+        const inviter = yield* users.findById(principal.userId)
         const token = yield* mintToken("invitation").pipe(Effect.provideService(SecureRandom, random))
         const now = yield* DateTime.now
         const invitation = new Invitation({
@@ -92,6 +98,19 @@ export class Invitations extends Context.Service<Invitations, {
         yield* tx.withTransaction(
           Effect.gen(function*() {
             yield* repo.insert(invitation)
+            // The invitee gets the link by mail in the same transaction; the id names the change (one message).
+            yield* outbox.enqueue({
+              dedupeKey: `invitation:${invitation.id}`,
+              to: invitation.email,
+              content: {
+                template: "invitation",
+                workspaceName: Option.match(workspace, { onNone: () => "", onSome: (w) => w.name }),
+                inviterName: Option.match(inviter, { onNone: () => "", onSome: (u) => u.name }),
+                role: invitation.role
+              },
+              token,
+              linkExpiresAt: invitation.expiresAt
+            })
             yield* changes.record({
               workspaceId: invitation.workspaceId,
               actor: memberActor(principal),

@@ -2,8 +2,8 @@ import { DateTime, Duration, Option, Schema } from "effect"
 import { SessionId, UserId, WorkspaceId } from "../shared/index.ts"
 
 /** Why a session ended early. */
-export const SessionRevokeReason = Schema.Literals(["signed_out", "revoked", "refresh_token_reused"]).annotate({
-  description: "signed_out: by its own sign-out; revoked: ended from the session list; refresh_token_reused: a rotated refresh token was presented again (RFC 9700)"
+export const SessionRevokeReason = Schema.Literals(["signed_out", "revoked", "refresh_token_reused", "password_reset"]).annotate({
+  description: "signed_out: by its own sign-out; revoked: ended from the session list; refresh_token_reused: a rotated refresh token was presented again (RFC 9700); password_reset: the account's password was reset"
 })
 export type SessionRevokeReason = typeof SessionRevokeReason.Type
 

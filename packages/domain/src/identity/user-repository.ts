@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { EmailTaken } from "./identity-errors.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { UserId } from "../shared/index.ts"
@@ -17,4 +17,8 @@ export class UserRepository extends Context.Service<UserRepository, {
   readonly insert: (user: User, passwordHash: string) => Effect.Effect<void, EmailTaken | Unavailable>
   readonly findByEmail: (email: Email) => Effect.Effect<Option.Option<UserCredentials>, Unavailable>
   readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>, Unavailable>
+  /** Sets `emailVerifiedAt` unless already set (the first proof stands). */
+  readonly markEmailVerified: (id: UserId, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
+  /** Replaces the stored password hash (a PHC string). */
+  readonly setPasswordHash: (id: UserId, passwordHash: string) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/UserRepository") {}

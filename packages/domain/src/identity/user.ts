@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Option, Schema } from "effect"
 import { isSafeText, UserId } from "../shared/index.ts"
 import { Email } from "./email.ts"
 
@@ -13,5 +13,12 @@ export class User extends Schema.Class<User>("@atrium/domain/User")({
   id: UserId,
   email: Email,
   name: UserName,
-  createdAt: Schema.DateTimeUtc
-}) {}
+  createdAt: Schema.DateTimeUtc,
+  /** When the owner proved the address is theirs (a verification or password-reset link); none until then. */
+  emailVerifiedAt: Schema.OptionFromNullOr(Schema.DateTimeUtc)
+}) {
+  /** Whether the address is proven to be the owner's. */
+  get emailVerified(): boolean {
+    return Option.isSome(this.emailVerifiedAt)
+  }
+}

@@ -59,12 +59,28 @@ export type SessionId = typeof SessionId.Type
 export const ScheduleId = prefixedId("sch", "Schedule identifier").pipe(Schema.brand("ScheduleId"))
 export type ScheduleId = typeof ScheduleId.Type
 
+/** Identifier of an in-app purchase (App Store or Google Play). */
+export const PurchaseId = prefixedId("pur", "Purchase identifier").pipe(Schema.brand("PurchaseId"))
+export type PurchaseId = typeof PurchaseId.Type
+
+/** Identifier of a store notification held in the inbox. */
+export const StoreNotificationId = prefixedId("sn", "Store notification identifier").pipe(Schema.brand("StoreNotificationId"))
+export type StoreNotificationId = typeof StoreNotificationId.Type
+
 /** Identifier of a custom domain claimed by a workspace. */
 export const DomainId = prefixedId("dom", "Custom domain identifier").pipe(Schema.brand("DomainId"))
 export type DomainId = typeof DomainId.Type
 
+/** Identifier of an outgoing mail message (one per change that mails someone). */
+export const MailMessageId = prefixedId("eml", "Mail message identifier").pipe(Schema.brand("MailMessageId"))
+export type MailMessageId = typeof MailMessageId.Type
+
+/** Identifier of a one-time account token (email verification, password reset), never the token itself. */
+export const AccountTokenId = prefixedId("tok", "Account token identifier").pipe(Schema.brand("AccountTokenId"))
+export type AccountTokenId = typeof AccountTokenId.Type
+
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "fr" | "dev" | "push" | "sch"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "eml" | "tok" | "fr" | "dev" | "push" | "sch" | "pur" | "sn"
 
 /** Identifier of a feature request on the public board. */
 export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))

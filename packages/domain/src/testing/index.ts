@@ -1,5 +1,8 @@
-import { Layer } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, Primitives, ScheduleServices } from "../layers.ts"
+import { Layer, Option } from "effect"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, ScheduleServices } from "../layers.ts"
+import { defaultMailPolicy } from "../mail/index.ts"
+import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
+import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
 import { ApiKeyRepositoryMemory, AuditLogMemory, EntitlementRepositoryMemory, EventOutboxMemory, WorkspaceRepositoryMemory } from "./memory-repositories.ts"
@@ -11,6 +14,8 @@ import { IdentityPortsMemory } from "./memory-identity.ts"
 import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
+import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
+import { StoreApisMemory, StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
@@ -21,7 +26,10 @@ export * from "./memory-ai-tasks.ts"
 export * from "./memory-dns-resolver.ts"
 export * from "./memory-domains.ts"
 export * from "./memory-identity.ts"
+export * from "./memory-mail.ts"
 export * from "./memory-password-hasher.ts"
+export * from "./memory-purchases.ts"
+export * from "./memory-stores.ts"
 export * from "./memory-repositories.ts"
 export * from "./memory-schedules.ts"
 export * from "./memory-store.ts"
@@ -44,36 +52,62 @@ export const PortsMemory = Layer.mergeAll(
   BillingRepositoryMemory,
   IdentityPortsMemory,
   ScheduleRepositoryMemory,
+  PurchaseRepositoryMemory,
+  NotificationInboxMemory,
   DomainRepositoryMemory,
+  MailRepositoryMemory,
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
   PushMessageRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
+/** The base of links in messages sent by `DomainMemory`. */
+export const memoryPublicUrl = "https://atrium.test"
+
+/** The stores as a test configures them: products for sale and which stores are set up. */
+export interface StoreSetup {
+  readonly products?: ReadonlyArray<StoreProduct> | undefined
+  readonly apple?: AppleStoreSettings | undefined
+  readonly google?: GoogleStoreSettings | undefined
+  /** Real signature checks instead of the fake ones (the app's tests pass node:crypto's). */
+  readonly signatures?: Layer.Layer<StoreSignatures> | undefined
+}
+
 /**
- * The whole domain with no I/O: services (identity included), memory ports, a fast test password hasher, a scripted
- * webhook receiver, a scripted AI provider that acts as the local provider until a test scripts it, primitives and the
- * built-in model catalog, and a scripted DNS (`DnsZone`).
+ * The whole domain with no I/O: services (identity, mail, schedules, custom domains and purchases included), memory
+ * ports, a fast test password hasher, a scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts
+ * as the local provider until a test scripts it, fake stores (`FakeStores`) with fake signatures, a scripted DNS
+ * (`DnsZone`), primitives and the built-in model catalog. No store is configured unless `stores` says so.
  */
-export const DomainMemory = Layer.mergeAll(
-  DomainServices,
-  AiServices,
-  IdentityServices,
-  EngagementServices,
-  CustomDomainServices,
-  ScheduleServices.pipe(Layer.provideMerge(AiServices))
-).pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(
-      PortsMemory,
-      Primitives(),
-      ModelCatalog.layer,
-      WebhookTransportMemory,
-      AiProviderMemory,
-      SecretBox.layerRandom,
-      PasswordHasherMemory,
-      DnsResolverMemory
+export const domainMemory = (stores: StoreSetup = {}) =>
+  PurchaseServices.pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      DomainServices,
+      AiServices,
+      IdentityServices,
+      EngagementServices,
+      CustomDomainServices,
+      ScheduleServices.pipe(Layer.provideMerge(AiServices)),
+      mailServices(defaultMailPolicy(memoryPublicUrl))
+    )),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PortsMemory,
+        Primitives(),
+        ModelCatalog.layer,
+        WebhookTransportMemory,
+        AiProviderMemory,
+        SecretBox.layerRandom,
+        PasswordHasherMemory,
+        DnsResolverMemory,
+        MailerMemory,
+        stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
+        StoreProducts.layerFrom(stores.products ?? []),
+        StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
+      )
     )
   )
-)
+
+/** The whole domain with no I/O and no store configured. */
+export const DomainMemory = domainMemory()

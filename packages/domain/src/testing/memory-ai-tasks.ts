@@ -56,7 +56,7 @@ export const AiTaskRepositoryMemory = Layer.effect(
 export const BillingRepositoryMemory = Layer.effect(
   BillingRepository,
   Effect.gen(function*() {
-    const { read, write } = yield* useStore
+    const { modify, read, write } = yield* useStore
     return BillingRepository.of({
       account: (workspaceId) =>
         read.pipe(Effect.map((s) => s.billingAccounts.get(workspaceId) ?? BillingAccount.empty(workspaceId))),
@@ -65,6 +65,8 @@ export const BillingRepositoryMemory = Layer.effect(
         read.pipe(Effect.map((s) => s.monthlyUsage.get(`${workspaceId}/${month}`) ?? MonthlyUsage.empty(workspaceId, month))),
       saveMonthlyUsage: (usage) =>
         write((s) => ({ ...s, monthlyUsage: withEntry(s.monthlyUsage, `${usage.workspaceId}/${usage.month}`, usage) })),
+      recordCreditGrant: (reference) =>
+        modify((s) => s.creditGrants.has(reference) ? [false, s] : [true, { ...s, creditGrants: new Set([...s.creditGrants, reference]) }]),
       insertUsageRecord: (record) =>
         write((s) => ({
           ...s,

@@ -7,6 +7,7 @@ import { MembershipRepository } from "../identity/index.ts"
 import { SessionRepository } from "../identity/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import { Session } from "../identity/index.ts"
+import { AccountToken, AccountTokenRepository, User } from "../identity/index.ts"
 import { type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
@@ -24,7 +25,7 @@ const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<
 export const UserRepositoryMemory = Layer.effect(
   UserRepository,
   Effect.gen(function*() {
-    const { read, modify } = yield* useStore
+    const { read, write, modify } = yield* useStore
     return UserRepository.of({
       insert: (user, passwordHash) =>
         modify((s): readonly [boolean, MemoryState] =>
@@ -33,7 +34,18 @@ export const UserRepositoryMemory = Layer.effect(
             : [true, { ...s, users: withEntry(s.users, user.id, { user, passwordHash }) }]
         ).pipe(Effect.flatMap((inserted) => inserted ? Effect.void : Effect.fail(new EmailTaken()))),
       findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => u.user.email === email)))),
-      findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.users.get(id)?.user)))
+      findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.users.get(id)?.user))),
+      markEmailVerified: (id, at) =>
+        write((s) => {
+          const found = s.users.get(id)
+          if (found === undefined || Option.isSome(found.user.emailVerifiedAt)) return s
+          return { ...s, users: withEntry(s.users, id, { ...found, user: new User({ ...found.user, emailVerifiedAt: Option.some(at) }) }) }
+        }),
+      setPasswordHash: (id, passwordHash) =>
+        write((s) => {
+          const found = s.users.get(id)
+          return found === undefined ? s : { ...s, users: withEntry(s.users, id, { ...found, passwordHash }) }
+        })
     })
   })
 )
@@ -128,6 +140,13 @@ export const SessionRepositoryMemory = Layer.effect(
           const revoked = new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) })
           return [true, { ...s, sessions: withEntry(s.sessions, id, revoked) }]
         }),
+      revokeAllForUser: (userId, at, reason) =>
+        modify((s): readonly [number, MemoryState] => {
+          const live = sessions(s).filter((x) => x.userId === userId && !x.isRevoked)
+          const next = new Map(s.sessions)
+          for (const session of live) next.set(session.id, new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) }))
+          return [live.length, { ...s, sessions: next }]
+        }),
       touchLastUsed: (id, at) => change(id, (session) => new Session({ ...session, lastUsedAt: at })),
       listByUser: (userId) =>
         read.pipe(Effect.map((s) =>
@@ -178,11 +197,41 @@ export const AppearanceRepositoryMemory = Layer.effect(
   })
 )
 
+/** In-memory one-time account tokens, spent at most once. */
+export const AccountTokenRepositoryMemory = Layer.effect(
+  AccountTokenRepository,
+  Effect.gen(function*() {
+    const { read, write, modify } = yield* useStore
+    return AccountTokenRepository.of({
+      insert: (token) => write((s) => ({ ...s, accountTokens: withEntry(s.accountTokens, token.id, token) })),
+      findByDigest: (digest) =>
+        read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.accountTokens.values()).find((t) => t.digest === digest)))),
+      use: (id, at) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          const token = s.accountTokens.get(id)
+          if (token === undefined || Option.isSome(token.usedAt)) return [false, s]
+          return [true, { ...s, accountTokens: withEntry(s.accountTokens, id, new AccountToken({ ...token, usedAt: Option.some(at) })) }]
+        }),
+      useAll: (userId, purpose, at) =>
+        write((s) => {
+          const next = new Map(s.accountTokens)
+          for (const token of s.accountTokens.values()) {
+            if (token.userId === userId && token.purpose === purpose && Option.isNone(token.usedAt)) {
+              next.set(token.id, new AccountToken({ ...token, usedAt: Option.some(at) }))
+            }
+          }
+          return { ...s, accountTokens: next }
+        })
+    })
+  })
+)
+
 /** Every identity port in memory. */
 export const IdentityPortsMemory = Layer.mergeAll(
   UserRepositoryMemory,
   MembershipRepositoryMemory,
   SessionRepositoryMemory,
   InvitationRepositoryMemory,
-  AppearanceRepositoryMemory
+  AppearanceRepositoryMemory,
+  AccountTokenRepositoryMemory
 )

@@ -77,7 +77,7 @@ export const ApiKeyRepositoryMemory = Layer.effect(
   })
 )
 
-/** In-memory entitlements, one per workspace and feature. */
+/** In-memory entitlements, one per workspace, feature, source and source reference. */
 export const EntitlementRepositoryMemory = Layer.effect(
   EntitlementRepository,
   Effect.gen(function*() {
@@ -87,7 +87,7 @@ export const EntitlementRepositoryMemory = Layer.effect(
       upsert: (entitlement) =>
         up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({
           ...s,
-          entitlements: withEntry(s.entitlements, `${entitlement.workspaceId}/${entitlement.feature}`, entitlement)
+          entitlements: withEntry(s.entitlements, `${entitlement.workspaceId}/${entitlement.key}`, entitlement)
         })))),
       listByWorkspace: (workspaceId) =>
         up.pipe(

@@ -19,6 +19,9 @@ import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
 import type { Schedule, ScheduleRun } from "../schedules/index.ts"
+import type { AccountToken } from "../identity/index.ts"
+import type { MailMessage } from "../mail/index.ts"
+import type { AccountLink, Purchase, StoreNotification } from "../purchases/index.ts"
 import type { FeatureRequest } from "../feedback/index.ts"
 import type { NotificationPreferences, PushDevice, PushMessage } from "../notifications/index.ts"
 
@@ -47,6 +50,14 @@ export interface MemoryState {
   /** By `workspaceId/month`. */
   readonly monthlyUsage: ReadonlyMap<string, MonthlyUsage>
   readonly usageRecords: ReadonlyArray<UsageRecord>
+  /** Store transaction ids whose credits were added. */
+  readonly creditGrants: ReadonlySet<string>
+  readonly purchases: ReadonlyMap<string, Purchase>
+  /** By `workspaceId/userId`. */
+  readonly accountLinks: ReadonlyMap<string, AccountLink>
+  /** By `workspaceId/key`: the request digest and when it was first used. */
+  readonly purchaseSyncKeys: ReadonlyMap<string, { readonly requestHash: string; readonly createdAt: DateTime.Utc }>
+  readonly storeNotifications: ReadonlyMap<string, StoreNotification>
   /** Users with their password hashes, by id. */
   readonly users: ReadonlyMap<string, UserCredentials>
   readonly memberships: ReadonlyMap<string, Membership>
@@ -60,6 +71,10 @@ export interface MemoryState {
   /** By `scheduleId/epochMillis`: one run per (schedule, instant). */
   readonly scheduleRuns: ReadonlyMap<string, ScheduleRun>
   readonly domains: ReadonlyMap<string, CustomDomain>
+  /** One-time account tokens (verification, reset), by id. */
+  readonly accountTokens: ReadonlyMap<string, AccountToken>
+  /** The mail outbox, by message id. */
+  readonly mailMessages: ReadonlyMap<string, MailMessage>
   readonly featureRequests: ReadonlyMap<string, FeatureRequest>
   /** By `requestId/userId`, to when the vote was cast. */
   readonly featureVotes: ReadonlyMap<string, DateTime.Utc>
@@ -88,6 +103,11 @@ const emptyState: MemoryState = {
   billingAccounts: new Map(),
   monthlyUsage: new Map(),
   usageRecords: [],
+  creditGrants: new Set(),
+  purchases: new Map(),
+  accountLinks: new Map(),
+  purchaseSyncKeys: new Map(),
+  storeNotifications: new Map(),
   users: new Map(),
   memberships: new Map(),
   sessions: new Map(),
@@ -97,6 +117,8 @@ const emptyState: MemoryState = {
   schedules: new Map(),
   scheduleRuns: new Map(),
   domains: new Map(),
+  accountTokens: new Map(),
+  mailMessages: new Map(),
   featureRequests: new Map(),
   featureVotes: new Map(),
   featureIdempotency: new Map(),

@@ -8,6 +8,7 @@ import { FeedbackEvents } from "../feedback/index.ts"
 import { IdentityEvents } from "../identity/index.ts"
 import { ApiKeyEvents } from "../keys/index.ts"
 import { ScheduleEvents } from "../schedules/index.ts"
+import { PurchaseEvents } from "../purchases/index.ts"
 import { IsoTime } from "../shared/index.ts"
 
 /** Events of the webhooks area. */
@@ -40,6 +41,9 @@ export const eventCatalog = {
   [ScheduleEvents.runStarted.type]: ScheduleEvents.runStarted,
   [ScheduleEvents.runSkipped.type]: ScheduleEvents.runSkipped,
   [ScheduleEvents.paused.type]: ScheduleEvents.paused,
+  [PurchaseEvents.created.type]: PurchaseEvents.created,
+  [PurchaseEvents.statusChanged.type]: PurchaseEvents.statusChanged,
+  [PurchaseEvents.refunded.type]: PurchaseEvents.refunded,
   [CustomDomainEvents.verified.type]: CustomDomainEvents.verified,
   [CustomDomainEvents.misconfigured.type]: CustomDomainEvents.misconfigured,
   [CustomDomainEvents.verificationFailed.type]: CustomDomainEvents.verificationFailed,

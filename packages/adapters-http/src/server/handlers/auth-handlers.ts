@@ -1,4 +1,4 @@
-import { Accounts } from "@atrium/domain"
+import { Accounts, EmailVerification, PasswordReset } from "@atrium/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -10,13 +10,18 @@ import { challengeFor } from "../www-authenticate.ts"
 import { toSessionSummaryView, toSessionTokens, toUserView } from "./identity-views.ts"
 import { toWorkspaceView } from "./views.ts"
 
-/** Handlers of `/api/auth` before a session: sign-up, sign-in and refresh, each throttled before any work. */
+/**
+ * Handlers of `/api/auth` before a session: sign-up, sign-in, refresh and the mailed links
+ * (verify, reset), each throttled before any work.
+ */
 export const AuthHandlers = HttpApiBuilder.group(
   Api,
   "auth",
   Effect.fn("AuthHandlers.make")(function*(handlers) {
     const accounts = yield* Accounts
     const throttles = yield* Throttles
+    const verification = yield* EmailVerification
+    const passwordReset = yield* PasswordReset
     return handlers
       .handle("signUp", Effect.fn("Auth.signUp")(function*({ payload }) {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -47,15 +52,33 @@ export const AuthHandlers = HttpApiBuilder.group(
         )
         return { session: toSessionTokens(issued) }
       }))
+      .handle("verifyEmail", Effect.fn("Auth.verifyEmail")(function*({ payload }) {
+        yield* throttles.redeemLink(clientAddress(yield* HttpServerRequest.HttpServerRequest))
+        yield* verification.verify(Redacted.make(payload.token, { label: "verification token" }))
+      }))
+      .handle("requestPasswordReset", Effect.fn("Auth.requestPasswordReset")(function*({ payload }) {
+        // Counted for every email, known or not, before anything is looked up.
+        yield* throttles.passwordReset(clientAddress(yield* HttpServerRequest.HttpServerRequest), payload.email)
+        yield* passwordReset.request(payload.email)
+      }))
+      .handle("confirmPasswordReset", Effect.fn("Auth.confirmPasswordReset")(function*({ payload }) {
+        yield* throttles.redeemLink(clientAddress(yield* HttpServerRequest.HttpServerRequest))
+        yield* passwordReset.confirm(
+          Redacted.make(payload.token, { label: "password reset token" }),
+          Redacted.make(payload.password, { label: "Password" })
+        )
+      }))
   })
 )
 
-/** Handlers of `/api/auth` with an access token: the session itself and the user's other sessions. */
+/** Handlers of `/api/auth` with an access token: the session itself, the user's other sessions, and a new verification link. */
 export const AuthSessionHandlers = HttpApiBuilder.group(
   Api,
   "authSession",
   Effect.fn("AuthSessionHandlers.make")(function*(handlers) {
     const accounts = yield* Accounts
+    const verification = yield* EmailVerification
+    const throttles = yield* Throttles
     return handlers
       .handle("signOut", Effect.fn("Auth.signOut")(function*() {
         const session = yield* CurrentSession
@@ -73,6 +96,11 @@ export const AuthSessionHandlers = HttpApiBuilder.group(
           },
           activeWorkspaceId: session.activeWorkspaceId
         }
+      }))
+      .handle("resendVerification", Effect.fn("Auth.resendVerification")(function*() {
+        const session = yield* CurrentSession
+        yield* throttles.resendVerification(clientAddress(yield* HttpServerRequest.HttpServerRequest), session.userId)
+        yield* verification.resend(session.userId).pipe(Effect.tapError(challengeFor))
       }))
       .handle("listSessions", Effect.fn("Auth.listSessions")(function*() {
         const session = yield* CurrentSession

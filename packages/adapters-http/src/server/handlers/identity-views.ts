@@ -15,7 +15,13 @@ const iso = DateTime.formatIso
 const isoOrNull = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, iso))
 
 /** A user on the wire. */
-export const toUserView = (user: User): UserView => ({ id: user.id, email: user.email, name: user.name, createdAt: iso(user.createdAt) })
+export const toUserView = (user: User): UserView => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  createdAt: iso(user.createdAt),
+  emailVerified: user.emailVerified
+})
 
 /** The contract's `session`: the only place the tokens leave their `Redacted` wrappers. */
 export const toSessionTokens = (issued: IssuedSession): SessionTokens => ({

@@ -18,7 +18,8 @@ export const toEntitlementView = (entitlement: Entitlement): EntitlementView => 
   feature: entitlement.feature,
   source: entitlement.source,
   grantedAt: DateTime.formatIso(entitlement.grantedAt),
-  expiresAt: Option.getOrNull(Option.map(entitlement.expiresAt, DateTime.formatIso))
+  expiresAt: Option.getOrNull(Option.map(entitlement.expiresAt, DateTime.formatIso)),
+  purchaseId: entitlement.purchaseId
 })
 
 /** A catalog entry on the wire. */

@@ -54,8 +54,9 @@ const makeWebhookHandlers = Effect.gen(function*() {
       yield* endpoints.remove(yield* CurrentPrincipal, params.id)
     }),
     rotateWebhookSecret: Effect.fn("Webhooks.rotateSecret")(
-      function*({ params, payload }: EndpointParams & { readonly payload: RotateWebhookSecret }) {
-        const grace = payload.gracePeriodSeconds === undefined ? undefined : Duration.seconds(payload.gracePeriodSeconds)
+      function*({ params, payload }: EndpointParams & { readonly payload: RotateWebhookSecret | null }) {
+        const seconds = payload === null ? undefined : payload.gracePeriodSeconds
+        const grace = seconds === undefined ? undefined : Duration.seconds(seconds)
         return toWebhookEndpointWithSecret(yield* endpoints.rotateSecret(yield* CurrentPrincipal, params.id, grace))
       }
     ),

@@ -1,0 +1,71 @@
+import { CurrentPrincipal, memberOf, Purchases } from "@atrium/domain"
+import { Effect, Redacted } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../contract/api.ts"
+import { pageRequestOf } from "./page-request.ts"
+import { toPurchaseView } from "./purchase-views.ts"
+import { toEntitlementView } from "./views.ts"
+
+// These routes take member sessions only; the narrowing is a check, not a cast.
+const currentMember = Effect.gen(function*() {
+  return yield* memberOf(yield* CurrentPrincipal)
+})
+
+/** Handlers of `/api/mobile/purchases…`. */
+export const MobilePurchasesHandlers = HttpApiBuilder.group(
+  Api,
+  "mobilePurchases",
+  Effect.fn("MobilePurchasesHandlers.make")(function*(handlers) {
+    const purchases = yield* Purchases
+    return handlers
+      .handle("availability", Effect.fn("Purchases.availabilityRoute")(function*({ query }) {
+        return yield* purchases.availability(yield* currentMember, query.platform)
+      }))
+      .handle("sync", Effect.fn("Purchases.syncRoute")(function*({ headers, payload }) {
+        const request = payload.store === "app_store"
+          ? payload
+          : { store: payload.store, purchaseToken: Redacted.make(payload.purchaseToken), productId: payload.productId }
+        const result = yield* purchases.sync(yield* currentMember, request, headers["idempotency-key"])
+        if (result.status === "pending") return { status: "pending" as const }
+        return { purchases: result.purchases.map(toPurchaseView), entitlement: { entitlements: result.entitlements.map(toEntitlementView) } }
+      }))
+      .handle("list", Effect.fn("Purchases.listRoute")(function*({ query }) {
+        const page = yield* purchases.list(yield* CurrentPrincipal, pageRequestOf(query))
+        return { data: page.data.map(toPurchaseView), nextCursor: page.nextCursor }
+      }))
+      .handle("get", Effect.fn("Purchases.getRoute")(function*({ params }) {
+        return toPurchaseView(yield* purchases.get(yield* CurrentPrincipal, params.id))
+      }))
+  })
+)
+
+/** Handler of `GET /api/v1/purchases`. */
+export const V1PurchasesHandlers = HttpApiBuilder.group(
+  Api,
+  "v1Purchases",
+  Effect.fn("V1PurchasesHandlers.make")(function*(handlers) {
+    const purchases = yield* Purchases
+    return handlers.handle("list", Effect.fn("V1.listPurchases")(function*({ query }) {
+      const page = yield* purchases.list(yield* CurrentPrincipal, pageRequestOf(query))
+      return { data: page.data.map(toPurchaseView), nextCursor: page.nextCursor }
+    }))
+  })
+)
+
+/** Handlers of `/api/store-notifications/…`: verify, store, answer; the worker does the rest. */
+export const StoreNotificationsHandlers = HttpApiBuilder.group(
+  Api,
+  "storeNotifications",
+  Effect.fn("StoreNotificationsHandlers.make")(function*(handlers) {
+    const purchases = yield* Purchases
+    return handlers
+      .handle("apple", Effect.fn("StoreNotifications.apple")(function*({ payload }) {
+        yield* purchases.receiveApple(JSON.stringify(payload))
+        return { received: true }
+      }))
+      .handle("google", Effect.fn("StoreNotifications.google")(function*({ headers, payload }) {
+        yield* purchases.receiveGoogle(headers.authorization ?? "", JSON.stringify(payload))
+        return { received: true }
+      }))
+  })
+)

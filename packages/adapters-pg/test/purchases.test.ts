@@ -1,0 +1,18 @@
+import { BillingRepositoryMemory, MemoryStore, NotificationInboxMemory, PurchaseRepositoryMemory, TransactorMemory, WorkspaceRepositoryMemory } from "@atrium/domain/testing"
+import { Layer, Redacted } from "effect"
+import { layerPorts } from "../src/index.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { purchaseContract } from "./purchase-contract.ts"
+
+const databaseUrl = process.env.DATABASE_URL
+
+purchaseContract(
+  "memory",
+  Layer.mergeAll(PurchaseRepositoryMemory, NotificationInboxMemory, BillingRepositoryMemory, WorkspaceRepositoryMemory, TransactorMemory).pipe(
+    Layer.provideMerge(MemoryStore.layer)
+  )
+)
+purchaseContract("embedded PostgreSQL", layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })))
+if (databaseUrl !== undefined && databaseUrl !== "") {
+  purchaseContract("Postgres at DATABASE_URL", layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })))
+}

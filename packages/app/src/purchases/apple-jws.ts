@@ -1,0 +1,65 @@
+import { verify, X509Certificate } from "node:crypto"
+import { extensionOids } from "./der.ts"
+
+/** Apple's marker on the certificate that signs App Store data (the leaf). */
+export const appleLeafOid = "1.2.840.113635.100.6.11.1"
+/** Apple's marker on the Worldwide Developer Relations intermediate. */
+export const appleIntermediateOid = "1.2.840.113635.100.6.2.1"
+
+/** A verified JWS payload, or why it was refused. */
+export type AppleJwsResult = { readonly ok: true; readonly payload: unknown } | { readonly ok: false; readonly reason: string }
+
+const refuse = (reason: string): AppleJwsResult => ({ ok: false, reason })
+
+const json = (part: string): unknown => {
+  try {
+    return JSON.parse(Buffer.from(part, "base64url").toString("utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const certificate = (der: unknown): X509Certificate | undefined => {
+  if (typeof der !== "string") return undefined
+  try {
+    return new X509Certificate(Buffer.from(der, "base64"))
+  } catch {
+    return undefined
+  }
+}
+
+const validAt = (cert: X509Certificate, at: Date) => new Date(cert.validFrom) <= at && at <= new Date(cert.validTo)
+
+/**
+ * Verifies an App Store JWS (notification, transaction or renewal info): ES256 only, an `x5c` chain of exactly three
+ * certificates — leaf, intermediate, and a root byte-identical to one of `roots` — each signed by the next and valid
+ * at `at`, the intermediate a CA, Apple's marker OIDs on leaf and intermediate, and the signature by the leaf's key.
+ */
+export const verifyAppleJws = (jws: string, roots: ReadonlyArray<X509Certificate>, at: Date): AppleJwsResult => {
+  if (roots.length === 0) return refuse("no Apple root certificate configured")
+  const parts = jws.split(".")
+  const [headerPart, payloadPart, signaturePart] = parts
+  if (parts.length !== 3 || headerPart === undefined || payloadPart === undefined || signaturePart === undefined) return refuse("not a compact JWS")
+  const header = json(headerPart)
+  if (typeof header !== "object" || header === null || !("alg" in header) || header.alg !== "ES256") return refuse("algorithm")
+  if (!("x5c" in header) || !Array.isArray(header.x5c) || header.x5c.length !== 3) return refuse("certificate chain length")
+  const [leaf, intermediate, root] = header.x5c.map(certificate)
+  if (leaf === undefined || intermediate === undefined || root === undefined) return refuse("unreadable certificate")
+  if (!roots.some((trusted) => trusted.raw.equals(root.raw))) return refuse("untrusted root")
+  if (!intermediate.checkIssued(root) || !intermediate.verify(root.publicKey)) return refuse("intermediate not issued by the root")
+  if (!leaf.checkIssued(intermediate) || !leaf.verify(intermediate.publicKey)) return refuse("leaf not issued by the intermediate")
+  if (!intermediate.ca || leaf.ca) return refuse("certificate roles")
+  if (![leaf, intermediate, root].every((cert) => validAt(cert, at))) return refuse("certificate not valid at this time")
+  if (!extensionOids(leaf.raw).includes(appleLeafOid)) return refuse("leaf marker")
+  if (!extensionOids(intermediate.raw).includes(appleIntermediateOid)) return refuse("intermediate marker")
+  if (leaf.publicKey.asymmetricKeyDetails?.namedCurve !== "prime256v1") return refuse("leaf key is not P-256")
+  const input = Buffer.from(`${headerPart}.${payloadPart}`)
+  const signed = verify("sha256", input, { key: leaf.publicKey, dsaEncoding: "ieee-p1363" }, Buffer.from(signaturePart, "base64url"))
+  if (!signed) return refuse("signature")
+  const payload = json(payloadPart)
+  return payload === undefined ? refuse("payload") : { ok: true, payload }
+}
+
+/** Reads the PEM certificates in `text` (one or more). */
+export const readCertificates = (text: string): ReadonlyArray<X509Certificate> =>
+  (text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem))

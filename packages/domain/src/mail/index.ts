@@ -1,0 +1,7 @@
+export * from "./mail-delivery.ts"
+export * from "./mail-message.ts"
+export * from "./mail-outbox.ts"
+export * from "./mail-repository.ts"
+export * from "./mail-retry.ts"
+export * from "./mail-templates.ts"
+export * from "./mailer.ts"

@@ -1,0 +1,92 @@
+import { DateTime, Option, Schema } from "effect"
+import type { ProductKind, PurchaseStatus, StoreEnvironment, StoreObservation } from "./purchase.ts"
+
+/** The fields of a verified App Store `JWSTransactionDecodedPayload` that Atrium acts on. */
+export const AppleTransaction = Schema.Struct({
+  transactionId: Schema.String,
+  originalTransactionId: Schema.String,
+  bundleId: Schema.String,
+  productId: Schema.String,
+  environment: Schema.String,
+  signedDate: Schema.Number,
+  expiresDate: Schema.optional(Schema.Number),
+  revocationDate: Schema.optional(Schema.Number),
+  appAccountToken: Schema.optional(Schema.String)
+})
+export type AppleTransaction = typeof AppleTransaction.Type
+
+/** The fields of a verified `JWSRenewalInfoDecodedPayload`. */
+export const AppleRenewal = Schema.Struct({
+  signedDate: Schema.Number,
+  autoRenewStatus: Schema.optional(Schema.Number),
+  gracePeriodExpiresDate: Schema.optional(Schema.Number)
+})
+export type AppleRenewal = typeof AppleRenewal.Type
+
+/** The fields of a verified App Store Server Notification V2 payload. */
+export const AppleNotification = Schema.Struct({
+  notificationType: Schema.String,
+  subtype: Schema.optional(Schema.String),
+  notificationUUID: Schema.String.check(Schema.isBetweenLength(1, 100)),
+  signedDate: Schema.Number,
+  data: Schema.optional(Schema.Struct({
+    bundleId: Schema.String,
+    environment: Schema.String,
+    signedTransactionInfo: Schema.optional(Schema.String),
+    signedRenewalInfo: Schema.optional(Schema.String),
+    status: Schema.optional(Schema.Number)
+  }))
+})
+export type AppleNotification = typeof AppleNotification.Type
+
+/** Apple's environment names (`Production`, `Sandbox`); anything else (Xcode, local testing) is no environment of ours. */
+export const appleEnvironment = (name: string): Option.Option<StoreEnvironment> =>
+  name === "Production" ? Option.some("production") : name === "Sandbox" ? Option.some("sandbox") : Option.none()
+
+const at = (millis: number | undefined): Option.Option<DateTime.Utc> => millis === undefined ? Option.none() : DateTime.make(millis)
+
+// Apple's subscription status codes (Get All Subscription Statuses and notification `data.status`).
+const subscriptionStatus = (code: number, autoRenew: boolean): PurchaseStatus | undefined =>
+  code === 1 ? (autoRenew ? "active" : "canceled") : code === 2 ? "expired" : code === 3 ? "billing_retry" : code === 4 ? "grace_period" : code === 5 ? "revoked" : undefined
+
+/** What an App Store transaction (with its renewal info, status code and notification type, when known) says. */
+export const appleObservation = (input: {
+  readonly transaction: AppleTransaction
+  readonly environment: StoreEnvironment
+  readonly renewal: Option.Option<AppleRenewal>
+  readonly statusCode: Option.Option<number>
+  readonly notificationType: Option.Option<string>
+  readonly subtype: Option.Option<string>
+  readonly kind: ProductKind
+  readonly storeTime: DateTime.Utc
+}): StoreObservation => {
+  const tx = input.transaction
+  const type = Option.getOrElse(input.notificationType, () => "")
+  const autoRenew = input.kind === "subscription" && Option.exists(input.renewal, (renewal) => renewal.autoRenewStatus === 1)
+  const expiresAt = at(tx.expiresDate)
+  const expiredBy = (time: DateTime.Utc) => Option.exists(expiresAt, (end) => !DateTime.isLessThan(time, end))
+  const status = ((): PurchaseStatus => {
+    if (type === "REVOKE") return "revoked"
+    if (type === "REFUND" || tx.revocationDate !== undefined) return "refunded"
+    if (input.kind !== "subscription") return "active"
+    const byCode = Option.getOrUndefined(Option.map(input.statusCode, (code) => subscriptionStatus(code, autoRenew)))
+    if (byCode !== undefined) return byCode
+    if (type === "EXPIRED" || expiredBy(input.storeTime)) return "expired"
+    if (type === "DID_FAIL_TO_RENEW") return Option.contains(input.subtype, "GRACE_PERIOD") ? "grace_period" : "billing_retry"
+    return autoRenew ? "active" : "canceled"
+  })()
+  const graceEnd = Option.flatMap(input.renewal, (renewal) => at(renewal.gracePeriodExpiresDate))
+  return {
+    store: "app_store",
+    environment: input.environment,
+    storeRef: tx.originalTransactionId,
+    productId: tx.productId,
+    status,
+    autoRenew,
+    expiresAt: status === "grace_period" && Option.isSome(graceEnd) ? graceEnd : expiresAt,
+    storeTime: input.storeTime,
+    transactionId: tx.transactionId,
+    accountToken: Option.fromNullishOr(tx.appAccountToken),
+    acknowledged: true
+  }
+}

@@ -1,0 +1,79 @@
+import { DateTime, Option, Schema } from "effect"
+import type { PurchaseStatus, StoreObservation } from "./purchase.ts"
+import type { PlayProductPurchase, PlaySubscription } from "./store-apis.ts"
+
+/** A Pub/Sub push request body. */
+export const PubSubPush = Schema.Struct({
+  message: Schema.Struct({
+    data: Schema.String,
+    messageId: Schema.String.check(Schema.isBetweenLength(1, 200)),
+    publishTime: Schema.optional(Schema.String)
+  }),
+  subscription: Schema.optional(Schema.String)
+})
+
+/** A Real-time developer notification, the `data` of the push. */
+export const DeveloperNotification = Schema.Struct({
+  packageName: Schema.String,
+  eventTimeMillis: Schema.optional(Schema.String),
+  subscriptionNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, subscriptionId: Schema.String })),
+  oneTimeProductNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, sku: Schema.String })),
+  voidedPurchaseNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, orderId: Schema.optional(Schema.String) }))
+})
+export type DeveloperNotification = typeof DeveloperNotification.Type
+
+const subscriptionStates: Record<string, PurchaseStatus> = {
+  SUBSCRIPTION_STATE_PENDING: "pending",
+  SUBSCRIPTION_STATE_ACTIVE: "active",
+  SUBSCRIPTION_STATE_IN_GRACE_PERIOD: "grace_period",
+  SUBSCRIPTION_STATE_ON_HOLD: "on_hold",
+  SUBSCRIPTION_STATE_PAUSED: "paused",
+  SUBSCRIPTION_STATE_CANCELED: "canceled",
+  SUBSCRIPTION_STATE_EXPIRED: "expired",
+  SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED: "expired"
+}
+
+/** What `purchases.subscriptionsv2.get` says, read at `readAt` (Google gives no event time: the read is the event). */
+export const playSubscriptionObservation = (
+  subscription: PlaySubscription,
+  input: { readonly productId: string; readonly storeRef: string; readonly readAt: DateTime.Utc }
+): Option.Option<StoreObservation> => {
+  const status = subscriptionStates[subscription.subscriptionState]
+  const item = subscription.lineItems.find((line) => line.productId === input.productId)
+  if (status === undefined || item === undefined) return Option.none()
+  return Option.some({
+    store: "play_store",
+    environment: subscription.test ? "sandbox" : "production",
+    storeRef: input.storeRef,
+    productId: input.productId,
+    status,
+    autoRenew: item.autoRenewing,
+    expiresAt: Option.flatMap(item.expiryTime, (time) => DateTime.make(time)),
+    storeTime: input.readAt,
+    transactionId: subscription.latestOrderId,
+    accountToken: subscription.accountToken,
+    acknowledged: subscription.acknowledged
+  })
+}
+
+/** What `purchases.products.get` says about a one-time purchase. */
+export const playProductObservation = (
+  purchase: PlayProductPurchase,
+  input: { readonly productId: string; readonly storeRef: string; readonly readAt: DateTime.Utc }
+): Option.Option<StoreObservation> => {
+  const status: PurchaseStatus | undefined = purchase.purchaseState === 0 ? "active" : purchase.purchaseState === 1 ? "refunded" : purchase.purchaseState === 2 ? "pending" : undefined
+  if (status === undefined) return Option.none()
+  return Option.some({
+    store: "play_store",
+    environment: purchase.test ? "sandbox" : "production",
+    storeRef: input.storeRef,
+    productId: input.productId,
+    status,
+    autoRenew: false,
+    expiresAt: Option.none(),
+    storeTime: input.readAt,
+    transactionId: purchase.orderId,
+    accountToken: purchase.accountToken,
+    acknowledged: purchase.acknowledged
+  })
+}

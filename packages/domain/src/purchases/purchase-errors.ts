@@ -1,0 +1,30 @@
+import { Schema } from "effect"
+
+/** The store's purchase is already bound to another workspace; it is never moved. */
+export class PurchaseOwnedElsewhere extends Schema.TaggedError<PurchaseOwnedElsewhere>()("PurchaseOwnedElsewhere", {
+  code: Schema.tag("purchase_owned_elsewhere")
+}, { httpApiStatus: 409 }) {}
+
+/** A store notification or signed transaction whose signature, certificate chain, bundle or environment fails. */
+export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("InvalidSignature", {
+  code: Schema.tag("invalid_signature"),
+  reason: Schema.String
+}, { httpApiStatus: 401 }) {}
+
+/** The store is not configured on this server (no credentials, no bundle or package name). */
+export class StoreNotConfigured extends Schema.TaggedError<StoreNotConfigured>()("StoreNotConfigured", {
+  code: Schema.tag("store_not_configured"),
+  store: Schema.String
+}, { httpApiStatus: 409 }) {}
+
+/** The store could not be reached or answered with a failure of its own: try again later, conclude nothing. */
+export class StoreUnreachable extends Schema.TaggedError<StoreUnreachable>()("StoreUnreachable", {
+  store: Schema.String,
+  reason: Schema.String
+}) {}
+
+/** The store answered that it knows no such purchase (or the request for it was malformed). */
+export class StoreRejected extends Schema.TaggedError<StoreRejected>()("StoreRejected", {
+  store: Schema.String,
+  status: Schema.Int
+}) {}

@@ -1,0 +1,684 @@
+import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
+import { ChangeLog, emit } from "../audit/index.ts"
+import { Usage } from "../billing/index.ts"
+import { type Entitlement, Entitlements } from "../entitlements/index.ts"
+import {
+  type Actor,
+  IdempotencyKeyReused,
+  IdGenerator,
+  InvalidInput,
+  NotFound,
+  type Page,
+  type PageRequest,
+  PurchaseId,
+  SecretBox,
+  SecretHasher,
+  SecureRandom,
+  StoreNotificationId,
+  systemActor,
+  Transactor,
+  type Unavailable,
+  type UserId,
+  type WorkQueue,
+  type WorkspaceId
+} from "../shared/index.ts"
+import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
+import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
+import { AppAccountToken, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
+import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
+import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
+import { PurchaseRepository } from "./purchase-repository.ts"
+import { AppStoreApi, PlayStoreApi } from "./store-apis.ts"
+import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
+import { type NotificationOutcome, NotificationInbox, StoreNotification } from "./store-notification.ts"
+import { type StoreProduct, StoreProducts } from "./store-product.ts"
+import { StoreSignatures } from "./store-signatures.ts"
+
+/** What the app sends to sync a purchase: Apple's signed transaction, or Google's purchase token and product. */
+export type SyncRequest =
+  | { readonly store: "app_store"; readonly signedTransaction: string }
+  | { readonly store: "play_store"; readonly purchaseToken: Redacted.Redacted<string>; readonly productId: string }
+
+/** A sync's answer: the purchase and the workspace's grants after it, or `pending` when the store could not be reached. */
+export type SyncResult =
+  | { readonly status: "synced"; readonly purchases: ReadonlyArray<Purchase>; readonly entitlements: ReadonlyArray<Entitlement> }
+  | { readonly status: "pending" }
+
+/** Why buying is not offered. */
+export type UnavailableReason = "platform_not_supported" | "store_not_configured" | "role_forbidden" | "managed_elsewhere"
+
+/** A product offered on the platform, and whether the workspace already owns it. */
+export interface OfferedProduct {
+  readonly productId: string
+  readonly kind: ProductKind
+  readonly features: ReadonlyArray<string>
+  readonly credits: number
+  readonly owned: boolean
+}
+
+/** `GET /api/mobile/purchases/availability`. */
+export interface Availability {
+  readonly available: boolean
+  readonly reason: UnavailableReason | null
+  readonly appAccountToken: AppAccountToken | null
+  readonly products: ReadonlyArray<OfferedProduct>
+}
+
+/** The result of applying an observation. */
+type Applied =
+  | { readonly _tag: "Applied"; readonly purchase: Purchase; readonly transition: PurchaseTransition }
+  | { readonly _tag: "Unattributed" }
+
+type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput
+
+const storeOf = (platform: string): Store | undefined => platform === "ios" ? "app_store" : platform === "android" ? "play_store" : undefined
+
+const ClientSyncBody = Schema.Union([
+  Schema.Struct({ store: Schema.Literal("app_store"), signedTransaction: Schema.String }),
+  Schema.Struct({ store: Schema.Literal("play_store"), purchaseToken: Schema.String, productId: Schema.String })
+])
+const decodeJson = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
+const decodeUnknown = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(schema)
+
+const epoch = DateTime.makeUnsafe(0)
+
+/**
+ * In-app purchases: availability, client syncs verified with the store, signed store notifications through an inbox,
+ * and a reconciler. Every change of a purchase, its grants and its credits commits in one transaction.
+ */
+export class Purchases extends Context.Service<Purchases, {
+  readonly availability: (member: SessionPrincipal, platform: string) => Effect.Effect<Availability, Unavailable>
+  readonly sync: (
+    member: SessionPrincipal,
+    request: SyncRequest,
+    idempotencyKey?: string
+  ) => Effect.Effect<
+    SyncResult,
+    Forbidden | StoreNotConfigured | InvalidSignature | InvalidInput | PurchaseOwnedElsewhere | IdempotencyKeyReused | Unavailable
+  >
+  /** The principal's workspace's purchases, newest first (`purchases.read`). */
+  readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Purchase>, Forbidden | InsufficientScope | Unavailable>
+  readonly get: (principal: Principal, id: PurchaseId) => Effect.Effect<Purchase, Forbidden | InsufficientScope | NotFound | Unavailable>
+  /** Verifies and stores an App Store Server Notification V2 (`{ signedPayload }`); processing happens in the worker. */
+  readonly receiveApple: (body: string) => Effect.Effect<void, InvalidSignature | InvalidInput | Unavailable>
+  /** Verifies a Pub/Sub push's token and stores the notification; processing happens in the worker. */
+  readonly receiveGoogle: (authorization: string, body: string) => Effect.Effect<void, InvalidSignature | InvalidInput | Unavailable>
+  /** The inbox as a worker queue. */
+  readonly inboxQueue: WorkQueue<StoreNotification>
+  /** Purchases due for a re-read or an acknowledgement, as a worker queue. */
+  readonly reconcileQueue: WorkQueue<Purchase>
+  /** One inbox item, processed (the worker's step; also what a replay leads to). */
+  readonly processNotification: (item: StoreNotification) => Effect.Effect<NotificationOutcome | "retry", Unavailable>
+  /** One purchase re-read or acknowledged (the reconciler's step). */
+  readonly reconcile: (purchase: Purchase) => Effect.Effect<void, Unavailable>
+  /** Queues a stored notification again (operator CLI). */
+  readonly replay: (id: StoreNotificationId) => Effect.Effect<void, NotFound | Unavailable>
+}>()("@atrium/domain/Purchases") {
+  static readonly layer = Layer.effect(
+    Purchases,
+    Effect.gen(function*() {
+      const repo = yield* PurchaseRepository
+      const inbox = yield* NotificationInbox
+      const products = yield* StoreProducts
+      const configuration = yield* StoreConfiguration
+      const signatures = yield* StoreSignatures
+      const appStore = yield* AppStoreApi
+      const playStore = yield* PlayStoreApi
+      const entitlements = yield* Entitlements
+      const usage = yield* Usage
+      const tx = yield* Transactor
+      const changes = yield* ChangeLog
+      const ids = yield* IdGenerator
+      const random = yield* SecureRandom
+      const hasher = yield* SecretHasher
+      const box = yield* SecretBox
+
+      const storeActor = (store: Store): Actor => systemActor(store)
+
+      // A version 4 UUID: 122 random bits with the version and variant bits set.
+      const newAccountToken = random.bytes(16).pipe(Effect.map((bytes) => {
+        const hex = Array.from(bytes, (b, i) => (i === 6 ? (b & 0x0f) | 0x40 : i === 8 ? (b & 0x3f) | 0x80 : b).toString(16).padStart(2, "0")).join("")
+        return AppAccountToken.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
+      }))
+
+      // ---- reading the stores -------------------------------------------------------------------------------------
+
+      const verifiedApple = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, jws: string, at: DateTime.Utc) =>
+        signatures.verifyApple(jws, at).pipe(
+          Effect.flatMap(decodeUnknown(schema)),
+          Effect.mapError((error) => error._tag === "InvalidSignature" ? error : new InvalidSignature({ reason: "unexpected payload" }))
+        )
+
+      const appleSettings = Effect.fn("Purchases.appleSettings")(function*() {
+        if (Option.isNone(configuration.apple)) return yield* new StoreNotConfigured({ store: "app_store" })
+        return configuration.apple.value
+      })
+
+      // Bundle and environment are part of what the signature vouches for: a payload for another app or environment is refused.
+      const checkApple = Effect.fn("Purchases.checkApple")(function*(bundleId: string, environment: string) {
+        const settings = yield* appleSettings().pipe(Effect.mapError(() => new InvalidSignature({ reason: "the App Store is not configured" })))
+        if (bundleId !== settings.bundleId) return yield* new InvalidSignature({ reason: "bundle id" })
+        const env = appleEnvironment(environment)
+        if (Option.isNone(env) || !settings.environments.includes(env.value)) return yield* new InvalidSignature({ reason: "environment" })
+        return env.value
+      })
+
+      const productFor = (store: Store, productId: string) =>
+        Option.match(products.find(store, productId), {
+          onNone: () => Effect.fail(new InvalidInput({ detail: `"${productId}" is not a product of this server` })),
+          onSome: Effect.succeed
+        })
+
+      // An answer from the App Store API whose signature fails is no answer: try again later, conclude nothing.
+      const apiAnswer = <A>(effect: Effect.Effect<A, InvalidSignature | StoreUnreachable | StoreRejected>) =>
+        effect.pipe(Effect.catchTag("InvalidSignature", (error) => Effect.fail(new StoreUnreachable({ store: "app_store", reason: `answer ${error.reason}` }))))
+
+      const readApple = Effect.fn("Purchases.readApple")(
+        function*(input: { readonly originalTransactionId: string; readonly transactionId: string; readonly environment: StoreEnvironment; readonly product: StoreProduct }) {
+          const now = yield* DateTime.now
+          if (input.product.kind === "subscription") {
+            const statuses = yield* appStore.subscriptionStatuses(input.transactionId, input.environment)
+            const entry = statuses.find((status) => status.originalTransactionId === input.originalTransactionId)
+            if (entry === undefined) return yield* new StoreRejected({ store: "app_store", status: 404 })
+            const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, entry.signedTransactionInfo, now))
+            const renewal = yield* apiAnswer(verifiedApple(AppleRenewal, entry.signedRenewalInfo, now))
+            return appleObservation({
+              transaction,
+              environment: input.environment,
+              renewal: Option.some(renewal),
+              statusCode: Option.some(entry.status),
+              notificationType: Option.none(),
+              subtype: Option.none(),
+              kind: input.product.kind,
+              storeTime: DateTime.max(DateTime.makeUnsafe(transaction.signedDate), DateTime.makeUnsafe(renewal.signedDate))
+            })
+          }
+          const signed = yield* appStore.transaction(input.transactionId, input.environment)
+          const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, signed, now))
+          return appleObservation({
+            transaction,
+            environment: input.environment,
+            renewal: Option.none(),
+            statusCode: Option.none(),
+            notificationType: Option.none(),
+            subtype: Option.none(),
+            kind: input.product.kind,
+            storeTime: DateTime.makeUnsafe(transaction.signedDate)
+          })
+        }
+      )
+
+      const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: StoreProduct, token: Redacted.Redacted<string>, storeRef: string) {
+        const readAt = yield* DateTime.now
+        const observed = product.kind === "subscription"
+          ? playSubscriptionObservation(yield* playStore.subscription(token), { productId: product.productId, storeRef, readAt })
+          : playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, storeRef, readAt })
+        if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
+        return observed.value
+      })
+
+      const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
+
+      /** What the store says about a client's sync request, verified with the store itself. */
+      const resolveClient = Effect.fn("Purchases.resolveClient")(function*(request: SyncRequest) {
+        if (request.store === "app_store") {
+          const transaction = yield* verifiedApple(AppleTransaction, request.signedTransaction, yield* DateTime.now)
+          const environment = yield* checkApple(transaction.bundleId, transaction.environment)
+          const product = yield* productFor("app_store", transaction.productId)
+          const observation = yield* readApple({
+            originalTransactionId: transaction.originalTransactionId,
+            transactionId: transaction.transactionId,
+            environment,
+            product
+          })
+          return { observation, product, sealedToken: Option.none<string>() }
+        }
+        const product = yield* productFor("play_store", request.productId)
+        const storeRef = yield* tokenRef(request.purchaseToken)
+        const observation = yield* readGoogle(product, request.purchaseToken, storeRef)
+        return { observation, product, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
+      })
+
+      /** Re-reads a stored purchase from its store. */
+      const reread = Effect.fn("Purchases.reread")(function*(purchase: Purchase, product: StoreProduct) {
+        if (purchase.store === "app_store") {
+          return yield* readApple({
+            originalTransactionId: purchase.storeRef,
+            transactionId: purchase.latestTransactionId,
+            environment: purchase.environment,
+            product
+          })
+        }
+        if (Option.isNone(purchase.sealedToken)) return yield* new StoreRejected({ store: "play_store", status: 404 })
+        return yield* readGoogle(product, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
+      })
+
+      // ---- applying what the store says ------------------------------------------------------------------------------
+
+      /** Upserts the purchase, applies the observation, recomputes its grants and credits: one transaction. */
+      const applyObservation = Effect.fn("Purchases.applyObservation")(function*(input: {
+        readonly observation: StoreObservation
+        readonly product: StoreProduct
+        readonly sealedToken: Option.Option<string>
+        readonly binding: Option.Option<{ readonly workspaceId: WorkspaceId; readonly userId: UserId }>
+        readonly actor: Actor
+        readonly action: string
+      }) {
+        return yield* tx.withTransaction(Effect.gen(function*() {
+          const now = yield* DateTime.now
+          const { observation } = input
+          const link = Option.isSome(observation.accountToken) ? yield* repo.findAccountLink(observation.accountToken.value) : Option.none()
+          // The buyer's app tied the purchase to an account of another workspace: it stays there.
+          if (Option.isSome(input.binding) && Option.isSome(link) && link.value.workspaceId !== input.binding.value.workspaceId) {
+            return yield* new PurchaseOwnedElsewhere()
+          }
+          const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
+          const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
+          // A stored purchase keeps its workspace; a new one goes to the caller or the account link, else waits for a sync.
+          const ownerOf = Option.isSome(stored) ? Option.some({ workspaceId: stored.value.workspaceId, userId: stored.value.userId }) : owner
+          if (Option.isNone(ownerOf)) {
+            const unattributed: Applied = { _tag: "Unattributed" }
+            return unattributed
+          }
+          const candidateOwner = ownerOf.value
+          const candidate = new Purchase({
+            id: PurchaseId.make(yield* ids.make("pur")),
+            workspaceId: candidateOwner.workspaceId,
+            userId: candidateOwner.userId,
+            store: observation.store,
+            environment: observation.environment,
+            productId: observation.productId,
+            kind: input.product.kind,
+            storeRef: observation.storeRef,
+            sealedToken: input.sealedToken,
+            status: "pending",
+            autoRenew: false,
+            expiresAt: Option.none(),
+            latestTransactionId: observation.transactionId,
+            lastEventAt: epoch,
+            lastVerifiedAt: Option.none(),
+            acknowledgedAt: Option.none(),
+            ackAttempts: 0,
+            nextCheckAt: Option.none(),
+            createdAt: now,
+            updatedAt: now
+          })
+          const { inserted, purchase } = yield* repo.lockOrInsert(candidate)
+          if (Option.isSome(input.binding) && purchase.workspaceId !== input.binding.value.workspaceId) return yield* new PurchaseOwnedElsewhere()
+          const transition = purchase.apply(observation, now)
+          const next = Option.isNone(transition.purchase.sealedToken) && Option.isSome(input.sealedToken)
+            ? new Purchase({ ...transition.purchase, sealedToken: input.sealedToken })
+            : transition.purchase
+          yield* repo.save(next)
+          const workspaceId = next.workspaceId
+          if (inserted) {
+            yield* changes.record({ workspaceId, actor: input.actor, action: "purchase.created", target: next.id, event: emit(PurchaseEvents.created, { purchase: purchaseSummary(next) }) })
+          } else if (transition.outcome === "applied" && transition.from !== transition.to) {
+            yield* changes.record({
+              workspaceId,
+              actor: input.actor,
+              action: "purchase.status_changed",
+              target: next.id,
+              event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(next), from: transition.from, to: transition.to })
+            })
+          }
+          if (transition.from !== "refunded" && next.status === "refunded") {
+            yield* changes.record({ workspaceId, actor: input.actor, action: "purchase.refunded", target: next.id, event: emit(PurchaseEvents.refunded, { purchase: purchaseSummary(next) }) })
+          }
+          yield* entitlements.reconcileSource({ workspaceId, source: "purchase", sourceRef: next.id, grants: next.grantsAt(input.product, now), actor: input.actor })
+          const credits = input.product.credits ?? 0
+          if (next.kind === "consumable" && next.status === "active" && credits > 0) {
+            yield* usage.creditOnce(workspaceId, `${next.store}:${next.latestTransactionId}`, credits, input.actor).pipe(
+              Effect.catchTag("InvalidInput", () => Effect.succeed(false))
+            )
+          }
+          // The audit line of this sync or notification, whatever it changed.
+          yield* changes.record({ workspaceId, actor: input.actor, action: input.action, target: next.id })
+          const applied: Applied = { _tag: "Applied", purchase: next, transition: { ...transition, purchase: next } }
+          return applied
+        }))
+      })
+
+      /** Acknowledges a Google purchase after its grant committed; a failure is retried by the reconciler with back-off. */
+      const acknowledge = Effect.fn("Purchases.acknowledge")(function*(purchase: Purchase) {
+        if (!purchase.needsAcknowledgement || Option.isNone(purchase.sealedToken)) return
+        const token = yield* box.open(purchase.sealedToken.value)
+        const result = yield* playStore.acknowledge(purchase.kind === "subscription" ? "subscription" : "product", purchase.productId, token).pipe(Effect.result)
+        yield* tx.withTransaction(Effect.gen(function*() {
+          const now = yield* DateTime.now
+          const { purchase: current } = yield* repo.lockOrInsert(purchase)
+          if (result._tag === "Success") {
+            yield* repo.save(current.acknowledged(now))
+            yield* changes.record({ workspaceId: current.workspaceId, actor: storeActor(current.store), action: "purchase.acknowledged", target: current.id })
+          } else {
+            yield* repo.save(current.acknowledgementFailed(now))
+          }
+        }))
+      })
+
+      // ---- client sync ----------------------------------------------------------------------------------------------
+
+      const pendingSync = Effect.fn("Purchases.pendingSync")(function*(member: SessionPrincipal, request: SyncRequest) {
+        const body = request.store === "app_store"
+          ? JSON.stringify({ store: request.store, signedTransaction: request.signedTransaction })
+          : JSON.stringify({ store: request.store, purchaseToken: Redacted.value(request.purchaseToken), productId: request.productId })
+        const now = yield* DateTime.now
+        yield* inbox.insert(new StoreNotification({
+          id: StoreNotificationId.make(yield* ids.make("sn")),
+          source: "client_sync",
+          externalId: yield* hasher.digest(Redacted.make(`${member.workspaceId}\u0000${body}`)),
+          sealedBody: yield* box.seal(Redacted.make(body)),
+          workspaceId: Option.some(member.workspaceId),
+          userId: Option.some(member.userId),
+          receivedAt: now,
+          attempts: 0,
+          nextAttemptAt: Option.some(DateTime.add(now, { minutes: 1 })),
+          processedAt: Option.none(),
+          outcome: Option.none()
+        }))
+        const pending: SyncResult = { status: "pending" }
+        return pending
+      })
+
+      const sync = Effect.fn("Purchases.sync")(function*(member: SessionPrincipal, request: SyncRequest, idempotencyKey?: string) {
+        yield* permits(member, "purchases.manage")
+        if (!isConfigured(configuration, request.store)) return yield* new StoreNotConfigured({ store: request.store })
+        if (idempotencyKey !== undefined) {
+          const fingerprint = request.store === "app_store" ? request.signedTransaction : `${request.productId}\u0000${Redacted.value(request.purchaseToken)}`
+          const requestHash = yield* hasher.digest(Redacted.make(`${request.store}\u0000${fingerprint}`))
+          const first = yield* repo.reserveSyncKey(member.workspaceId, idempotencyKey, requestHash, yield* DateTime.now)
+          // The same request again simply syncs again: a sync is idempotent by construction.
+          if (Option.isSome(first) && first.value !== requestHash) return yield* new IdempotencyKeyReused()
+        }
+        const resolved = yield* resolveClient(request).pipe(Effect.result)
+        if (resolved._tag === "Failure") {
+          const error = resolved.failure
+          if (error._tag === "StoreUnreachable") {
+            yield* Effect.logWarning("store unreachable during a client sync; queued for retry", { store: error.store, reason: error.reason })
+            return yield* pendingSync(member, request)
+          }
+          if (error._tag === "StoreRejected") return yield* new InvalidInput({ detail: "the store does not know this purchase" })
+          return yield* error
+        }
+        const { observation, product, sealedToken } = resolved.success
+        const applied = yield* applyObservation({
+          observation,
+          product,
+          sealedToken,
+          binding: Option.some({ workspaceId: member.workspaceId, userId: member.userId }),
+          actor: { type: "user", id: member.userId },
+          action: "purchase.synced"
+        })
+        if (applied._tag !== "Applied") return yield* Effect.die(new Error("a bound sync is always attributed"))
+        yield* acknowledge(applied.purchase).pipe(Effect.catchTag("Unavailable", () => Effect.void))
+        const synced: SyncResult = {
+          status: "synced",
+          purchases: [Option.getOrElse(yield* repo.findById(member.workspaceId, applied.purchase.id), () => applied.purchase)],
+          entitlements: yield* entitlements.active(member.workspaceId)
+        }
+        return synced
+      })
+
+      // ---- availability, reads ----------------------------------------------------------------------------------------
+
+      const availability = Effect.fn("Purchases.availability")(function*(member: SessionPrincipal, platform: string) {
+        const store = storeOf(platform)
+        const refuse = (reason: UnavailableReason, offered: ReadonlyArray<OfferedProduct> = []): Availability => ({
+          available: false,
+          reason,
+          appAccountToken: null,
+          products: offered
+        })
+        if (store === undefined) return refuse("platform_not_supported")
+        const catalog = products.list(store)
+        if (!isConfigured(configuration, store) || catalog.length === 0) return refuse("store_not_configured")
+        const now = yield* DateTime.now
+        const owned = (yield* repo.listAll(member.workspaceId)).filter((purchase) => purchase.entitlesAt(now))
+        const offered = catalog.map((product): OfferedProduct => ({
+          productId: product.productId,
+          kind: product.kind,
+          features: product.features,
+          credits: product.credits ?? 0,
+          owned: owned.some((purchase) => purchase.store === store && purchase.productId === product.productId && purchase.kind !== "consumable")
+        }))
+        if (!roleAllows(member.role, "purchases.manage")) return refuse("role_forbidden", offered)
+        const appAccountToken = yield* repo.accountLink(member.workspaceId, member.userId, yield* newAccountToken)
+        // One workspace, one store for subscriptions: a second would bill twice and neither store could cancel the other.
+        const elsewhere = owned.some((purchase) => purchase.store !== store && purchase.kind === "subscription")
+        const answer: Availability = { available: !elsewhere, reason: elsewhere ? "managed_elsewhere" : null, appAccountToken, products: offered }
+        return answer
+      })
+
+      const list = Effect.fn("Purchases.list")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "purchases.read")
+        return yield* repo.list(principal.workspaceId, page)
+      })
+
+      const get = Effect.fn("Purchases.get")(function*(principal: Principal, id: PurchaseId) {
+        yield* permits(principal, "purchases.read")
+        const found = yield* repo.findById(principal.workspaceId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ resource: "purchase" })
+        return found.value
+      })
+
+      // ---- notifications --------------------------------------------------------------------------------------------
+
+      const store = Effect.fn("Purchases.storeNotification")(function*(source: "apple" | "google", externalId: string, body: string) {
+        const now = yield* DateTime.now
+        yield* inbox.insert(new StoreNotification({
+          id: StoreNotificationId.make(yield* ids.make("sn")),
+          source,
+          externalId,
+          sealedBody: yield* box.seal(Redacted.make(body)),
+          workspaceId: Option.none(),
+          userId: Option.none(),
+          receivedAt: now,
+          attempts: 0,
+          nextAttemptAt: Option.some(now),
+          processedAt: Option.none(),
+          outcome: Option.none()
+        }))
+      })
+
+      const SignedPayloadBody = Schema.Struct({ signedPayload: Schema.String.check(Schema.isMaxLength(100_000)) })
+
+      const verifiedAppleNotification = Effect.fn("Purchases.verifiedAppleNotification")(function*(signedPayload: string, at: DateTime.Utc) {
+        const notification = yield* verifiedApple(AppleNotification, signedPayload, at)
+        if (notification.data !== undefined) yield* checkApple(notification.data.bundleId, notification.data.environment)
+        return notification
+      })
+
+      const receiveApple = Effect.fn("Purchases.receiveApple")(function*(body: string) {
+        if (Option.isNone(configuration.apple)) return yield* new InvalidSignature({ reason: "the App Store is not configured" })
+        const { signedPayload } = yield* decodeJson(SignedPayloadBody)(body).pipe(
+          Effect.mapError(() => new InvalidInput({ detail: "expected { signedPayload }" }))
+        )
+        const notification = yield* verifiedAppleNotification(signedPayload, yield* DateTime.now)
+        yield* store("apple", notification.notificationUUID, signedPayload)
+      })
+
+      const receiveGoogle = Effect.fn("Purchases.receiveGoogle")(function*(authorization: string, body: string) {
+        if (Option.isNone(configuration.google)) return yield* new InvalidSignature({ reason: "Google Play is not configured" })
+        yield* signatures.verifyGooglePush(authorization)
+        const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })))
+        yield* store("google", push.message.messageId, body)
+      })
+
+      const processApple = Effect.fn("Purchases.processApple")(function*(item: StoreNotification, body: string) {
+        const notification = yield* verifiedAppleNotification(body, item.receivedAt)
+        const data = notification.data
+        if (data === undefined || data.signedTransactionInfo === undefined) return "ignored" as const
+        const environment = yield* checkApple(data.bundleId, data.environment)
+        const transaction = yield* verifiedApple(AppleTransaction, data.signedTransactionInfo, item.receivedAt)
+        const renewal = data.signedRenewalInfo === undefined
+          ? Option.none()
+          : Option.some(yield* verifiedApple(AppleRenewal, data.signedRenewalInfo, item.receivedAt))
+        const product = products.find("app_store", transaction.productId)
+        if (Option.isNone(product)) return "ignored" as const
+        const observation = appleObservation({
+          transaction,
+          environment,
+          renewal,
+          statusCode: Option.fromNullishOr(data.status),
+          notificationType: Option.some(notification.notificationType),
+          subtype: Option.fromNullishOr(notification.subtype),
+          kind: product.value.kind,
+          storeTime: DateTime.makeUnsafe(notification.signedDate)
+        })
+        return yield* applyNotification(observation, product.value, Option.none())
+      })
+
+      const processGoogle = Effect.fn("Purchases.processGoogle")(function*(body: string) {
+        const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "push" })))
+        const notification = yield* Effect.try({ try: () => atob(push.message.data), catch: () => new InvalidInput({ detail: "push data" }) }).pipe(
+          Effect.flatMap(decodeJson(DeveloperNotification)),
+          Effect.mapError(() => new InvalidInput({ detail: "developer notification" }))
+        )
+        const settings = configuration.google
+        if (Option.isNone(settings) || notification.packageName !== settings.value.packageName) return "ignored" as const
+        const token = notification.subscriptionNotification?.purchaseToken ?? notification.oneTimeProductNotification?.purchaseToken ??
+          notification.voidedPurchaseNotification?.purchaseToken
+        if (token === undefined) return "ignored" as const
+        const secret = Redacted.make(token)
+        const storeRef = yield* tokenRef(secret)
+        const stored = yield* repo.findByStoreRef("play_store", storeRef)
+        const productId = Option.isSome(stored)
+          ? stored.value.productId
+          : notification.subscriptionNotification?.subscriptionId ?? notification.oneTimeProductNotification?.sku
+        if (productId === undefined) return "ignored" as const
+        const product = products.find("play_store", productId)
+        if (Option.isNone(product)) return "ignored" as const
+        if (notification.voidedPurchaseNotification !== undefined) {
+          if (Option.isNone(stored)) return "ignored" as const
+          const eventTime = Number(notification.eventTimeMillis ?? "")
+          const voided: StoreObservation = {
+            store: "play_store",
+            environment: stored.value.environment,
+            storeRef,
+            productId,
+            status: "refunded",
+            autoRenew: false,
+            expiresAt: stored.value.expiresAt,
+            storeTime: Number.isFinite(eventTime) && eventTime > 0 ? DateTime.makeUnsafe(eventTime) : yield* DateTime.now,
+            transactionId: notification.voidedPurchaseNotification.orderId ?? stored.value.latestTransactionId,
+            accountToken: Option.none(),
+            acknowledged: Option.isSome(stored.value.acknowledgedAt)
+          }
+          return yield* applyNotification(voided, product.value, Option.none())
+        }
+        // The notification is only a signal: the subscription is read back from the store.
+        const observation = yield* readGoogle(product.value, secret, storeRef)
+        return yield* applyNotification(observation, product.value, Option.some(yield* box.seal(secret)))
+      })
+
+      const processClientSync = Effect.fn("Purchases.processClientSync")(function*(item: StoreNotification, body: string) {
+        const request = yield* decodeJson(ClientSyncBody)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "sync" })))
+        if (Option.isNone(item.workspaceId) || Option.isNone(item.userId)) return "ignored" as const
+        const resolved = yield* resolveClient(
+          request.store === "app_store" ? request : { store: "play_store", purchaseToken: Redacted.make(request.purchaseToken), productId: request.productId }
+        )
+        const applied = yield* applyObservation({
+          ...resolved,
+          binding: Option.some({ workspaceId: item.workspaceId.value, userId: item.userId.value }),
+          actor: { type: "user", id: item.userId.value },
+          action: "purchase.synced"
+        })
+        if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
+        return applied._tag === "Applied" ? applied.transition.outcome : "unattributed"
+      })
+
+      const applyNotification = (observation: StoreObservation, product: StoreProduct, sealedToken: Option.Option<string>) =>
+        applyObservation({
+          observation,
+          product,
+          sealedToken,
+          binding: Option.none(),
+          actor: storeActor(observation.store),
+          action: "purchase.notification_processed"
+        }).pipe(
+          Effect.tap((applied) => applied._tag === "Applied" ? acknowledge(applied.purchase) : Effect.void),
+          Effect.map((applied): NotificationOutcome => applied._tag === "Applied" ? applied.transition.outcome : "unattributed")
+        )
+
+      const processNotification = Effect.fn("Purchases.processNotification")(function*(item: StoreNotification) {
+        const body = Redacted.value(yield* box.open(item.sealedBody))
+        const run: Effect.Effect<NotificationOutcome, StoreFailure | StoreNotConfigured | PurchaseOwnedElsewhere | Unavailable> =
+          item.source === "apple" ? processApple(item, body) : item.source === "google" ? processGoogle(body) : processClientSync(item, body)
+        const outcome = yield* run.pipe(
+          Effect.map((outcome): NotificationOutcome | "retry" => outcome),
+          Effect.catchTags({
+            StoreUnreachable: () => Effect.succeed("retry" as const),
+            PurchaseOwnedElsewhere: () => Effect.succeed("owned_elsewhere" as const),
+            StoreRejected: () => Effect.succeed("rejected" as const),
+            InvalidSignature: () => Effect.succeed("rejected" as const),
+            InvalidInput: () => Effect.succeed("rejected" as const),
+            StoreNotConfigured: () => Effect.succeed("rejected" as const)
+          })
+        )
+        const now = yield* DateTime.now
+        if (outcome === "retry") {
+          const attempts = item.attempts + 1
+          yield* inbox.retryAt(item.id, attempts, DateTime.add(now, { seconds: Math.min(30 * 2 ** Math.min(attempts - 1, 10), 3600) }))
+        } else {
+          yield* inbox.complete(item.id, outcome, now)
+        }
+        return outcome
+      })
+
+      // ---- reconciler ------------------------------------------------------------------------------------------------
+
+      const reconcile = Effect.fn("Purchases.reconcile")(function*(purchase: Purchase) {
+        if (purchase.needsAcknowledgement) return yield* acknowledge(purchase)
+        const product = products.find(purchase.store, purchase.productId)
+        const lookedUp = Option.isNone(product)
+          ? yield* Effect.fail(new StoreRejected({ store: purchase.store, status: 404 })).pipe(Effect.result)
+          : yield* reread(purchase, product.value).pipe(Effect.result)
+        if (lookedUp._tag === "Failure" || Option.isNone(product)) {
+          // Never a revocation on a failed lookup: look again later.
+          const now = yield* DateTime.now
+          return yield* tx.withTransaction(repo.lockOrInsert(purchase).pipe(Effect.flatMap(({ purchase: current }) => repo.save(current.lookupFailed(now)))))
+        }
+        const applied = yield* applyObservation({
+          observation: lookedUp.success,
+          product: product.value,
+          sealedToken: Option.none(),
+          binding: Option.some({ workspaceId: purchase.workspaceId, userId: purchase.userId }),
+          actor: storeActor(purchase.store),
+          action: "purchase.reconciled"
+        }).pipe(Effect.catchTag("PurchaseOwnedElsewhere", () => Effect.succeed({ _tag: "Unattributed" } as const)))
+        if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
+      })
+
+      const replay = Effect.fn("Purchases.replay")(function*(id: StoreNotificationId) {
+        if (!(yield* inbox.requeue(id, yield* DateTime.now))) return yield* new NotFound({ resource: "store_notification" })
+      })
+
+      const inboxQueue: WorkQueue<StoreNotification> = {
+        name: "store-notifications",
+        claim: (limit) => DateTime.now.pipe(Effect.flatMap((now) => inbox.claimDue(now, limit, DateTime.add(now, { seconds: 60 })))),
+        step: (item) => processNotification(item)
+      }
+
+      const reconcileQueue: WorkQueue<Purchase> = {
+        name: "purchase-reconciler",
+        claim: (limit) => DateTime.now.pipe(Effect.flatMap((now) => repo.claimDue(now, limit, DateTime.add(now, { seconds: 60 })))),
+        step: (purchase) => reconcile(purchase)
+      }
+
+      return Purchases.of({
+        availability,
+        sync,
+        list,
+        get,
+        receiveApple,
+        receiveGoogle,
+        inboxQueue,
+        reconcileQueue,
+        processNotification,
+        reconcile,
+        replay
+      })
+    })
+  )
+}

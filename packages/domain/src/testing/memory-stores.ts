@@ -1,0 +1,106 @@
+import { Context, Effect, Layer, Redacted, Ref } from "effect"
+import {
+  AppStoreApi,
+  type AppleSubscriptionStatus,
+  InvalidSignature,
+  PlayStoreApi,
+  type PlayProductPurchase,
+  type PlaySubscription,
+  StoreRejected,
+  StoreSignatures,
+  StoreUnreachable
+} from "../purchases/index.ts"
+
+/** The scripted state of the fake stores: what they answer, whether they are down, what they were asked. */
+export interface FakeStoreState {
+  readonly appleTransactions: ReadonlyMap<string, string>
+  readonly appleStatuses: ReadonlyMap<string, ReadonlyArray<AppleSubscriptionStatus>>
+  readonly playSubscriptions: ReadonlyMap<string, PlaySubscription>
+  readonly playProducts: ReadonlyMap<string, PlayProductPurchase>
+  readonly down: boolean
+  /** Acknowledgements that fail before one succeeds. */
+  readonly ackFailures: number
+  readonly ackCalls: number
+  readonly calls: number
+}
+
+/** The fake stores' script, shared by the fake App Store and Play APIs. */
+export class FakeStores extends Context.Service<FakeStores, Ref.Ref<FakeStoreState>>()("@atrium/domain/testing/FakeStores") {
+  static readonly layer = Layer.effect(
+    FakeStores,
+    Ref.make<FakeStoreState>({
+      appleTransactions: new Map(),
+      appleStatuses: new Map(),
+      playSubscriptions: new Map(),
+      playProducts: new Map(),
+      down: false,
+      ackFailures: 0,
+      ackCalls: 0,
+      calls: 0
+    })
+  )
+}
+
+const called = (state: Ref.Ref<FakeStoreState>, store: string) =>
+  Ref.updateAndGet(state, (s) => ({ ...s, calls: s.calls + 1 })).pipe(
+    Effect.flatMap((s) => s.down ? Effect.fail(new StoreUnreachable({ store, reason: "fake store down" })) : Effect.succeed(s))
+  )
+
+const found = <A>(value: A | undefined, store: string) => value === undefined ? Effect.fail(new StoreRejected({ store, status: 404 })) : Effect.succeed(value)
+
+/** A scripted App Store Server API. */
+export const AppStoreApiMemory = Layer.effect(
+  AppStoreApi,
+  Effect.gen(function*() {
+    const state = yield* FakeStores
+    return AppStoreApi.of({
+      transaction: (transactionId) => called(state, "app_store").pipe(Effect.flatMap((s) => found(s.appleTransactions.get(transactionId), "app_store"))),
+      subscriptionStatuses: (transactionId) =>
+        called(state, "app_store").pipe(Effect.flatMap((s) => found(s.appleStatuses.get(transactionId), "app_store")))
+    })
+  })
+)
+
+/** A scripted Google Play Developer API (keyed by the plain purchase token). */
+export const PlayStoreApiMemory = Layer.effect(
+  PlayStoreApi,
+  Effect.gen(function*() {
+    const state = yield* FakeStores
+    return PlayStoreApi.of({
+      subscription: (token) =>
+        called(state, "play_store").pipe(Effect.flatMap((s) => found(s.playSubscriptions.get(Redacted.value(token)), "play_store"))),
+      product: (_, token) => called(state, "play_store").pipe(Effect.flatMap((s) => found(s.playProducts.get(Redacted.value(token)), "play_store"))),
+      acknowledge: () =>
+        called(state, "play_store").pipe(
+          Effect.andThen(Ref.modify(state, (s) => [s.ackFailures > 0, { ...s, ackCalls: s.ackCalls + 1, ackFailures: Math.max(0, s.ackFailures - 1) }])),
+          Effect.flatMap((fails) => fails ? Effect.fail(new StoreUnreachable({ store: "play_store", reason: "fake acknowledge failure" })) : Effect.void)
+        )
+    })
+  })
+)
+
+/** A fake signature: `fake.<base64url JSON>`; in-memory tests need no certificates (the app tests the real ones). */
+export const fakeSigned = (payload: unknown): string => `fake.${btoa(JSON.stringify(payload)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "")}`
+
+/** Store signatures that accept `fakeSigned` payloads and the bearer `Bearer good-push-token`. */
+export const StoreSignaturesMemory = Layer.succeed(
+  StoreSignatures,
+  StoreSignatures.of({
+    verifyApple: (jws) => {
+      const [prefix, body] = jws.split(".")
+      if (prefix !== "fake" || body === undefined) return Effect.fail(new InvalidSignature({ reason: "not a fake signature" }))
+      return Effect.try({
+        try: (): unknown => JSON.parse(atob(body.replaceAll("-", "+").replaceAll("_", "/"))),
+        catch: () => new InvalidSignature({ reason: "payload" })
+      })
+    },
+    verifyGooglePush: (authorization) =>
+      authorization === "Bearer good-push-token" ? Effect.void : Effect.fail(new InvalidSignature({ reason: "bearer token" }))
+  })
+)
+
+/** The fake store APIs with their script. */
+export const StoreApisMemory = Layer.mergeAll(AppStoreApiMemory, PlayStoreApiMemory).pipe(Layer.provideMerge(FakeStores.layer))
+
+/** The fake stores and signatures together. */
+export const StoresMemory = Layer.merge(StoreApisMemory, StoreSignaturesMemory)

@@ -1,0 +1,398 @@
+import { assert, describe, it } from "@effect/vitest"
+import {
+  Entitlements,
+  Feature,
+  type Role,
+  SessionId,
+  SessionPrincipal,
+  StoreNotificationId,
+  type StoreProduct,
+  Purchases,
+  systemActor,
+  Usage,
+  UserId,
+  type WorkspaceId,
+  Workspaces
+} from "@atrium/domain"
+import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore } from "@atrium/domain/testing"
+import { DateTime, Effect, Option, Redacted, Ref } from "effect"
+import { TestClock } from "effect/testing"
+
+const pro = Feature.make("ai.advanced")
+const products: ReadonlyArray<StoreProduct> = [
+  { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
+  { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 5_000_000 },
+  { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] },
+  { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] }
+]
+const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
+const google = { packageName: "com.example.atrium" }
+const Domain = domainMemory({ products, apple, google })
+
+let userCounter = 0
+const member = (workspaceId: WorkspaceId, role: Role = "owner") =>
+  new SessionPrincipal({ sessionId: SessionId.make("ses_test"), userId: UserId.make(`usr_t${++userCounter}`), workspaceId, role })
+
+const newWorkspace = Effect.gen(function*() {
+  return (yield* (yield* Workspaces).create({ name: "Acme", actor: systemActor("test") })).id
+})
+
+const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
+const fakes = Effect.flatMap(FakeStores, (ref) => Ref.get(ref))
+const script = (f: (s: FakeStoreState) => FakeStoreState) => Effect.flatMap(FakeStores, (ref) => Ref.update(ref, f))
+
+const nowMillis = Effect.map(DateTime.now, DateTime.toEpochMillis)
+const day = 86_400_000
+
+/** Scripts the App Store: the subscription `original` is in `status` until `expires`, signed at `signedAt`. */
+const appleSubscription = (input: { original: string; transaction: string; status: number; expires: number; signedAt: number; accountToken?: string; autoRenew?: number }) => {
+  const tx = {
+    transactionId: input.transaction,
+    originalTransactionId: input.original,
+    bundleId: apple.bundleId,
+    productId: "pro.monthly",
+    environment: "Production",
+    signedDate: input.signedAt,
+    expiresDate: input.expires,
+    ...(input.accountToken === undefined ? {} : { appAccountToken: input.accountToken })
+  }
+  return {
+    tx,
+    signed: fakeSigned(tx),
+    statuses: [{
+      originalTransactionId: input.original,
+      status: input.status,
+      signedTransactionInfo: fakeSigned(tx),
+      signedRenewalInfo: fakeSigned({ signedDate: input.signedAt, autoRenewStatus: input.autoRenew ?? 1 })
+    }]
+  }
+}
+
+const appleNotification = (input: { uuid: string; type: string; signedAt: number; tx: object; status?: number }) =>
+  JSON.stringify({
+    signedPayload: fakeSigned({
+      notificationType: input.type,
+      notificationUUID: input.uuid,
+      signedDate: input.signedAt,
+      data: {
+        bundleId: apple.bundleId,
+        environment: "Production",
+        signedTransactionInfo: fakeSigned(input.tx),
+        signedRenewalInfo: fakeSigned({ signedDate: input.signedAt, autoRenewStatus: 1 }),
+        ...(input.status === undefined ? {} : { status: input.status })
+      }
+    })
+  })
+
+/** Runs the inbox worker's step over everything due. */
+const drainInbox = Effect.gen(function*() {
+  const purchases = yield* Purchases
+  const claimed = yield* purchases.inboxQueue.claim(100)
+  for (const item of claimed) yield* purchases.inboxQueue.step(item)
+  return claimed.length
+})
+
+const features = (workspaceId: WorkspaceId) =>
+  Effect.flatMap(Entitlements, (e) => e.active(workspaceId)).pipe(Effect.map((grants) => grants.map((g) => `${g.feature}:${g.source}`)))
+
+describe("Purchases", () => {
+  it.effect("a client sync verifies with the store, binds the purchase, grants its features and records events", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "1000", transaction: "1000", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["1000", sub.statuses]]) }))
+      const result = yield* (yield* Purchases).sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      assert.strictEqual(result.status, "synced")
+      if (result.status !== "synced") return
+      assert.deepStrictEqual(result.purchases.map((p) => [p.store, p.status, p.workspaceId]), [["app_store", "active", ws]])
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      const types = (yield* state).events.map((e) => e.type)
+      assert.deepStrictEqual(types, ["purchase.created", "entitlement.granted"])
+      assert.includeMembers((yield* state).audit.map((a) => a.action), ["purchase.synced"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a duplicate notification has one effect", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "2000", transaction: "2000", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      const body = appleNotification({ uuid: "n-1", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 })
+      yield* purchases.receiveApple(body)
+      yield* purchases.receiveApple(body)
+      assert.strictEqual(yield* drainInbox, 1)
+      assert.strictEqual(yield* drainInbox, 0)
+      // An operator's replay processes it again, to no further effect.
+      const [stored] = Array.from((yield* state).storeNotifications.values())
+      yield* purchases.replay(stored?.id ?? StoreNotificationId.make("sn_missing"))
+      assert.strictEqual(yield* drainInbox, 1)
+      assert.strictEqual((yield* purchases.replay(StoreNotificationId.make("sn_missing")).pipe(Effect.flip))._tag, "NotFound")
+      const s = yield* state
+      assert.strictEqual(s.storeNotifications.size, 1)
+      assert.strictEqual(s.purchases.size, 1)
+      assert.deepStrictEqual(s.events.map((e) => e.type), ["purchase.created", "entitlement.granted"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("an older event after a newer one is ignored", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const expired = appleSubscription({ original: "3000", transaction: "3001", status: 2, expires: now - day, signedAt: now, accountToken: token })
+      const active = appleSubscription({ original: "3000", transaction: "3000", status: 1, expires: now + day, signedAt: now - 2 * day, accountToken: token })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-new", type: "EXPIRED", signedAt: now, tx: expired.tx, status: 2 }))
+      yield* drainInbox
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-old", type: "SUBSCRIBED", signedAt: now - 2 * day, tx: active.tx, status: 1 }))
+      yield* drainInbox
+      const [purchase] = Array.from((yield* state).purchases.values())
+      assert.strictEqual(purchase?.status, "expired")
+      assert.deepStrictEqual(yield* features(ws), [])
+      const outcomes = Array.from((yield* state).storeNotifications.values()).map((n) => [n.externalId, Option.getOrNull(n.outcome)])
+      assert.deepStrictEqual(outcomes, [["n-new", "applied"], ["n-old", "stale"]])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a client sync racing the notification ends with one purchase", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "4000", transaction: "4000", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["4000", sub.statuses]]) }))
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-race", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 }))
+      yield* Effect.all([
+        purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed }),
+        drainInbox,
+        purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      ], { concurrency: "unbounded" })
+      const s = yield* state
+      assert.strictEqual(s.purchases.size, 1)
+      assert.deepStrictEqual(s.events.filter((e) => e.type === "purchase.created").length, 1)
+      assert.deepStrictEqual(s.events.filter((e) => e.type === "entitlement.granted").length, 1)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a refund revokes the purchase's grant but a manual grant of the same feature survives", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      yield* (yield* Entitlements).grant({ workspaceId: ws, feature: pro, source: "manual", actor: systemActor("test") })
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "5000", transaction: "5000", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["5000", sub.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:manual", "ai.advanced:purchase"])
+      yield* TestClock.adjust("1 hour")
+      const refunded = { ...sub.tx, revocationDate: now + 3_600_000 }
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-refund", type: "REFUND", signedAt: now + 3_600_000, tx: refunded }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:manual"])
+      const types = (yield* state).events.map((e) => e.type)
+      assert.includeMembers(types, ["purchase.status_changed", "purchase.refunded", "entitlement.revoked"])
+      const revoked = (yield* state).events.filter((e) => e.type === "entitlement.revoked")
+      assert.strictEqual(revoked.length, 1)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("store down: the sync answers pending, entitlements are unchanged, and the queued sync completes later", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "6000", transaction: "6000", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, down: true, appleStatuses: new Map([["6000", sub.statuses]]) }))
+      const before = yield* features(ws)
+      const result = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      assert.deepStrictEqual(result, { status: "pending" })
+      assert.deepStrictEqual(yield* features(ws), before)
+      assert.strictEqual((yield* state).purchases.size, 0)
+      // Still down when the worker first retries: nothing changes, the item waits.
+      yield* TestClock.adjust("2 minutes")
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), before)
+      yield* script((s) => ({ ...s, down: false }))
+      yield* TestClock.adjust("10 minutes")
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a failed reconciler lookup never revokes", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "6100", transaction: "6100", status: 1, expires: now + 2 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["6100", sub.statuses]]) }))
+      yield* purchases.sync(member(ws), { store: "app_store", signedTransaction: sub.signed })
+      yield* script((s) => ({ ...s, down: true }))
+      yield* TestClock.adjust("25 hours")
+      const due = yield* purchases.reconcileQueue.claim(10)
+      assert.strictEqual(due.length, 1)
+      for (const p of due) yield* purchases.reconcileQueue.step(p)
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a Google acknowledgement is retried until it succeeds, only after the grant", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      yield* script((s) => ({
+        ...s,
+        ackFailures: 3,
+        playProducts: new Map([["tok-1", { purchaseState: 0, acknowledged: false, orderId: "GPA.1", accountToken: Option.none(), test: false }]])
+      }))
+      const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-1"), productId: "lifetime" })
+      assert.strictEqual(result.status, "synced")
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      const acked = Effect.map(state, (s) => Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)))
+      assert.deepStrictEqual(yield* acked, [false])
+      for (let round = 0; round < 10; round++) {
+        yield* TestClock.adjust("1 hour")
+        const due = yield* purchases.reconcileQueue.claim(10)
+        for (const p of due) yield* purchases.reconcileQueue.step(p)
+      }
+      assert.deepStrictEqual(yield* acked, [true])
+      assert.strictEqual((yield* fakes).ackCalls, 4)
+      // The token is never stored in plain: only its digest and a sealed copy.
+      const stored = Array.from((yield* state).purchases.values())
+      assert.isFalse(JSON.stringify(stored.map((p) => [p.storeRef, p.sealedToken])).includes("tok-1"))
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const a = yield* newWorkspace
+      const b = yield* newWorkspace
+      const purchases = yield* Purchases
+      yield* script((s) => ({
+        ...s,
+        playProducts: new Map([["tok-2", { purchaseState: 0, acknowledged: true, orderId: "GPA.2", accountToken: Option.none(), test: false }]])
+      }))
+      const request = { store: "play_store" as const, purchaseToken: Redacted.make("tok-2"), productId: "lifetime" }
+      yield* purchases.sync(member(a), request)
+      const error = yield* purchases.sync(member(b), request).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "PurchaseOwnedElsewhere")
+      assert.deepStrictEqual(yield* features(b), [])
+      // An account link of workspace A in the signed transaction refuses a sync from B even for a new purchase.
+      const ownerA = member(a)
+      const tokenA = (yield* purchases.availability(ownerA, "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "7000", transaction: "7000", status: 1, expires: now + day, signedAt: now, accountToken: tokenA })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["7000", sub.statuses]]) }))
+      const linked = yield* purchases.sync(member(b), { store: "app_store", signedTransaction: sub.signed }).pipe(Effect.flip)
+      assert.strictEqual(linked._tag, "PurchaseOwnedElsewhere")
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a consumable is credited once per transaction", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const tx = { transactionId: "8000", originalTransactionId: "8000", bundleId: apple.bundleId, productId: "credits.small", environment: "Production", signedDate: now }
+      yield* script((s) => ({ ...s, appleTransactions: new Map([["8000", fakeSigned(tx)]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: fakeSigned(tx) })
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: fakeSigned(tx) })
+      const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-c", type: "ONE_TIME_CHARGE", signedAt: now, tx: { ...tx, appAccountToken: token } }))
+      yield* drainInbox
+      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 5_000_000)
+      assert.deepStrictEqual(yield* features(ws), [])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("Idempotency-Key: the same key with another request is refused", () =>
+    Effect.gen(function*() {
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      yield* script((s) => ({ ...s, down: true }))
+      const owner = member(ws)
+      yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("a"), productId: "lifetime" }, "key-1")
+      const error = yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("b"), productId: "lifetime" }, "key-1").pipe(Effect.flip)
+      assert.strictEqual(error._tag, "IdempotencyKeyReused")
+    }).pipe(Effect.provide(Domain)))
+})
+
+describe("availability", () => {
+  const cases: ReadonlyArray<{
+    readonly name: string
+    readonly platform: string
+    readonly configured: boolean
+    readonly role: Role
+    readonly otherStore: boolean
+    readonly expected: string | null
+  }> = [
+    { name: "web", platform: "web", configured: true, role: "owner", otherStore: false, expected: "platform_not_supported" },
+    { name: "ios unconfigured", platform: "ios", configured: false, role: "owner", otherStore: false, expected: "store_not_configured" },
+    { name: "android unconfigured", platform: "android", configured: false, role: "admin", otherStore: false, expected: "store_not_configured" },
+    { name: "ios member", platform: "ios", configured: true, role: "member", otherStore: false, expected: "role_forbidden" },
+    { name: "android member", platform: "android", configured: true, role: "member", otherStore: true, expected: "role_forbidden" },
+    { name: "ios admin", platform: "ios", configured: true, role: "admin", otherStore: false, expected: null },
+    { name: "android owner", platform: "android", configured: true, role: "owner", otherStore: false, expected: null },
+    { name: "ios with a Play subscription", platform: "ios", configured: true, role: "owner", otherStore: true, expected: "managed_elsewhere" },
+    { name: "android with an App Store subscription", platform: "android", configured: true, role: "admin", otherStore: true, expected: "managed_elsewhere" }
+  ]
+  for (const c of cases) {
+    it.effect(`${c.name} → ${c.expected ?? "available"}`, () =>
+      Effect.gen(function*() {
+        yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+        const ws = yield* newWorkspace
+        const purchases = yield* Purchases
+        if (c.otherStore) {
+          const now = yield* nowMillis
+          const owner = member(ws)
+          if (c.platform === "android") {
+            const sub = appleSubscription({ original: "9000", transaction: "9000", status: 1, expires: now + day, signedAt: now })
+            yield* script((s) => ({ ...s, appleStatuses: new Map([["9000", sub.statuses]]) }))
+            yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+          } else {
+            yield* script((s) => ({
+              ...s,
+              playSubscriptions: new Map([["tok-s", {
+                subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+                acknowledged: true,
+                latestOrderId: "GPA.9",
+                accountToken: Option.none(),
+                test: false,
+                lineItems: [{ productId: "pro_monthly", expiryTime: Option.some(new Date(now + day).toISOString()), autoRenewing: true }]
+              }]])
+            }))
+            yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-s"), productId: "pro_monthly" })
+          }
+        }
+        const answer = yield* purchases.availability(member(ws, c.role), c.platform)
+        assert.strictEqual(answer.reason, c.expected)
+        assert.strictEqual(answer.available, c.expected === null)
+        assert.strictEqual(answer.appAccountToken !== null, c.expected === null || c.expected === "managed_elsewhere")
+        if (c.expected === null) assert.isAbove(answer.products.length, 0)
+      }).pipe(Effect.provide(domainMemory(c.configured ? { products, apple, google } : { products })))
+    )
+  }
+
+  it.effect("one account link per (workspace, member), a UUID", () =>
+    Effect.gen(function*() {
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const first = yield* purchases.availability(owner, "ios")
+      const second = yield* purchases.availability(owner, "android")
+      assert.match(first.appAccountToken ?? "", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      assert.strictEqual(first.appAccountToken, second.appAccountToken)
+      assert.notStrictEqual((yield* purchases.availability(member(ws), "ios")).appAccountToken, first.appAccountToken)
+    }).pipe(Effect.provide(Domain)))
+})
