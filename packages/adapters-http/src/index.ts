@@ -30,3 +30,4 @@ export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, RateLimitLi
 export { RequestValidationLive } from "./server/request-validation.ts"
 export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./server/route-table.ts"
 export { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./server/throttles.ts"
+export { type AccessLogEntry, AccessLogSink } from "./server/access-log.ts"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { HttpApi } from "effect/http-api"
-import { Api, Authorization, RequiredPermission } from "../src/index.ts"
+import { Api, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "../src/index.ts"
 import { seedKey, send } from "./harness.ts"
 import { TestAppUnderTest } from "./test-api.ts"
 
@@ -59,4 +59,21 @@ describe("authorization", () => {
       assert.strictEqual(reply.status, 401)
       assert.strictEqual(reply.body.code, "missing_credentials")
     }).pipe(Effect.provide(TestAppUnderTest())))
+
+  it("an API key on /api/v1 and a member session on /api/mobile walk through the very same middleware", () => {
+    const middlewareOf = (group: string, name: string) => {
+      let keys: Array<string> = []
+      HttpApi.reflect(Api, {
+        onGroup: () => {},
+        onEndpoint: ({ endpoint, group: g, middleware }) => {
+          if (g.identifier === group && endpoint.identifier === name) keys = [...middleware].map((service) => service.key).sort()
+        }
+      })
+      return keys
+    }
+    const v1 = middlewareOf("v1", "getCurrentWorkspace")
+    assert.deepStrictEqual(v1, [Authentication.key, Authorization.key, RateLimit.key, RequestValidation.key].sort())
+    assert.includeMembers(middlewareOf("mobileWorkspace", "getUsage"), v1)
+    assert.includeMembers(middlewareOf("mobileWebhooks", "listWebhookEndpoints"), v1)
+  })
 })

@@ -5,8 +5,8 @@ import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
 import { HttpAppLayerMemory, type HttpAppOptions, routerConfig } from "../src/index.ts"
 
-/** Options most tests run with: a limit far above what they send. */
-export const defaultOptions: HttpAppOptions = { rateLimit: { limit: 1000, window: "1 minute" } }
+/** Options most tests run with: a limit far above what they send, and no access log in the test output. */
+export const defaultOptions: HttpAppOptions = { rateLimit: { limit: 1000, window: "1 minute" }, accessLog: false }
 
 /** Serves any router layer over loopback with the in-memory domain; the test gets the domain and a client aimed at the server. */
 export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>) =>

@@ -112,6 +112,8 @@ describe("/api/mobile access", () => {
         assertRefused(yield* call(route, signedOut.member.token), route, 401, "invalid_session")
       }
       yield* Ref.set((yield* MemoryStore).down, true)
+      // Past the verified-session cache (≤ 1 s): authentication itself must ask the dead store.
+      yield* TestClock.adjust("2 seconds")
       for (const route of sessionRoutes()) {
         const reply = yield* call(route, team.owner.token)
         assert.strictEqual(reply.status, 503, `${label(route)}: ${reply.text}`)

@@ -13,4 +13,12 @@ const program = Effect.gen(function*() {
 const teardown: Runtime.Teardown = (exit, onExit) =>
   exit._tag === "Failure" && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
-program.pipe(Effect.provide(Logger.layer([Logger.consoleJson])), NodeRuntime.runMain({ teardown }))
+// Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.
+const JsonLogs = Logger.layer([
+  Logger.batched(Logger.formatJson, {
+    window: "50 millis",
+    flush: (lines) => Effect.sync(() => void process.stdout.write(`${lines.join("\n")}\n`))
+  })
+])
+
+program.pipe(Effect.provide(JsonLogs), NodeRuntime.runMain({ teardown }))

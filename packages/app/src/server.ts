@@ -9,6 +9,7 @@ import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
+import { AccessLogStdout } from "./access-log-sink.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { MailWorker } from "./mail/mail-worker.ts"
 import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
@@ -27,6 +28,7 @@ export const serverLayer = (config: AppConfig) => {
     routerConfig
   }).pipe(
     Layer.provide(rateLimiterLayer(config)),
+    Layer.provide(AccessLogStdout),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.

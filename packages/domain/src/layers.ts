@@ -7,7 +7,7 @@ import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
-import { defaultSessionPolicy, type SessionPolicy } from "./identity/index.ts"
+import { defaultSessionPolicy, SessionCache, type SessionPolicy } from "./identity/index.ts"
 import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
@@ -78,7 +78,12 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
     AuditTrail.layer,
     EmailVerification.layer,
     PasswordReset.layer
-  ).pipe(Layer.provide(ChangeLogLive), Layer.provideMerge(AccountMailLive))
+  ).pipe(
+    Layer.provide(ChangeLogLive),
+    Layer.provideMerge(AccountMailLive),
+    // Verified sessions for at most 1 s, like API keys; every service here changes sessions through the cache.
+    Layer.provide(SessionCache)
+  )
 
 /** The sending side of mail (claims, renders, sends, records); needs `MailRepository`, `Mailer` and `SecretBox`. */
 export const mailServices = (policy: MailPolicy) => MailDelivery.layerWith(policy)

@@ -1,6 +1,7 @@
 import { Actor, ApiKeyEnvironment, ApiKeyScope, ApiKeyView, rollGrace, SafeText } from "@atrium/domain"
 import { Duration, Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
+import { Instant } from "./instant.ts"
 
 /** An API key as Settings → Developers lists it: its display prefix, scopes, use and creator; never its secret. */
 export const ManagedApiKeyView = Schema.Struct({
@@ -17,7 +18,7 @@ export const CreateApiKey = Schema.Struct({
   name: SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "What the key is for" }),
   scopes: Schema.optionalKey(Schema.Array(ApiKeyScope).check(Schema.isBetweenLength(1, 5)).annotate({ description: "Default `[\"read\"]`" })),
   environment: Schema.optionalKey(ApiKeyEnvironment.annotate({ description: "`live` (default) or `test`" })),
-  expiresAt: Schema.optionalKey(Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 expiry; absent for none" }))
+  expiresAt: Schema.optionalKey(Instant.annotate({ description: "ISO-8601 expiry; absent for none" }))
 }).annotate({ identifier: "CreateApiKey" })
 
 /** 201 of creating a key: its plaintext, shown only now. */

@@ -11,6 +11,7 @@ import {
 } from "@atrium/domain"
 import { Duration, Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
+import { Instant } from "./instant.ts"
 
 // Shared by `/api/v1` and `/api/mobile`: the identifiers name the OpenAPI components both interfaces expose.
 // Optional body fields are exact (`optionalKey`): `null` is a value (`eventTypes: null` = every type), never "absent".
@@ -89,7 +90,7 @@ export type RotateWebhookSecret = typeof RotateWebhookSecret.Type
 
 /** `POST …/recover`: replay every failed delivery created since a time. */
 export const RecoverWebhookDeliveries = Schema.Struct({
-  since: Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 time, at most 14 days ago" })
+  since: Instant.annotate({ description: "ISO-8601 time, at most 14 days ago" })
 }).annotate({ identifier: "RecoverWebhookDeliveries" })
 export type RecoverWebhookDeliveries = typeof RecoverWebhookDeliveries.Type
 

@@ -5,6 +5,7 @@ import {
   CurrentPrincipal,
   InvalidInput,
   looksLikeApiKey,
+  principalId,
   SessionRejected
 } from "@atrium/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
@@ -14,6 +15,7 @@ import { AcceptedCredentials, Authentication, type CredentialKind, CurrentSessio
 import { authorizationHeaderCount } from "./duplicate-headers.ts"
 import { queryCarriesApiKey } from "./key-in-url.ts"
 import { isMalformedMarker, presentedCredential } from "./presented-credential.ts"
+import { CurrentRequestFacts } from "./request-facts.ts"
 import { challengeFor } from "./www-authenticate.ts"
 
 const credentialInUrl = new InvalidInput({
@@ -69,7 +71,10 @@ export const AuthenticationLive = Layer.effect(
     return Authentication.of({
       // Untraced on purpose: it runs on every request, and the domain calls inside it carry spans.
       bearer: Effect.fnUntraced(function*(httpEffect, { credential, endpoint, group }) {
+        const facts = yield* CurrentRequestFacts
+        if (facts !== undefined) facts.route = endpoint.path
         const principal = yield* principalOf(credential, acceptedAt(endpoint, group)).pipe(Effect.tapError(challengeFor))
+        if (facts !== undefined) facts.principal = principalId(principal)
         return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
       })
     })
@@ -88,8 +93,11 @@ export const SessionAuthenticationLive = Layer.effect(
       return yield* accounts.authenticateSession(token)
     })
     return SessionAuthentication.of({
-      bearer: Effect.fnUntraced(function*(httpEffect, { credential }) {
+      bearer: Effect.fnUntraced(function*(httpEffect, { credential, endpoint }) {
+        const facts = yield* CurrentRequestFacts
+        if (facts !== undefined) facts.route = endpoint.path
         const session = yield* sessionOf(credential).pipe(Effect.tapError(challengeFor))
+        if (facts !== undefined) facts.principal = session.id
         return yield* Effect.provideService(httpEffect, CurrentSession, session)
       })
     })

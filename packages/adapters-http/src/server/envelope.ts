@@ -1,8 +1,10 @@
 import { CurrentRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Duration, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
 import { withDeadline } from "./request-deadline.ts"
+import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
 import { requestIdFor } from "./request-id.ts"
 import type { RouteTable } from "./route-table.ts"
 
@@ -14,6 +16,8 @@ export interface EnvelopeOptions {
   readonly retryAfterSeconds?: number | undefined
   /** Longest a request may take before it is answered 503 `unavailable` (5 seconds by default), e.g. on a frozen database. */
   readonly requestDeadline?: Duration.Input | undefined
+  /** One JSON access-log line per request (on by default). */
+  readonly accessLog?: boolean | undefined
 }
 
 const defaultMaxBodyBytes = 1024 * 1024
@@ -92,18 +96,50 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       : out
   }
 
+  const accessLog = options?.accessLog ?? true
+  // Method, route template, status, duration, request id and principal id: never a credential, a query or a body.
+  const logRequest = (
+    sink: ((entry: AccessLogEntry) => void) | undefined,
+    request: HttpServerRequest.HttpServerRequest,
+    response: HttpServerResponse.HttpServerResponse,
+    requestId: string,
+    facts: RequestFacts,
+    started: number
+  ) => {
+    const entry: AccessLogEntry = {
+      method: request.method,
+      route: facts.route ?? null,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      requestId,
+      principalId: facts.principal ?? null
+    }
+    if (sink === undefined) return Effect.logInfo("request").pipe(Effect.annotateLogs({ ...entry }), Effect.as(response))
+    sink(entry)
+    return Effect.succeed(response)
+  }
+
   return HttpRouter.middleware((httpEffect) =>
     Effect.withFiber((fiber) => {
+      // A monotonic clock for the duration alone.
+      const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
+      const facts: RequestFacts = { route: undefined, principal: undefined }
       const length = request.headers["content-length"]
-      if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(finish(tooLarge(requestId), requestId))
-      return withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
-        Effect.provideService(CurrentRequestId, Option.some(requestId)),
-        // Enforced while reading too, for bodies without a Content-Length.
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-        Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
-        Effect.map((response) => finish(response, requestId))
-      )
+      const handled = length !== undefined && Number(length) > maxBodyBytes
+        ? Effect.succeed(tooLarge(requestId))
+        : withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
+          // Added one by one: each is a cheap overlay, where merging a context would copy the whole request context.
+          Effect.provideService(CurrentRequestId, Option.some(requestId)),
+          Effect.provideService(CurrentRequestFacts, facts),
+          // Enforced while reading too, for bodies without a Content-Length.
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
+          Effect.map((response) => finish(response, requestId))
+        )
+      if (!accessLog) return handled
+      const sink = Context.get(fiber.context, AccessLogSink)
+      return Effect.flatMap(handled, (response) => logRequest(sink, request, response, requestId, facts, started))
     }), { global: true })
 }

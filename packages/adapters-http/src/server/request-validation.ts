@@ -1,18 +1,16 @@
 import { InvalidInput, NotFound } from "@atrium/domain"
-import { Effect } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
+import { Context, Effect, Layer } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import type { unhandled } from "effect/Types"
+import { HttpApiError } from "effect/http-api"
 import { RequestValidation } from "../contract/security.ts"
+import { CurrentRequestFacts } from "./request-facts.ts"
 import { issuesOf } from "./schema-issues.ts"
 
 // Path parameters are ids: one that cannot exist names nothing, like an unknown one (no shape oracle either).
 const noSuchId = new NotFound({ resource: "resource with this id" })
 
-/**
- * The `RequestValidation` middleware (it runs after authentication): a malformed id in the path is 404 `not_found`,
- * any other request that fails its schema is 400 `invalid_request` naming each failed check; a response that fails
- * its own schema is a defect (500, logged by the envelope).
- */
-export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) => {
+const refuse = (error: HttpApiError.HttpApiSchemaError) => {
   switch (error.kind) {
     case "Body":
     case "ResponseHeaders":
@@ -22,4 +20,23 @@ export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform
     default:
       return Effect.fail(new InvalidInput({ detail: "Request validation failed", errors: issuesOf(error) }))
   }
-})
+}
+
+/**
+ * The `RequestValidation` middleware (innermost, after authentication): names the route for the access log; a
+ * malformed id in the path is 404 `not_found`, any other request that fails its schema 400 `invalid_request` naming
+ * each failed check; a response that fails its own schema is a defect (500, logged by the envelope).
+ */
+export const RequestValidationLive = Layer.succeed(
+  RequestValidation,
+  RequestValidation.of((httpEffect, { endpoint }) =>
+    Effect.withFiber((fiber) => {
+      const facts = Context.get(fiber.context, CurrentRequestFacts)
+      if (facts !== undefined) facts.route = endpoint.path
+      return Effect.catch(
+        httpEffect,
+        (error): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled | InvalidInput | NotFound> =>
+          HttpApiError.HttpApiSchemaError.is(error) ? refuse(error) : Effect.fail(error)
+      )
+    }))
+)

@@ -275,7 +275,8 @@ export class Accounts extends Context.Service<Accounts, {
           yield* sessions.touchLastUsed(session.id, now).pipe(Effect.ignore, Effect.forkDetach)
         })
 
-        const authenticateSession = Effect.fn("Accounts.authenticateSession")(function*(accessToken: Redacted.Redacted<string>) {
+        // Untraced, like API keys: it runs on every session request, where a span costs more than the cached lookup.
+        const authenticateSession = Effect.fnUntraced(function*(accessToken: Redacted.Redacted<string>) {
           if (Redacted.value(accessToken).length === 0) return yield* rejected("missing_credentials")
           if (!hasTokenShape("access", accessToken)) return yield* rejected("invalid_session")
           const digest = yield* secrets.digest(accessToken)
@@ -290,7 +291,7 @@ export class Accounts extends Context.Service<Accounts, {
           return session
         })
 
-        const authenticate = Effect.fn("Accounts.authenticate")(function*(accessToken: Redacted.Redacted<string>) {
+        const authenticate = Effect.fnUntraced(function*(accessToken: Redacted.Redacted<string>) {
           const session = yield* authenticateSession(accessToken)
           const membership = yield* memberships.find(session.activeWorkspaceId, session.userId)
           if (Option.isNone(membership)) {

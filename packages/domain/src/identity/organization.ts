@@ -1,10 +1,10 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Cache, Context, Effect, Layer, Option } from "effect"
 import { NotFound, type Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
 import type { Membership } from "./membership.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { SessionRepository } from "./session-repository.ts"
-import { WorkspaceRepository } from "../workspaces/index.ts"
+import { cachedWorkspaceLookup, WorkspaceRepository } from "../workspaces/index.ts"
 import type { Role } from "../access/index.ts"
 import { Session } from "./session.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -35,13 +35,14 @@ export class Organization extends Context.Service<Organization, {
     Organization,
     Effect.gen(function*() {
       const memberships = yield* MembershipRepository
-      const workspaces = yield* WorkspaceRepository
+      // Read on every organization request: the same one-second cache the workspace of every request goes through.
+      const workspaces = yield* cachedWorkspaceLookup(yield* WorkspaceRepository)
       const sessions = yield* SessionRepository
 
       const viewOf = Effect.fnUntraced(function*(session: Session) {
         const all = yield* memberships.listByUser(session.userId)
         const joined = yield* Effect.forEach(all, (membership) =>
-          workspaces.findById(membership.workspaceId).pipe(
+          Cache.get(workspaces, membership.workspaceId).pipe(
             Effect.map(Option.map((workspace): WorkspaceMembership => ({ workspace, membership })))
           ))
         const list = joined.flatMap(Option.toArray)
@@ -54,9 +55,8 @@ export class Organization extends Context.Service<Organization, {
         return view
       })
 
-      const view = Effect.fn("Organization.view")(function*(session: Session) {
-        return yield* viewOf(session)
-      })
+      // Untraced: the app reads it on every start and screen; its repository calls carry their own spans.
+      const view = viewOf
 
       const switchActive = Effect.fn("Organization.switchActive")(function*(session: Session, workspaceId: WorkspaceId) {
         if (Option.isNone(yield* memberships.find(workspaceId, session.userId))) return yield* new NotFound({ resource: "workspace" })

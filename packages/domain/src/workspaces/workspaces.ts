@@ -19,6 +19,13 @@ export interface CreateWorkspaceInput {
   readonly actor: Actor
 }
 
+/** Workspaces by id, found ones kept for one second: for reads on every request (misses are never kept). */
+export const cachedWorkspaceLookup = (repo: WorkspaceRepository["Service"]) =>
+  Cache.makeWith(repo.findById, {
+    capacity: 10_000,
+    timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
+  })
+
 /** Workspaces: the tenant boundary. */
 export class Workspaces extends Context.Service<Workspaces, {
   readonly create: (input: CreateWorkspaceInput) => Effect.Effect<Workspace, Conflict | InvalidInput | Unavailable>
@@ -63,10 +70,7 @@ export class Workspaces extends Context.Service<Workspaces, {
       })
 
       // Every authenticated request reads its workspace; a one-second cache keeps that off the database.
-      const byId = yield* Cache.makeWith(repo.findById, {
-        capacity: 10_000,
-        timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
-      })
+      const byId = yield* cachedWorkspaceLookup(repo)
 
       // Untraced: every authenticated request calls it, and a cache hit costs less than a span.
       const get = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>

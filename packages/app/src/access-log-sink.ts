@@ -1,0 +1,28 @@
+import { type AccessLogEntry, AccessLogSink } from "@atrium/adapters-http"
+import { Effect, Layer } from "effect"
+
+const flushEveryMillis = 50
+
+/**
+ * The access log on stdout: one JSON line per request, shaped like the app's other log lines, written in batches
+ * (one write per 50 ms and on shutdown) so a busy server does not pay a write, nor a general-purpose formatter, per request.
+ */
+export const AccessLogStdout = Layer.effect(AccessLogSink, Effect.gen(function*() {
+  let pending: Array<string> = []
+  const flush = () => {
+    if (pending.length === 0) return
+    const lines = pending
+    pending = []
+    process.stdout.write(`${lines.join("\n")}\n`)
+  }
+  const timer = setInterval(flush, flushEveryMillis)
+  // The timer alone must not keep the process alive.
+  timer.unref()
+  yield* Effect.addFinalizer(() => Effect.sync(() => {
+    clearInterval(timer)
+    flush()
+  }))
+  return (entry: AccessLogEntry) => {
+    pending.push(JSON.stringify({ message: "request", level: "INFO", timestamp: new Date().toISOString(), annotations: entry }))
+  }
+}))
