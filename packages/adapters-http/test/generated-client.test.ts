@@ -64,6 +64,24 @@ export const run = async (baseUrl: string, key: string): Promise<ReadonlyArray<S
   note("post /api/v1/webhook-deliveries/{id}/replay", (await client.POST("/api/v1/webhook-deliveries/{id}/replay", delivery)).response)
   note("get /api/v1/events", (await client.GET("/api/v1/events", { params: { query: { limit: 20 } } })).response)
   note("get /api/v1/event-types", (await client.GET("/api/v1/event-types")).response)
+  note("get /api/v1/purchases", (await client.GET("/api/v1/purchases", { params: { query: { limit: 5 } } })).response)
+
+  const schedule = await client.POST("/api/v1/schedules", { body: {
+    name: "Weekly summary",
+    cron: "0 9 * * 1",
+    timezone: "Europe/Berlin",
+    task: { model: "atrium-local-1", input: { prompt: "Summarise the week." }, maxOutputTokens: 64 }
+  } })
+  note("post /api/v1/schedules", schedule.response)
+  const scheduleRef = { params: { path: { id: schedule.data?.id ?? "sch_missing" } } }
+  note("get /api/v1/schedules", (await client.GET("/api/v1/schedules", { params: { query: { limit: 5 } } })).response)
+  note("get /api/v1/schedules/{id}", (await client.GET("/api/v1/schedules/{id}", scheduleRef)).response)
+  note("patch /api/v1/schedules/{id}", (await client.PATCH("/api/v1/schedules/{id}", { ...scheduleRef, body: { name: "Monday summary" } })).response)
+  note("post /api/v1/schedules/{id}/pause", (await client.POST("/api/v1/schedules/{id}/pause", scheduleRef)).response)
+  note("post /api/v1/schedules/{id}/resume", (await client.POST("/api/v1/schedules/{id}/resume", scheduleRef)).response)
+  note("post /api/v1/schedules/{id}/run-now", (await client.POST("/api/v1/schedules/{id}/run-now", scheduleRef)).response)
+  note("get /api/v1/schedules/{id}/runs", (await client.GET("/api/v1/schedules/{id}/runs", scheduleRef)).response)
+  note("delete /api/v1/schedules/{id}", (await client.DELETE("/api/v1/schedules/{id}", scheduleRef)).response)
   note("delete /api/v1/webhook-endpoints/{id}", (await client.DELETE("/api/v1/webhook-endpoints/{id}", endpoint)).response)
   return seen
 }

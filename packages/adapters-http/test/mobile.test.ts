@@ -282,6 +282,8 @@ describe("/api/mobile", () => {
   it.effect("audit: admins page through entries with actor, action, target, time and request id", () =>
     Effect.gen(function*() {
       const team = yield* seedTeam
+      // Lists are ordered by time (then id): the key comes a second after the team's own entries.
+      yield* TestClock.adjust("1 second")
       const created = yield* sendJson("POST", "/api/mobile/api-keys", team.admin.token, { name: "ci" }, { "x-request-id": "req-audit-1" })
       assert.strictEqual(created.status, 201)
       const page = yield* send("GET", "/api/mobile/audit?limit=1", { key: team.admin.token })

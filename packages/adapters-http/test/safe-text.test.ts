@@ -23,6 +23,16 @@ const cases: ReadonlyArray<Case> = [
   { method: "POST", path: "/api/auth/sign-in", who: "anonymous", body: (t) => ({ email: `${t}@example.com`, password }) },
   { method: "POST", path: "/api/auth/sign-in", who: "anonymous", body: (t) => ({ email: "ada@example.com", password: `${password}${t}` }) },
   { method: "POST", path: "/api/auth/refresh", who: "anonymous", body: (t) => ({ refreshToken: `rt_${t}` }) },
+  { method: "POST", path: "/api/auth/verify-email", who: "anonymous", body: (t) => ({ token: `ev_${t}` }) },
+  { method: "POST", path: "/api/auth/password-reset", who: "anonymous", body: (t) => ({ email: `${t}@example.com` }) },
+  { method: "POST", path: "/api/auth/password-reset/confirm", who: "anonymous", body: (t) => ({ token: `pr_${t}`, password }) },
+  { method: "POST", path: "/api/auth/password-reset/confirm", who: "anonymous", body: (t) => ({ token: "pr_x", password: `${password}${t}` }) },
+  {
+    method: "POST",
+    path: "/api/mobile/schedules",
+    who: "admin",
+    body: (t) => ({ name: t, cron: "0 9 * * 1", timezone: "Europe/Berlin", task: { model: "atrium-local-1", input: { prompt: "hi" } } })
+  },
   { method: "POST", path: "/api/mobile/invitations", who: "admin", body: (t) => ({ email: `${t}@example.com`, role: "member" }) },
   { method: "POST", path: "/api/mobile/invitations/accept", who: "member", body: (t) => ({ token: `it_${t}` }) },
   { method: "POST", path: "/api/mobile/api-keys", who: "admin", body: (t) => ({ name: t }) },

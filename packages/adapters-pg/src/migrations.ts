@@ -4,6 +4,7 @@ import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
 import identity from "./migrations/0004_identity.ts"
+import counters64Bit from "./migrations/0005_counters_64_bit.ts"
 import purchases from "./migrations/0007_purchases.ts"
 import schedules from "./migrations/0008_schedules.ts"
 import domains from "./migrations/0009_domains.ts"
@@ -17,6 +18,7 @@ export const migrations = {
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
   "0004_identity": identity,
+  "0005_counters_64_bit": counters64Bit,
   "0007_purchases": purchases,
   "0008_schedules": schedules,
   "0009_domains": domains,

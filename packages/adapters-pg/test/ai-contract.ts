@@ -11,7 +11,6 @@ import {
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { Ports } from "../src/index.ts"
 import { at, makeAiTask, makeUsageRecord, token } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
@@ -50,7 +49,7 @@ class Boom {
 }
 
 /** The AI task and billing ports against one database target. */
-export const aiContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI task and billing ports on ${label}`, (it) => {
     it.effect("tasks round-trip every field, are found only within their workspace, and update in place", () =>
       Effect.gen(function*() {
@@ -101,6 +100,34 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports | SqlClie
       }))
 
     // The queue is global, so each queue test works in its own stretch of time and finishes what it leaves.
+    it.effect("token and counter columns hold 64-bit values: tokens, task counts and caps beyond 2^31", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const workspace = yield* seedWorkspace
+        const big = 5_000_000_000
+        const task = makeAiTask(workspace.id, {
+          status: "succeeded",
+          inputTokens: Option.some(big),
+          outputTokens: Option.some(big + 1),
+          costMicros: Option.some(1),
+          nextAttemptAt: Option.none(),
+          finishedAt: Option.some(at(1))
+        })
+        yield* repo.insert(task)
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, task.id), Option.some(task))
+        const month = UsageMonth.make("2030-01")
+        const usage = new MonthlyUsage({ ...MonthlyUsage.empty(workspace.id, month), taskCount: big })
+        yield* billing.saveMonthlyUsage(usage)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(workspace.id, month), usage)
+        const account = new BillingAccount({ ...BillingAccount.empty(workspace.id), taskCap: Option.some(big) })
+        yield* billing.saveAccount(account)
+        assert.deepStrictEqual(yield* billing.account(workspace.id), account)
+        const record = makeUsageRecord(workspace.id, at(1), { taskId: task.id, inputTokens: big, outputTokens: big })
+        yield* billing.insertUsageRecord(record)
+        assert.deepStrictEqual((yield* billing.listUsageRecords(workspace.id, { limit: 10, cursor: undefined })).data, [record])
+      }))
+
     it.effect("claimDue leases due unfinished tasks oldest due first, counting attempts and stamping the first start", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository

@@ -2,11 +2,13 @@ import {
   AiProvider,
   AiServices,
   AiTasks,
+  completeLocally,
   DomainServices,
   Entitlements,
   Feature,
   ModelCatalog,
   Primitives,
+  runWorker,
   SecretBox,
   type SubmitAiTaskInput,
   systemActor,
@@ -16,9 +18,9 @@ import {
 } from "@atrium/domain"
 import { WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
+import { StorageProbe } from "./storage-probe.ts"
 
 const actor = systemActor("test")
 
@@ -27,10 +29,22 @@ const actor = systemActor("test")
 const worstHello = 1601
 const costHello = 4
 
-// The whole domain, AI included, over the Postgres ports under test; the local provider needs no network.
-const domain = Layer.mergeAll(DomainServices, AiServices).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, AiProvider.layerLocal))
-)
+// The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
+const domainWith = (provider: Layer.Layer<AiProvider>) =>
+  Layer.mergeAll(DomainServices, AiServices).pipe(
+    Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, provider))
+  )
+const domain = domainWith(AiProvider.layerLocal)
+
+// The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.
+const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
+  complete: (request) => {
+    const prompt = "prompt" in request.input ? request.input.prompt : ""
+    if (prompt === "die") return Effect.die(new Error("a bug in one task"))
+    const completion = completeLocally(request)
+    return Effect.succeed(prompt === "poison" ? { ...completion, inputTokens: 2 ** 31 } : completion)
+  }
+}))
 
 /** A workspace entitled to `ai.basic`, holding `credits` micro-USD. */
 const setup = (credits: number) =>
@@ -49,18 +63,13 @@ const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {})
   ...extra
 })
 
-const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
-
-// Counted in SQL, so nothing the domain caches or returns can hide an extra row.
-const storedTasks = (workspaceId: WorkspaceId) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`SELECT count(*)::int AS count FROM ai_tasks WHERE workspace_id = ${workspaceId}`.pipe(Effect.flatMap(decodeCount))
-    return row.count
-  })
+// Counted below the ports, so nothing the domain caches or returns can hide an extra row.
+const storedTasks = (workspaceId: WorkspaceId) => Effect.gen(function*() {
+  return yield* (yield* StorageProbe).count("ai_tasks", workspaceId)
+})
 
 /** The domain's money rules over one database target, with as many connections as the target's pool has. */
-export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
+export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI tasks and billing end to end on ${label}`, (it) => {
     it.effect("50 concurrent submissions racing for credits worth 10 worst cases: exactly 10 win, and none overspends", () =>
       Effect.gen(function*() {
@@ -136,4 +145,35 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
         yield* tasks.runDue(100)
       }).pipe(Effect.provide(domain)))
+
+    it.effect("one workspace's poisoned tasks fail alone: an absurd token count and a dying call fail only their own task", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const poisoned = yield* setup(10 * worstHello)
+        const healthy = yield* setup(10 * worstHello)
+        const submit = (ws: WorkspaceId, prompt: string) => tasks.submit(hello(ws, { input: { prompt } })).pipe(Effect.map((s) => s.task.id))
+        const bad = yield* submit(poisoned, "poison")
+        const dead = yield* submit(poisoned, "die")
+        const fine = yield* Effect.forEach(["hello", "hello"], (prompt) => submit(poisoned, prompt))
+        const others = yield* Effect.forEach(["hello", "hello", "hello", "hello"], (prompt) => submit(healthy, prompt))
+        // The app's worker loop over the app's queue: all eight are claimed in one pass.
+        yield* runWorker(yield* AiTasks.queue, { concurrency: 16, idlePoll: "20 millis" })
+        const all = [[poisoned, bad], [poisoned, dead], ...fine.map((id) => [poisoned, id] as const), ...others.map((id) => [healthy, id] as const)] as const
+        const finished = Effect.forEach(all, ([ws, id]) => tasks.get(ws, id))
+        while (!(yield* finished).every((task) => task.isFinished)) yield* Effect.sleep("20 millis")
+
+        const [first, second, ...rest] = yield* finished
+        assert.strictEqual(first?.status, "failed")
+        assert.deepStrictEqual(Option.map(first?.error ?? Option.none(), (e) => e.code), Option.some("provider_invalid_response"))
+        assert.strictEqual(second?.status, "failed")
+        assert.deepStrictEqual(Option.map(second?.error ?? Option.none(), (e) => e.code), Option.some("internal_error"))
+        assert.deepStrictEqual(rest.map((task) => task.status), Array(6).fill("succeeded"))
+        // The failed ones cost nothing and hold nothing; the healthy workspace paid exactly its four tasks.
+        assert.strictEqual((yield* usage.current(poisoned)).reservedMicros, 0)
+        assert.strictEqual((yield* usage.current(poisoned)).aiSpendMicros, 2 * costHello)
+        const other = yield* usage.current(healthy)
+        assert.strictEqual(other.reservedMicros, 0)
+        assert.strictEqual(other.aiSpendMicros, 4 * costHello)
+      }).pipe(Effect.provide(domainWith(poisonProvider)), Effect.timeout("30 seconds")))
   })

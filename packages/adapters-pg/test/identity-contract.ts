@@ -14,7 +14,6 @@ import {
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Deferred, Effect, Fiber, type Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { Ports } from "../src/index.ts"
 import { at, makeAppearance, makeInvitation, makeMembership, makeSession, makeUser, passwordHash, rotated } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
@@ -39,7 +38,7 @@ const byTimeThenId = <A extends { readonly createdAt: DateTime.Utc; readonly id:
   DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : 1)
 
 /** The identity ports' behaviour (users, memberships, sessions, invitations, appearance), run against one database target. */
-export const identityContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const identityContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`identity ports on ${label}`, (it) => {
     it.effect("users are found by normalised email with their hash, and by id; a taken email is EmailTaken and writes nothing", () =>
       Effect.gen(function*() {

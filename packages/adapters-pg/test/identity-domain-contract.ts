@@ -17,9 +17,9 @@ import {
 } from "@atrium/domain"
 import { PasswordHasherMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { Effect, Layer, Option, Redacted } from "effect"
 import type { Ports } from "../src/index.ts"
+import { StorageProbe } from "./storage-probe.ts"
 import { token } from "./fixtures.ts"
 
 const password = Redacted.make("correct horse battery")
@@ -50,29 +50,21 @@ const team = Effect.gen(function*() {
   return { owner, ownerPrincipal, workspace: owner.workspace, join }
 })
 
-const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
-const decodeText = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ row: Schema.String })))
 
-const identityTables = ["users", "memberships", "sessions", "session_refresh_tokens", "invitations", "appearance_bundles"]
 
-// Counted in SQL, so nothing a service returns can hide a row that stayed behind.
+// Counted below the ports, so nothing a service returns can hide a row that stayed behind.
 const rowCounts = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  return yield* Effect.forEach(["users", "workspaces", "memberships", "sessions", "audit_entries", "events"], (table) =>
-    sql`SELECT count(*)::int AS count FROM ${sql(table)}`.pipe(Effect.flatMap(decodeCount), Effect.map(([row]) => row.count)))
+  const probe = yield* StorageProbe
+  return yield* Effect.forEach(["users", "workspaces", "memberships", "sessions", "audit_entries", "events"] as const, (store) => probe.count(store))
 })
 
 const ownersOf = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql`SELECT count(*)::int AS count FROM memberships WHERE workspace_id = ${workspaceId} AND role = 'owner'`.pipe(
-      Effect.flatMap(decodeCount)
-    )
-    return row.count
+    return yield* (yield* StorageProbe).owners(workspaceId)
   })
 
 /** Accounts, sessions, members, invitations and appearance end to end over one database target. */
-export const identityDomainContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
+export const identityDomainContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`identity end to end on ${label}`, (it) => {
     it.effect("sign-up stores the user, a personal workspace, its owner membership and a session; sign-in finds them", () =>
       Effect.gen(function*() {
@@ -138,19 +130,16 @@ export const identityDomainContract = <E>(label: string, target: Layer.Layer<Por
 
     it.effect("no plaintext password or token is stored anywhere: only digests and the password's PHC string", () =>
       Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
+        const probe = yield* StorageProbe
         const { session, user } = yield* signUp()
         const next = yield* (yield* Accounts).refresh(session.refreshToken)
         const ownerPrincipal = yield* principalOf(next)
         const invited = yield* (yield* Invitations).create(ownerPrincipal, { email: `${token()}@example.com`, role: "member" })
         const secrets = [session.accessToken, session.refreshToken, next.accessToken, next.refreshToken, invited.token, password].map(Redacted.value)
-        const dumps = yield* Effect.forEach([...identityTables, "audit_entries", "events"], (table) =>
-          sql`SELECT row_to_json(t)::text AS row FROM ${sql(table)} t`.pipe(Effect.flatMap(decodeText)))
-        const stored = dumps.flat().map((r) => r.row).join("\n")
+        const stored = yield* probe.dump
         assert.include(stored, user.id)
         for (const secret of secrets) assert.notInclude(stored, secret)
-        const [hash] = yield* sql`SELECT password_hash AS row FROM users WHERE id = ${user.id}`.pipe(Effect.flatMap(decodeText))
-        assert.match(hash?.row ?? "", /^\$/)
+        assert.match(yield* probe.passwordHash(user.id), /^\$/)
       }).pipe(Effect.provide(domain)))
 
     it.effect("concurrent refreshes with one token: one rotation, both callers get the same successor, the session lives", () =>

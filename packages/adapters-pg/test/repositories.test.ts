@@ -1,31 +1,47 @@
-import { Unavailable } from "@atrium/domain"
+import { AiTaskRepository, DeliveryRepository, EventOutbox, Transactor, Unavailable, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions } from "../src/index.ts"
-import { orUnavailable } from "../src/sql-errors.ts"
+import { PortsMemory } from "@atrium/domain/testing"
+import { Latch, Layer } from "effect"
+import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, subscribeWork } from "../src/index.ts"
+import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
+import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { mailContract } from "./mail-contract.ts"
-import { PortsMemory } from "@atrium/domain/testing"
 import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
+import { StorageProbe } from "./storage-probe.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
 interface Target {
   readonly label: string
-  readonly layer: Layer.Layer<Ports | SqlClient.SqlClient, unknown>
+  readonly layer: Layer.Layer<Ports | StorageProbe, unknown>
 }
+
+// A database target: its ports, and a probe reading its tables with SQL.
+const database = <E>(ports: Layer.Layer<Ports | SqlClient.SqlClient, E>): Layer.Layer<Ports | StorageProbe | SqlClient.SqlClient, E> =>
+  StorageProbe.layerSql.pipe(Layer.provideMerge(ports))
 
 const databaseUrl = process.env.DATABASE_URL
 
-// The embedded server always (a fresh one per contract, in a temporary folder); a real server too when DATABASE_URL
-// names one (CI does), each run in a schema of its own. Eight connections, so concurrent claims really run side by side.
+// Every implementation of the ports runs the same suites: the in-memory layer, the embedded server (a fresh one per
+// contract, in a temporary folder), and a real server when DATABASE_URL names one (CI does), each run in a schema of its
+// own. Eight connections, so concurrent claims really run side by side.
 const targets: ReadonlyArray<Target> = [
+  { label: "the in-memory layer", layer: StorageProbe.layerMemory.pipe(Layer.provideMerge(PortsMemory)) },
+  { label: "embedded PostgreSQL", layer: database(layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 }))) },
+  ...(databaseUrl === undefined || databaseUrl === ""
+    ? []
+    : [{ label: "Postgres at DATABASE_URL", layer: database(layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 }))) }])
+]
+
+const sqlTargets = [
   { label: "embedded PostgreSQL", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
@@ -39,6 +55,10 @@ for (const target of targets) {
   aiDomainContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+}
+
+// Contracts that read the database with SQL run on the two database targets.
+for (const target of sqlTargets) {
   scheduleRepositoryContract(target.label, target.layer)
   scheduleDomainContract(target.label, target.layer)
   mailContract(target.label, target.layer)
@@ -48,6 +68,14 @@ for (const target of targets) {
 // The in-memory twins keep the same repository rules, so tests over memory mean what they say about Postgres.
 scheduleRepositoryContract("memory", PortsMemory)
 mailContract("memory", PortsMemory)
+
+describe("migrations on the embedded server", () => {
+  it.effect("are idempotent: a second run applies nothing", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* runMigrations, [])
+      assert.deepStrictEqual(yield* runMigrations, [])
+    }).pipe(Effect.provide(layerPorts(EmbeddedPostgresTemp({ maxConnections: 2 })))), { timeout: 60_000 })
+})
 
 // The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
 const statementTimeoutTargets: ReadonlyArray<{ readonly label: string; readonly client: (options: Omit<PostgresUrlOptions, "schema">) => Layer.Layer<SqlClient.SqlClient, unknown> }> = [
@@ -75,5 +103,45 @@ for (const { client, label } of statementTimeoutTargets) {
         const sql = yield* SqlClient.SqlClient
         assert.deepStrictEqual(yield* sql`SHOW statement_timeout`, [{ statement_timeout: "10s" }])
       }).pipe(Effect.provide(client({ maxConnections: 1 }))), 30_000)
+  })
+}
+
+// Work announcements: an insert of due work wakes idle workers of every process when its transaction commits.
+for (const target of [
+  { label: "the embedded server", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
+  ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
+]) {
+  describe(`work announcements on ${target.label}`, () => {
+    // Polled rather than awaited, so a missing announcement fails the test instead of hanging it.
+    const opened = (latch: Latch.Latch) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 100 && !latch.isOpen(); i++) yield* Effect.sleep("50 millis")
+        return latch.isOpen()
+      })
+    it.live("a committed insert of deliveries or a task opens the subscribers' latch; a rolled-back one does not", () =>
+      Effect.gen(function*() {
+        const deliveries = yield* subscribeWork("webhook_deliveries")
+        const tasks = yield* subscribeWork("ai_tasks")
+        // The listener announces itself once on (re)connect: wait for that, then start from closed.
+        assert.isTrue(yield* opened(deliveries), "the listener announces itself")
+        assert.isTrue(yield* opened(tasks), "the listener announces itself")
+        deliveries.closeUnsafe()
+        tasks.closeUnsafe()
+        const workspace = makeWorkspace()
+        yield* (yield* WorkspaceRepository).insert(workspace)
+        const tx = yield* Transactor
+        yield* tx.withTransaction(Effect.andThen((yield* AiTaskRepository).insert(makeAiTask(workspace.id)), Effect.fail("rolled back"))).pipe(Effect.ignore)
+        yield* Effect.sleep("200 millis")
+        assert.isFalse(tasks.isOpen(), "a rolled-back insert announces nothing")
+        yield* (yield* AiTaskRepository).insert(makeAiTask(workspace.id))
+        assert.isTrue(yield* opened(tasks), "a committed task is announced")
+        assert.isFalse(deliveries.isOpen(), "announcements are per queue")
+        const event = makeEvent(workspace.id, at(1))
+        yield* (yield* EventOutbox).append(event)
+        const endpoint = makeEndpoint(workspace.id)
+        yield* (yield* WebhookEndpointRepository).insert(endpoint)
+        yield* (yield* DeliveryRepository).insertMany([makeDelivery(event, endpoint.id)])
+        assert.isTrue(yield* opened(deliveries), "committed deliveries are announced")
+      }).pipe(Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
   })
 }

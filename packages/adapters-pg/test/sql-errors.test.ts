@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Option } from "effect"
 import { ConnectionError, SqlError, SqlSyntaxError, StatementTimeoutError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
-import { decodeCursor, encodeCursor, isUnavailable } from "../src/index.ts"
+import { isUnavailable } from "../src/index.ts"
 
 const unknownWithState = (code: string) =>
   new SqlError({ reason: new UnknownError({ cause: Object.assign(new Error("server says no"), { code }) }) })
@@ -21,20 +20,5 @@ describe("isUnavailable", () => {
     assert.isFalse(isUnavailable(new SqlError({ reason: new UniqueViolation({ cause: new Error("dup"), constraint: "x" }) })))
     assert.isFalse(isUnavailable(unknownWithState("22P02"))) // invalid_text_representation
     assert.isFalse(isUnavailable(new SqlError({ reason: new UnknownError({ cause: new Error("no code") }) })))
-  })
-})
-
-describe("cursors", () => {
-  it("round-trip a position and match the domain's Cursor pattern", () => {
-    const position = { createdAt: DateTime.makeUnsafe(Date.UTC(2030, 0, 1, 12, 0, 0, 123)), id: "key_4xQ9aZ1b7HkP0mVcT3sLeR" }
-    const cursor = encodeCursor(position)
-    assert.match(cursor, /^[A-Za-z0-9_-]{1,200}$/)
-    assert.deepStrictEqual(decodeCursor(cursor), Option.some(position))
-  })
-
-  it("read anything else as no cursor", () => {
-    for (const text of [undefined, "", "12", "not a cursor", "a".repeat(201), Buffer.from("abc.key_x").toString("base64url"), Buffer.from("1.x y").toString("base64url")]) {
-      assert.isTrue(Option.isNone(decodeCursor(text)), String(text))
-    }
   })
 })

@@ -1,7 +1,6 @@
 import { DeliveryRepository, type DeliveryStatus, type DomainEvent, EndpointSecret, EventOutbox, WebhookDelivery, WebhookEndpoint, WebhookEndpointRepository } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { Ports } from "../src/index.ts"
 import { at, makeAttempt, makeDelivery, makeEndpoint, makeEvent, makeSecret } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
@@ -16,7 +15,7 @@ const seedEvent = (event: DomainEvent) => EventOutbox.pipe(Effect.flatMap((outbo
 const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
 
 /** The webhook ports (endpoints, secrets, the delivery queue and its attempts) against one database target. */
-export const webhookContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient, E>) =>
+export const webhookContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`webhook ports on ${label}`, (it) => {
     it.effect("endpoints are stored, updated, listed by cursor and counted, each within its workspace", () =>
       Effect.gen(function*() {
@@ -266,6 +265,42 @@ export const webhookContract = <E>(label: string, target: Layer.Layer<Ports | Sq
         yield* repo.recordAttempt(timedOut, succeeded)
         assert.deepStrictEqual(yield* repo.attempts(delivery.id), [timedOut, failedAttempt, delivered])
         assert.deepStrictEqual(yield* repo.findById(workspace.id, delivery.id), Option.some(succeeded))
+      }))
+
+    it.effect("recordAttempts stores many attempts at once and ends the failing streak of endpoints with a success only", () =>
+      Effect.gen(function*() {
+        const repo = yield* DeliveryRepository
+        const endpoints = yield* WebhookEndpointRepository
+        const workspace = yield* seedWorkspace
+        const healed = yield* seedEndpoint(makeEndpoint(workspace.id, { failingSince: Option.some(at(5)) }))
+        const stillFailing = yield* seedEndpoint(makeEndpoint(workspace.id, { failingSince: Option.some(at(5)) }))
+        const event = yield* seedEvent(makeEvent(workspace.id, at(1)))
+        const [first, second, third] = [makeDelivery(event, healed.id), makeDelivery(event, healed.id), makeDelivery(event, stillFailing.id)]
+        if (first === undefined || second === undefined || third === undefined) return assert.fail("no deliveries")
+        yield* repo.insertMany([first, second, third])
+        const ok = (delivery: WebhookDelivery, seconds: number) => ({
+          attempt: makeAttempt(delivery.id, 1, {
+            statusCode: Option.some(204),
+            errorKind: Option.none(),
+            responseHeaders: { "content-type": "text/plain; charset=\"utf-8\"" },
+            responseBody: "ok \u00e9 ' \\",
+            nextAttemptAt: Option.none()
+          }),
+          delivery: new WebhookDelivery({ ...delivery, status: "succeeded", attemptCount: 1, nextAttemptAt: Option.none(), lastStatusCode: Option.some(204), updatedAt: at(seconds) })
+        })
+        const retry = {
+          attempt: makeAttempt(third.id, 1),
+          delivery: new WebhookDelivery({ ...third, attemptCount: 1, nextAttemptAt: Option.some(at(65)), lastStatusCode: Option.some(500), updatedAt: at(60) })
+        }
+        const records = [ok(first, 60), ok(second, 70), retry]
+        yield* repo.recordAttempts(records)
+        yield* repo.recordAttempts([])
+        for (const record of records) {
+          assert.deepStrictEqual(yield* repo.findById(workspace.id, record.delivery.id), Option.some(record.delivery))
+          assert.deepStrictEqual(yield* repo.attempts(record.delivery.id), [record.attempt])
+        }
+        assert.deepStrictEqual(yield* endpoints.findById(workspace.id, healed.id), Option.some(new WebhookEndpoint({ ...healed, failingSince: Option.none(), updatedAt: at(70) })))
+        assert.deepStrictEqual(yield* endpoints.findById(workspace.id, stillFailing.id), Option.some(stillFailing))
       }))
 
     it.effect("failedSince lists an endpoint's failed deliveries created at or after the time, within the workspace", () =>

@@ -1,12 +1,12 @@
-/** @atrium/adapters-webhook — webhook delivery over `node:http(s)`: SSRF guard, destination checks, transport. */
+/** @atrium/adapters-webhook — the webhook transport over `node:http(s)`: signing on the wire, SSRF guard, pinned connections. */
 export * from "./allow-networks.ts"
 export * from "./attempt-error.ts"
 export * from "./cidr.ts"
 export * from "./destination.ts"
 export * from "./ip-address.ts"
+export * from "./pinned-connections.ts"
 export * from "./pinned-lookup.ts"
 export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"
 /** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layer`, `layerConfig`. */
 export * as WebhookTransportNode from "./node-webhook-transport.ts"
-export * from "./delivery-worker.ts"

@@ -9,6 +9,7 @@ import { Config, Duration, Effect, Layer, Result } from "effect"
 import { type AllowList, makeAllowList, parseAllowNetworks } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
 import { type Destination, type DestinationRefused, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
+import { makePinnedConnections } from "./pinned-connections.ts"
 import { pinnedLookup } from "./pinned-lookup.ts"
 import { parseRetryAfter } from "./retry-after.ts"
 
@@ -30,7 +31,12 @@ export interface Options {
   readonly allowNetworks: ReadonlyArray<string>
   /** Replaces the operating system's resolver (tests). */
   readonly resolver?: Resolver | undefined
+  /** How long a checked connection may serve further attempts to the same addresses (0: a new one per attempt). */
+  readonly reuseWindowMillis?: number | undefined
 }
+
+/** About one worker pass: attempts close in time share a connection; later ones connect afresh. */
+export const defaultReuseWindowMillis = 1_000
 
 // Node fires an out-of-range timer after 1 ms: clamp (an infinite timeout becomes ~24.8 days, not 1 ms).
 const timerMillis = (duration: Duration.Duration): number => Math.min(Math.max(1, Duration.toMillis(duration)), 2_147_483_647)
@@ -76,8 +82,8 @@ interface ExchangeTimes {
   readonly totalMillis: number
 }
 
-/** One POST over a fresh connection to the checked addresses; resolves with what happened, never fails. */
-const exchange = (request: TransportRequest, destination: Destination, times: ExchangeTimes) =>
+/** One POST to the checked addresses (over a connection of this pass to them, or a new one); never fails. */
+const exchange = (request: TransportRequest, destination: Destination, times: ExchangeTimes, agent: http.Agent) =>
   Effect.callback<TransportResult>((resume) => {
     const client = destination.secure ? https : http
     let done = false
@@ -94,23 +100,24 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
       path: `${destination.url.pathname}${destination.url.search}`,
       headers: requestHeaders(request, destination),
       lookup: pinnedLookup(destination.addresses),
-      // A fresh connection per attempt: no pooled socket outlives the check that justified it.
-      agent: false,
+      // Pooled per checked destination and pass only: no socket outlives the window of the check that justified it.
+      agent,
       // SNI carries the host name, never an IP literal (which TLS forbids there).
       ...(destination.secure && isIP(destination.hostname) === 0 ? { servername: destination.hostname } : {})
     })
 
-    const finish = (result: TransportResult) => {
+    // A connection whose answer was read to the end goes back to the pool; any other is torn down.
+    const finish = (result: TransportResult, reusable = false) => {
       if (done) return
       done = true
       clearTimeout(connectTimer)
       clearTimeout(totalTimer)
-      req.destroy()
+      if (!reusable) req.destroy()
       resume(Effect.succeed(result))
     }
 
     // Once the status line arrived, the outcome is decided by it; the body is best effort.
-    const finishWithResponse = (answer: IncomingMessage) => {
+    const finishWithResponse = (answer: IncomingMessage, reusable = false) => {
       const statusCode = answer.statusCode ?? 0
       const ok = statusCode >= 200 && statusCode < 300
       const responseHeaders = pickHeaders(answer.headers)
@@ -125,7 +132,7 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
           : null,
         durationMillis: elapsed(),
         remoteAddress
-      })
+      }, reusable)
     }
 
     const finishWithError = (kind: AttemptErrorKind) =>
@@ -135,6 +142,12 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
     const totalTimer = setTimeout(() => finishWithError("timeout"), times.totalMillis)
 
     req.on("socket", (socket: Socket) => {
+      // A pooled socket is already connected (to a checked address): nothing to wait for.
+      if (!socket.connecting && socket.remoteAddress !== undefined) {
+        clearTimeout(connectTimer)
+        remoteAddress = socket.remoteAddress
+        return
+      }
       socket.on("connectionAttempt", (address: string) => {
         remoteAddress = address
       })
@@ -151,7 +164,7 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
         bodyBytes += chunk.length
         if (bodyBytes >= maxResponseBodyBytes) finishWithResponse(answer)
       })
-      answer.on("end", () => finishWithResponse(answer))
+      answer.on("end", () => finishWithResponse(answer, true))
       answer.on("error", () => finishWithResponse(answer))
       answer.on("close", () => finishWithResponse(answer))
     })
@@ -178,6 +191,10 @@ const logRefusal = (refused: DestinationRefused) =>
 export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Options) {
   const allowList: AllowList = yield* makeAllowList(options.allowNetworks)
   const resolver = options.resolver ?? systemResolver
+  const connections = yield* Effect.acquireRelease(
+    Effect.sync(() => makePinnedConnections(options.reuseWindowMillis ?? defaultReuseWindowMillis)),
+    (pool) => Effect.sync(pool.close)
+  )
 
   const send = Effect.fn("WebhookTransportNode.send")(function*(request: TransportRequest) {
     const started = yield* now
@@ -196,7 +213,7 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
       started,
       connectMillis: Math.min(connectMillis, remaining),
       totalMillis: remaining
-    })
+    }, connections.agentFor(checked.success))
   })
 
   const checkDestination = Effect.fn("WebhookTransportNode.checkDestination")(function*(url: string) {

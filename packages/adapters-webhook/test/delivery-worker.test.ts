@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DeliveryWorker, WebhookTransportNode } from "@atrium/adapters-webhook"
+import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import {
   ApiKeys,
   defaultDeliveryPolicy,
@@ -8,6 +8,8 @@ import {
   WebhookDeliveries,
   ModelCatalog,
   Primitives,
+  runWorker,
+  type WorkerOptions,
   SecretBox,
   systemActor,
   WebhookEndpoints,
@@ -43,10 +45,14 @@ const waitUntil = <R>(check: Effect.Effect<boolean, never, R>, limit: Duration.I
     while (!(yield* check)) yield* Effect.sleep("20 millis")
   }).pipe(Effect.timeout(limit))
 
+/** The delivery queue on `runWorker`, as the app runs it. */
+const deliveryWorker = (options: Partial<WorkerOptions>) =>
+  Layer.effectDiscard(Effect.flatMap(WebhookDeliveries.queue, (queue) => runWorker(queue, options)))
+
 /** Runs the worker in its own scope, so a test can stop it like a crashed or restarted process. */
 const startWorker = Effect.fn(function*() {
   const scope = yield* Scope.make()
-  yield* Layer.buildWithScope(DeliveryWorker.layer({ concurrency: 16, perEndpoint: 2, idlePoll: "20 millis" }), scope)
+  yield* Layer.buildWithScope(deliveryWorker({ concurrency: 16, perKey: 2, idlePoll: "20 millis" }), scope)
   return scope
 })
 
@@ -134,14 +140,12 @@ describe("delivery worker resilience", () => {
       // The worker is under test here, so the queue it polls is a stand-in that dies on its first claim.
       const queue = Layer.succeed(WebhookDeliveries, WebhookDeliveries.of({
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
-        prepare: () => Effect.die(new Error("unused")),
-        complete: () => Effect.die(new Error("unused"))
+        deliver: () => Effect.die(new Error("unused")),
+        runDue: () => Effect.die(new Error("unused"))
       }))
       const scope = yield* Scope.make()
       yield* Layer.buildWithScope(
-        DeliveryWorker.layer({ concurrency: 4, perEndpoint: 1, idlePoll: "20 millis" }).pipe(
-          Layer.provide([queue, WebhookTransportNode.layer({ allowNetworks: [] })])
-        ),
+        deliveryWorker({ concurrency: 4, perKey: 1, idlePoll: "20 millis", failureBackoff: "50 millis" }).pipe(Layer.provide(queue)),
         scope
       )
       yield* waitUntil(Effect.sync(() => claims >= 3), "5 seconds")

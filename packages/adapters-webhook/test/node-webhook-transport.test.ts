@@ -201,4 +201,40 @@ describe("WebhookTransportNode", () => {
       yield* Effect.promise(() => server.firstSocketClosed).pipe(Effect.timeout("2 seconds"))
       assert.isBelow(Date.now() - started, 1000)
     }).pipe(Effect.provide(loopback)))
+
+  it.live("attempts to the same checked address within the window share one connection; a new window or address connects afresh", () =>
+    Effect.gen(function*() {
+      const server = yield* receiver((_request, response) => response.writeHead(204).end())
+      let addresses: ReadonlyArray<{ readonly address: string; readonly family: 4 }> = [{ address: "127.0.0.1", family: 4 }]
+      const resolver: Resolver = () => Effect.sync(() => addresses)
+      const transport = yield* WebhookTransportNode.make({ allowNetworks: ["127.0.0.0/8"], resolver, reuseWindowMillis: 300 })
+      const url = `http://hooks.test:${server.port}/hook`
+      // (A socket returns to the pool just after its answer ended: the next attempt a moment later finds it free.)
+      for (let i = 0; i < 3; i++) {
+        assert.isTrue((yield* transport.send(post(url))).ok)
+        yield* Effect.sleep("10 millis")
+      }
+      const ports = () => server.requests.map((r) => r.remotePort)
+      assert.strictEqual(new Set(ports()).size, 1, "one connection within the window")
+      // The host now resolves to another (checked) address where nothing listens: the old, live socket is not used.
+      addresses = [{ address: "127.0.0.2", family: 4 }]
+      const moved = yield* transport.send(post(url))
+      assert.strictEqual(moved.errorKind, "refused")
+      assert.strictEqual(server.requests.length, 3)
+      addresses = [{ address: "127.0.0.1", family: 4 }]
+      yield* Effect.sleep("400 millis")
+      assert.isTrue((yield* transport.send(post(url))).ok)
+      assert.strictEqual(new Set(ports()).size, 2, "a new window connects afresh")
+    }))
+
+  it.live("an answer not read to the end (over 4 KiB, or an error status cut short) never returns its socket to the pool", () =>
+    Effect.gen(function*() {
+      const server = yield* receiver((_request, response) => response.writeHead(200).end("x".repeat(64 * 1024)))
+      const transport = yield* WebhookTransportNode.make({ allowNetworks: ["127.0.0.0/8"], reuseWindowMillis: 5_000 })
+      for (let i = 0; i < 2; i++) {
+        assert.isTrue((yield* transport.send(post(server.url()))).ok)
+        yield* Effect.sleep("10 millis")
+      }
+      assert.strictEqual(new Set(server.requests.map((r) => r.remotePort)).size, 2)
+    }))
 })

@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   readonly url: string
   readonly headers: IncomingMessage["headers"]
   readonly body: string
+  /** The client's port: equal for attempts that shared a connection. */
+  readonly remotePort: number
 }
 
 /** A real `node:http` server on 127.0.0.1 with an ephemeral port, closed with the test's scope. */
@@ -40,7 +42,7 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
         if (requests.length === 0) request.socket.once("close", () => signalClosed())
         signalArrived()
         if (options.headOnly === true) {
-          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "" })
+          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "", remotePort: request.socket.remotePort ?? 0 })
           handler(request, response, "")
           return
         }
@@ -48,7 +50,7 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
         request.on("data", (chunk: Buffer) => chunks.push(chunk))
         request.on("end", () => {
           const body = Buffer.concat(chunks).toString("utf8")
-          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body })
+          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body, remotePort: request.socket.remotePort ?? 0 })
           handler(request, response, body)
         })
       })

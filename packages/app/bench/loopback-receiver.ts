@@ -24,7 +24,8 @@ export const startReceiver = (): Promise<Receiver> =>
         response.writeHead(204).end()
       })
     })
-    server.keepAliveTimeout = 1
+    // A receiver as deployed: idle connections stay open a few seconds (Node's default), so senders may reuse them.
+    server.keepAliveTimeout = 5_000
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : 0

@@ -1,11 +1,9 @@
 import { HttpAppLayer, routerConfig } from "@atrium/adapters-http"
-import { DeliveryWorker } from "@atrium/adapters-webhook"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
-import { AiTaskWorker } from "./ai-task-worker.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
@@ -16,6 +14,7 @@ import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 import { PushWorker } from "./push-worker.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
+import { workers as workersLayer } from "./workers.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres, once the secret key opens the stored webhook secrets; first embedded start seeds a demo. */
 export const serverLayer = (config: AppConfig) => {
@@ -33,7 +32,7 @@ export const serverLayer = (config: AppConfig) => {
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(DeliveryWorker.layer(), AiTaskWorker.layer(), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer)
+    ? Layer.mergeAll(workersLayer({ listen: true }), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer)
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(secretKeyCheck(config)), Layer.provide(domain))

@@ -13,7 +13,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { DomainMemory, MemoryStore, providerCompletes, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -338,6 +338,22 @@ describe("AiTasks execution", () => {
       }))
       const [done] = yield* runDue
       assert.deepStrictEqual(done?.output, Option.some("[atrium-local-1] ping"))
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a provider reporting more than 2^31-1 tokens (or negative, or fractional) fails that task as provider_invalid_response, charging nothing", () =>
+    Effect.gen(function*() {
+      const ws = yield* setup(10_000)
+      const answers = [
+        { output: "x", inputTokens: 2 ** 31, outputTokens: 1 },
+        { output: "x", inputTokens: 1, outputTokens: -1 },
+        { output: "x", inputTokens: 1.5, outputTokens: 1 }
+      ]
+      yield* Ref.set((yield* ScriptedProvider).script, answers.map(providerCompletes))
+      for (const _ of answers) yield* submit(hello(ws))
+      const done = yield* runDue
+      assert.deepStrictEqual(done.map((task) => Option.map(task.error, (e) => e.code)), answers.map(() => Option.some("provider_invalid_response")))
+      assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
+      assert.strictEqual((yield* account(ws))?.creditBalanceMicros, 10_000)
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("another workspace's task is not found", () =>

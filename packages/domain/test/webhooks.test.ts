@@ -11,7 +11,6 @@ import {
   WebhookDeliveries,
 
   WebhookEndpoints,
-  WebhookTransport,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
@@ -38,15 +37,7 @@ const realTime = Effect.suspend(() => TestClock.setTime(Date.now()))
 
 /** One worker pass: claim what is due, send it, record each attempt. */
 const workerPass = Effect.gen(function*() {
-  const deliveries = yield* WebhookDeliveries
-  const transport = yield* WebhookTransport
-  const claimed = yield* deliveries.claim(100)
-  return yield* Effect.forEach(claimed, (c) =>
-    Effect.gen(function*() {
-      const startedAt = yield* DateTime.now
-      const result = yield* transport.send(yield* deliveries.prepare(c))
-      return yield* deliveries.complete(c, startedAt, result)
-    }))
+  return yield* (yield* WebhookDeliveries).runDue(100)
 })
 
 const script = (...statuses: ReadonlyArray<number>) =>

@@ -8,11 +8,6 @@ import { strictPayloads } from "./strict-payloads.ts"
 
 const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
-// The document says what the server does: no body at all is accepted where every field is optional.
-const optionalBody = (operation: Record<string, unknown>): Record<string, unknown> =>
-  isRecord(operation.requestBody) ? { ...operation, requestBody: { ...operation.requestBody, required: false } } : operation
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
-
 /** Settings → Developers: the active workspace's API keys, for admins and owners. */
 export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
   .add(
@@ -36,7 +31,7 @@ export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
       "Issues a new key with the same name, scopes, environment and expiry and answers its plaintext once; the old key " +
         "keeps working for the grace (`graceSeconds`, default 24 h, at most 7 days), then answers 401 `api_key_expired`. " +
         "The body is optional. A revoked, expired or already rolled key is 409 `conflict`."
-    )).annotateMerge(OpenApi.annotations({ transform: optionalBody })),
+    )),
     HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", {
       params: { id: ApiKeyId },
       error: [Problems.NotFound, ...serverErrors]

@@ -43,12 +43,15 @@ export const v1Document: ContractDocument = {
   summary: "The public interface for integrators, authenticated with a workspace API key. Within v1 changes are additive only."
 }
 
-/** The session interface of the native app and the console: `/api/auth` and `/api/mobile`. */
+/**
+ * The session interface of the native app and the console: `/api/auth` and `/api/mobile`, with the store notification
+ * callbacks its purchases rely on (authenticated by the stores' signatures, not by a session).
+ */
 export const mobileDocument: ContractDocument = {
   slug: "mobile",
   title: "Atrium session API (mobile and console)",
   version: "1.0.0",
-  prefixes: ["/api/auth/", "/api/mobile/"],
+  prefixes: ["/api/auth/", "/api/mobile/", "/api/store-notifications/"],
   path: "/api/mobile/openapi",
   credential: "A member session access token (`at_…`, from `POST /api/auth/sign-in`): the request acts in the session's " +
     "active workspace under the member's role. API keys are refused here (401 `malformed_credentials`).",

@@ -89,7 +89,7 @@ export class V1PurchasesGroup extends HttpApiGroup.make("v1Purchases")
   .middleware(RateLimit)
   .middleware(Authentication)
   .prefix("/api/v1")
-  .annotateMerge(OpenApi.annotations({ title: "v1: purchases" }))
+  .annotateMerge(OpenApi.annotations({ title: "v1: purchases", description: "The workspace's in-app purchases, read-only." }))
 {}
 
 /** Store notifications: no session; the signature is the credential. Answered fast; a worker processes them. */
@@ -110,5 +110,5 @@ export class StoreNotificationsGroup extends HttpApiGroup.make("storeNotificatio
   .middleware(RequestValidation)
   .middleware(NoStore)
   .prefix("/api/store-notifications")
-  .annotateMerge(OpenApi.annotations({ title: "store notifications" }))
+  .annotateMerge(OpenApi.annotations({ title: "store notifications", description: "Signed notifications from the App Store and Google Play; answered at once, processed by a worker." }))
 {}

@@ -18,8 +18,25 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   ChangeMemberRole: { role: "admin" },
   CreateInvitation: { email: "grace@example.com", role: "member" },
   CreateApiKey: { name: "Billing sync", scopes: ["read", "webhooks:write"], environment: "live" },
+  RollApiKey: { graceSeconds: 3600 },
   CreateDomain: { hostname: "app.example.com" },
   CreateFeatureRequest: { title: "Dark mode for the console", details: "The console is hard to read at night." },
   NotificationPreferences: { ai_tasks: true, invitations: true, feature_requests: false, billing: true, schedules: true },
+  VerifyEmailRequest: { token: "ev_5kQ2wN8rT1yU4iO7pA0sD3fG6hJ9kL2zX" },
+  PasswordResetRequest: { email: "ada@example.com" },
+  PasswordResetConfirmRequest: { token: "pr_8mB1vC4xZ7nM0qW3eR6tY9uI2oP5aS8dF", password: "a brand new passphrase" },
+  CreateSchedule: {
+    name: "Weekly summary",
+    cron: "0 9 * * 1",
+    timezone: "Europe/Berlin",
+    task: { model: "atrium-local-1", input: { prompt: "Summarise last week's support tickets." }, maxOutputTokens: 512 }
+  },
+  PurchaseSync: { store: "play_store", purchaseToken: "opaque-token-from-google-play", productId: "pro_monthly" },
+  UpdateSchedule: { cron: "30 8 * * 1-5", enabled: true },
+  "storeNotifications.apple": { signedPayload: "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUkuLi4iXX0.eyJub3RpZmljYXRpb25UeXBlIjoiRElEX1JFTkVXIn0.c2lnbmF0dXJl" },
+  "storeNotifications.google": {
+    message: { data: "eyJzdWJzY3JpcHRpb25Ob3RpZmljYXRpb24iOnt9fQ==", messageId: "1234567890", publishTime: "2026-01-31T12:00:00Z" },
+    subscription: "projects/example/subscriptions/play-rtdn"
+  },
   "mobilePush.putPushDevice": { expoPushToken: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]", platform: "ios", appVersion: "1.4.2", locale: "en-GB" }
 }

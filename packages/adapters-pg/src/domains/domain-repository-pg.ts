@@ -2,8 +2,8 @@ import { Conflict, type CustomDomain, type DomainId, DomainRepository, type Host
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { afterCursor, fetchSize, toPage } from "../keyset-page.ts"
-import { orUnavailable, sqlFailure } from "../sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 import { dateOf, domainColumns, DomainRow, fromRow } from "./domain-row.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(DomainRow))

@@ -1,7 +1,7 @@
 import { Entitlement, EntitlementRepository, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { orUnavailable } from "../sql-errors.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `entitlements` row as the driver returns it. */
 const EntitlementRow = Schema.Struct({

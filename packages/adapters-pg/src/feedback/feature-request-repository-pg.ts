@@ -1,8 +1,8 @@
 import { FeatureRequest, type FeatureRequestId, FeatureRequestRepository, type FeatureRequestSort, type FeatureRequestStatus, type PageRequest, UserId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { fetchSize, toPageBy } from "../keyset-page.ts"
-import { orUnavailable } from "../sql-errors.ts"
+import { fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 const FeatureRequestRow = Schema.Struct({
   ...FeatureRequest.fields,

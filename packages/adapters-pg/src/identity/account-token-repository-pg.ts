@@ -1,7 +1,7 @@
 import { AccountToken, type AccountTokenId, type AccountTokenPurpose, AccountTokenRepository, type UserId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { orUnavailable } from "../sql-errors.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `account_tokens` row (`timestamptz` as `Date`). */
 const AccountTokenRow = Schema.Struct({

@@ -1,7 +1,7 @@
 import { type MailAddress, MailMessage, type MailMessageId, MailRepository } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { orUnavailable } from "../sql-errors.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 import { MailMessageRow } from "./mail-rows.ts"
 
 const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(MailMessageRow))

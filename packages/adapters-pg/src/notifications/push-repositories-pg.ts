@@ -9,7 +9,7 @@ import {
 } from "@atrium/domain"
 import { Array as Arr, DateTime, type Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { orUnavailable } from "../sql-errors.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 const PushDeviceRow = Schema.Struct({
   ...PushDevice.fields,

@@ -1,7 +1,7 @@
 import { NotificationInbox, type NotificationOutcome, StoreNotification, type StoreNotificationId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { orUnavailable } from "../sql-errors.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 import { StoreNotificationRow } from "./purchase-rows.ts"
 
 const columns = "id, source, external_id, sealed_body, workspace_id, user_id, received_at, attempts, next_attempt_at, processed_at, outcome"

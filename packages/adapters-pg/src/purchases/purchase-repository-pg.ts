@@ -1,8 +1,8 @@
 import { type AppAccountToken, AppAccountToken as AccountTokenSchema, Purchase, type PurchaseId, PurchaseRepository, type PageRequest, type Store, UserId, type WorkspaceId, WorkspaceId as WorkspaceIdSchema } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "../keyset-page.ts"
-import { orUnavailable } from "../sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 import { PurchaseRow } from "./purchase-rows.ts"
 
 const columns = `id, workspace_id, user_id, store, environment, product_id, kind, store_ref, sealed_token, status, auto_renew, expires_at,

@@ -17,10 +17,10 @@ import {
 import type { PageRequest } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeCursor } from "../cursor.ts"
-import { afterCursor, fetchSize, toPage, toPageBy } from "../keyset-page.ts"
-import { orUnavailable } from "../sql-errors.ts"
-import { dateOrNull } from "../webhook-rows.ts"
+import { decodeCursor } from "@atrium/domain"
+import { afterCursor, fetchSize, toPage, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const Time = Schema.DateTimeUtcFromDate
 const OptionalTime = Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)

@@ -9,7 +9,8 @@ export const ProviderErrorCode = Schema.Literals([
   "provider_rate_limited",
   "provider_rejected",
   "provider_auth",
-  "provider_error"
+  "provider_error",
+  "provider_invalid_response"
 ]).annotate({ description: "Classified provider failure" })
 export type ProviderErrorCode = typeof ProviderErrorCode.Type
 

@@ -13,12 +13,13 @@ import { IdGenerator } from "../shared/index.ts"
 import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { type ModelSpec } from "./model-catalog.ts"
-import type { AiCompletion } from "./ai-completion.ts"
+import { AiCompletion } from "./ai-completion.ts"
 import { AiProvider, ProviderError } from "./ai-provider.ts"
 import { AiTaskRepository } from "./ai-task-repository.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { EntitlementRepository } from "../entitlements/index.ts"
 import { Transactor } from "../shared/index.ts"
+import type { WorkQueue } from "../shared/index.ts"
 
 /** Tunables of task execution, with the documented defaults. */
 export interface AiTaskPolicy {
@@ -96,6 +97,9 @@ const runnerActor = systemActor("ai-tasks")
 const scheduleOf = (task: AiTask): { readonly scheduleId?: string } =>
   Option.isSome(task.scheduleId) ? { scheduleId: task.scheduleId.value } : {}
 
+// Every provider answer passes the schema before it is settled: an absurd count fails its own task, nothing else.
+const decodeCompletion = Schema.decodeUnknownEffect(AiCompletion)
+
 /** AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost. */
 export class AiTasks extends Context.Service<AiTasks, {
   /** Checks model, entitlement, caps and credits in that order, and reserves the worst case with the new task. */
@@ -106,6 +110,11 @@ export class AiTasks extends Context.Service<AiTasks, {
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
   /** Runs a claimed task on its provider and settles it, or queues it for a retry; returns the task as it now stands. */
   readonly execute: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
+  /**
+   * Fails a task whose step died (a defect, not a provider failure), releasing its reservation; the defect's details
+   * stay in the logs, the workspace sees `internal_error`. Settles once, like every outcome.
+   */
+  readonly failDefect: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
   /** One worker pass: claim what is due and execute each (sequentially). */
   readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
 }>()("@atrium/domain/AiTasks") {
@@ -294,8 +303,7 @@ export class AiTasks extends Context.Service<AiTasks, {
               return failed
             }
             const { completion, spec } = outcome
-            const inputTokens = Math.max(0, Math.trunc(completion.inputTokens))
-            const outputTokens = Math.max(0, Math.trunc(completion.outputTokens))
+            const { inputTokens, outputTokens } = completion
             const costMicros = actualCostMicros(spec, { inputTokens, outputTokens }, current.reservedMicros)
             const succeeded = new AiTask({
               ...current,
@@ -364,7 +372,12 @@ export class AiTasks extends Context.Service<AiTasks, {
             })),
             Effect.result
           )
-          if (Result.isSuccess(result)) return yield* settle(task, { _tag: "Succeeded", spec, completion: result.success })
+          if (Result.isSuccess(result)) {
+            const completion = yield* Effect.result(decodeCompletion(result.success))
+            return Result.isSuccess(completion)
+              ? yield* settle(task, { _tag: "Succeeded", spec, completion: completion.success })
+              : yield* settle(task, failedWith("provider_invalid_response", "The provider's answer was invalid (malformed, or token counts out of range)"))
+          }
           const error = result.failure
           if (error.retryable && task.attempts < policy.maxAttempts) {
             const delays = policy.retryDelays
@@ -378,9 +391,28 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* Effect.forEach(yield* claim(limit), execute)
         })
 
-        return AiTasks.of({ submit, get, claim, execute, runDue })
+        const failDefect = Effect.fn("AiTasks.failDefect")(function*(task: AiTask) {
+          return yield* settle(task, failedWith("internal_error", "The task could not be completed"))
+        })
+
+        return AiTasks.of({ submit, get, claim, execute, failDefect, runDue })
       })
     )
 
   static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
+
+  /**
+   * The task queue for `runWorker`: one provider call and its settlement per step; a step that dies fails that task
+   * alone (its reservation released), never the rest of the batch.
+   */
+  static readonly queue = Effect.gen(function*() {
+    const tasks = yield* AiTasks
+    const queue: WorkQueue<AiTask> = {
+      name: "AiTasks",
+      claim: tasks.claim,
+      step: tasks.execute,
+      onDefect: tasks.failDefect
+    }
+    return queue
+  })
 }

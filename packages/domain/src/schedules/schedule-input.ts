@@ -1,9 +1,10 @@
 import { Schema } from "effect"
 import { AiTaskRequest } from "../ai/index.ts"
+import { SafeText } from "../shared/index.ts"
 import { CronExpression, TimeZoneName } from "./schedule-cron.ts"
 import { CatchUp, Overlap } from "./schedule.ts"
 
-const Name = Schema.String.check(Schema.isBetweenLength(1, 100)).annotate({ description: "What the schedule is for", examples: ["Weekly summary"] })
+const Name = SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "What the schedule is for", examples: ["Weekly summary"] })
 const Instant = Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 time" })
 const MaxRuns = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({ description: "Stop after this many runs that submitted a task" })
 

@@ -1,5 +1,7 @@
 export * from "./actor.ts"
 export * from "./base62.ts"
+export * from "./batcher.ts"
+export * from "./cursor.ts"
 export * from "./errors.ts"
 export * from "./id-generator.ts"
 export * from "./ids.ts"

@@ -1,12 +1,16 @@
 import { Schema } from "effect"
+import { isCursorText } from "./cursor.ts"
 
 /** How many records a list returns at most: `?limit=` 1–100, default 20. */
 export const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })).annotate({
   description: "Page size, 1–100 (default 20)"
 })
 
-/** Opaque position after which the next page starts. */
-export const Cursor = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_-]{1,200}$/)).annotate({
+/** Opaque position after which the next page starts; text that no page produced is refused (400), never read as a date. */
+export const Cursor = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9_-]{1,200}$/),
+  Schema.makeFilter((text) => isCursorText(text) || "not a cursor from a previous page")
+).annotate({
   description: "Opaque cursor from a previous page's `nextCursor`"
 })
 

@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, FiberSet, Semaphore } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Latch, Semaphore } from "effect"
 import type { Scope } from "effect"
 import type { Unavailable } from "./errors.ts"
 
@@ -7,17 +7,25 @@ import type { Unavailable } from "./errors.ts"
  * with `FOR UPDATE SKIP LOCKED` leases, each advanced by one whole domain step. A crashed process's leases expire and
  * another process takes the work, so every step must be safe to run again (settle-once in the domain).
  */
-export interface WorkQueue<Item> {
+export interface WorkQueue<Item, R = never> {
   /** Names the queue in logs and spans. */
   readonly name: string
   /** Leases up to `limit` due items. */
-  readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<Item>, Unavailable>
+  readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<Item>, Unavailable, R>
   /** One whole step of one item: the domain calls its own ports (transport, provider) and records the outcome. */
-  readonly step: (item: Item) => Effect.Effect<void, unknown>
+  readonly step: (item: Item) => Effect.Effect<unknown, unknown, R>
   /** Items sharing a key (e.g. an endpoint) are limited to `perKey` steps at once, so one slow key never takes every slot. */
   readonly keyOf?: ((item: Item) => string) | undefined
-  /** Records a step that failed unexpectedly against that item only (e.g. fails that task); its lease covers the rest. */
-  readonly onDefect?: ((item: Item, cause: Cause.Cause<unknown>) => Effect.Effect<void, unknown>) | undefined
+  /**
+   * Records a step that died (a defect, not an expected failure such as an outage) against that item only, e.g. fails
+   * that task; without it the item's lease brings it back.
+   */
+  readonly onDefect?: ((item: Item, cause: Cause.Cause<unknown>) => Effect.Effect<unknown, unknown, R>) | undefined
+  /**
+   * Opened when new work is announced (e.g. Postgres `NOTIFY` from any process): an idle worker claims at once instead
+   * of at its next poll. The worker closes it before each claim, so an announcement during a claim is not lost.
+   */
+  readonly wakeUp?: Latch.Latch | undefined
 }
 
 /** How hard one process works a queue. */
@@ -32,6 +40,11 @@ export interface WorkerOptions {
   readonly failureBackoff: Duration.Input
   /** A claimed item that waited longer than this for a slot is left to its lease, never run late twice. */
   readonly staleAfter: Duration.Input
+  /**
+   * While steps are in flight, claim only once this many slots are free, so claims come in batches (one statement for
+   * many items) rather than one per finished step. An idle worker claims at once. Default: a quarter of `concurrency`.
+   */
+  readonly claimBatch?: number | undefined
 }
 
 /** Defaults for a 2-core machine. */
@@ -43,41 +56,68 @@ export const defaultWorkerOptions: WorkerOptions = {
   staleAfter: "30 seconds"
 }
 
-// Per-key slots that disappear when their last user leaves, so the map never grows with the number of keys seen.
-const keyedSlots = (permits: number) => {
-  const slots = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        const slot = slots.get(key) ?? { semaphore: Semaphore.makeUnsafe(permits), users: 0 }
-        slot.users++
-        slots.set(key, slot)
-        return slot
-      }),
-      (slot) => slot.semaphore.withPermits(1)(effect),
-      (slot) =>
-        Effect.sync(() => {
-          slot.users--
-          if (slot.users === 0) slots.delete(key)
-        })
-    )
+/** Per-key slots that disappear when their last user leaves, so the map never grows with the number of keys seen. */
+export interface KeyedSlots {
+  /** Runs `effect` holding one of `key`'s slots. */
+  readonly withSlot: <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Keys with a step running or waiting (for tests and metrics). */
+  readonly size: () => number
 }
 
-const notInterruptOnly = (cause: Cause.Cause<unknown>) => !Cause.hasInterruptsOnly(cause)
+/** Slots of `permits` per key. */
+export const makeKeyedSlots = (permits: number): KeyedSlots => {
+  const slots = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+  return {
+    withSlot: (key, effect) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const slot = slots.get(key) ?? { semaphore: Semaphore.makeUnsafe(permits), users: 0 }
+          slot.users++
+          slots.set(key, slot)
+          return slot
+        }),
+        (slot) => slot.semaphore.withPermits(1)(effect),
+        (slot) =>
+          Effect.sync(() => {
+            slot.users--
+            if (slot.users === 0) slots.delete(key)
+          })
+      ),
+    size: () => slots.size
+  }
+}
+
+const interruptOnly = (cause: Cause.Cause<unknown>) => Cause.hasInterruptsOnly(cause)
 
 /**
  * THE worker loop: claims what is due up to the free capacity, runs each item as its own unit of failure, loops on
- * the `Clock`. A failed pass (the database is down) is logged and backed off; a defect in one item never touches another.
- * Runs until its scope closes; interrupting it aborts steps in flight, whose leases bring them back.
+ * the `Clock`. A failed pass (the database is down) is logged and backed off; a defect in one item never touches
+ * another and is recorded against that item by `onDefect`. Runs until its scope closes; interrupting it aborts steps
+ * in flight, whose leases bring them back.
  */
-export const runWorker = <Item>(queue: WorkQueue<Item>, options: Partial<WorkerOptions> = {}): Effect.Effect<void, never, Scope.Scope> =>
+export const runWorker = <Item, R>(
+  queue: WorkQueue<Item, R>,
+  options: Partial<WorkerOptions> = {}
+): Effect.Effect<void, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const settings = { ...defaultWorkerOptions, ...options }
     const idle = Duration.fromInputUnsafe(settings.idlePoll)
+    const backoff = Duration.fromInputUnsafe(settings.failureBackoff)
     const staleMillis = Duration.toMillis(Duration.fromInputUnsafe(settings.staleAfter))
     const running = yield* FiberSet.make()
-    const withKey = keyedSlots(settings.perKey)
+    const slots = makeKeyedSlots(Math.max(1, settings.perKey))
+    const concurrency = Math.max(1, settings.concurrency)
+    const claimBatch = Math.min(concurrency, Math.max(1, settings.claimBatch ?? Math.ceil(concurrency / 4)))
     let inFlight = 0
+    // Wakes the loop when a step ends while every slot was taken.
+    const wake = Latch.makeUnsafe(false)
+
+    const recordDefect = (item: Item, cause: Cause.Cause<unknown>) =>
+      queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause).pipe(
+        Effect.catchCause((recordCause) =>
+          interruptOnly(recordCause) ? Effect.failCause(recordCause) : Effect.logError(`${queue.name}: could not record a failed step`, recordCause)
+        )
+      )
 
     const isolated = (item: Item, claimedAt: number) =>
       Effect.gen(function*() {
@@ -85,38 +125,41 @@ export const runWorker = <Item>(queue: WorkQueue<Item>, options: Partial<WorkerO
         if ((yield* Clock.currentTimeMillis) - claimedAt > staleMillis) return
         yield* queue.step(item)
       }).pipe(
-        Effect.catchCause((cause) =>
-          notInterruptOnly(cause)
-            ? Effect.logWarning(`${queue.name}: step failed; the item is retried when its lease ends`, cause).pipe(
-              Effect.andThen(queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause)),
-              Effect.catchCause((recordCause) =>
-                notInterruptOnly(recordCause) ? Effect.logWarning(`${queue.name}: could not record a failed step`, recordCause) : Effect.failCause(recordCause)
-              )
-            )
-            : Effect.failCause(cause)
-        )
+        Effect.catchCause((cause) => {
+          if (interruptOnly(cause)) return Effect.failCause(cause)
+          // An expected failure (an outage) is the lease's business; a defect belongs to this item alone.
+          if (!Cause.hasDies(cause)) return Effect.logWarning(`${queue.name}: step failed; the item is retried when its lease ends`, cause)
+          return Effect.logError(`${queue.name}: step died; recorded against its item only`, cause).pipe(Effect.andThen(recordDefect(item, cause)))
+        })
       )
 
     const process = (item: Item, claimedAt: number) => {
-      const keyed = queue.keyOf === undefined ? isolated(item, claimedAt) : withKey(queue.keyOf(item), isolated(item, claimedAt))
-      return keyed.pipe(Effect.ensuring(Effect.sync(() => {
+      const step = queue.keyOf === undefined ? isolated(item, claimedAt) : slots.withSlot(queue.keyOf(item), isolated(item, claimedAt))
+      return step.pipe(Effect.ensuring(Effect.sync(() => {
         inFlight--
+        wake.openUnsafe()
       })))
     }
 
     const pass = Effect.gen(function*() {
-      const free = settings.concurrency - inFlight
-      if (free <= 0) return yield* Effect.sleep("5 millis")
+      // Closed before looking, so a step ending after the look still wakes the wait below.
+      wake.closeUnsafe()
+      const free = concurrency - inFlight
+      // Too few slots free to be worth a claim: wait until a step ends.
+      if (free <= 0 || (inFlight > 0 && free < claimBatch)) return yield* wake.await
+      queue.wakeUp?.closeUnsafe()
       const claimed = yield* queue.claim(free)
       const claimedAt = yield* Clock.currentTimeMillis
       inFlight += claimed.length
       for (const item of claimed) yield* FiberSet.run(running, process(item, claimedAt))
-      if (claimed.length === 0) yield* Effect.sleep(idle)
+      if (claimed.length === 0) {
+        yield* queue.wakeUp === undefined ? Effect.sleep(idle) : Effect.timeoutOption(queue.wakeUp.await, idle)
+      }
     }).pipe(
       Effect.catchCause((cause) =>
-        notInterruptOnly(cause)
-          ? Effect.logWarning(`${queue.name}: pass failed; retrying`, cause).pipe(Effect.andThen(Effect.sleep(settings.failureBackoff)))
-          : Effect.failCause(cause)
+        interruptOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logWarning(`${queue.name}: pass failed; retrying after ${Duration.format(backoff)}`, cause).pipe(Effect.andThen(Effect.sleep(backoff)))
       ),
       Effect.withSpan(`${queue.name}.pass`)
     )

@@ -3,7 +3,7 @@ import { AiTask } from "../ai/index.ts"
 import { BillingAccount, MonthlyUsage } from "../billing/index.ts"
 import { AiTaskRepository, idempotencyWindowMillis } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
-import { pageOf, withEntry, useStore } from "./memory-store.ts"
+import { pageBy, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 
@@ -16,7 +16,8 @@ export const AiTaskRepositoryMemory = Layer.effect(
     const save = (task: AiTask) => write((s) => ({ ...s, aiTasks: withEntry(s.aiTasks, task.id, task) }))
     return AiTaskRepository.of({
       insert: save,
-      update: save,
+      // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
+      update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
       findById: (workspaceId, id) =>
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.aiTasks.get(id)).pipe(Option.filter((t) => t.workspaceId === workspaceId)))),
       claimDue: (now, limit, leaseUntil) =>
@@ -25,7 +26,7 @@ export const AiTaskRepositoryMemory = Layer.effect(
             .filter((t) => !t.isFinished && Option.isSome(t.nextAttemptAt) && !DateTime.isGreaterThan(t.nextAttemptAt.value, now))
             .sort((a, b) =>
               millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)) ||
-              a.id.localeCompare(b.id)
+              (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
             )
             .slice(0, Math.max(0, limit))
           const leased = due.map((t) =>
@@ -60,7 +61,11 @@ export const BillingRepositoryMemory = Layer.effect(
     return BillingRepository.of({
       account: (workspaceId) =>
         read.pipe(Effect.map((s) => s.billingAccounts.get(workspaceId) ?? BillingAccount.empty(workspaceId))),
-      saveAccount: (account) => write((s) => ({ ...s, billingAccounts: withEntry(s.billingAccounts, account.workspaceId, account) })),
+      // The table's check: reservations beyond the balance are a bug, refused as a defect.
+      saveAccount: (account) =>
+        account.reservedMicros > account.creditBalanceMicros
+          ? Effect.die(new Error("billing_accounts_reserved_within_balance: reservations exceed the balance"))
+          : write((s) => ({ ...s, billingAccounts: withEntry(s.billingAccounts, account.workspaceId, account) })),
       monthlyUsage: (workspaceId, month) =>
         read.pipe(Effect.map((s) => s.monthlyUsage.get(`${workspaceId}/${month}`) ?? MonthlyUsage.empty(workspaceId, month))),
       saveMonthlyUsage: (usage) =>
@@ -74,7 +79,7 @@ export const BillingRepositoryMemory = Layer.effect(
           usageRecords: s.usageRecords.some((r) => r.taskId === record.taskId) ? s.usageRecords : [...s.usageRecords, record]
         })),
       listUsageRecords: (workspaceId, page) =>
-        read.pipe(Effect.map((s) => pageOf(s.usageRecords.filter((r) => r.workspaceId === workspaceId).reverse(), page)))
+        read.pipe(Effect.map((s) => pageBy(s.usageRecords.filter((r) => r.workspaceId === workspaceId), page, (r) => ({ createdAt: r.createdAt, id: r.taskId }))))
     })
   })
 )

@@ -1,7 +1,7 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { FeatureRequest, FeatureRequestRepository } from "../feedback/index.ts"
-import type { FeatureRequestId, UserId } from "../shared/index.ts"
-import { type MemoryState, pageOf, useStore, withEntry } from "./memory-store.ts"
+import { encodeCursor, encodeRankedCursor, type FeatureRequestId, type UserId } from "../shared/index.ts"
+import { type MemoryState, pageInOrder, useStore, withEntry } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const voteKey = (id: string, userId: string) => `${id}/${userId}`
@@ -32,9 +32,9 @@ export const FeatureRequestRepositoryMemory = Layer.effect(
         read.pipe(Effect.map((s) => {
           const all = Array.from(s.featureRequests.values()).filter((r) => filter.status === undefined ? r.status !== "merged" : r.status === filter.status)
           const sorted = all.sort((a, b) =>
-            (filter.sort === "top" ? b.voteCount - a.voteCount : 0) || millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id)
+            (filter.sort === "top" ? b.voteCount - a.voteCount : 0) || millis(b.createdAt) - millis(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
           )
-          return pageOf(sorted, page)
+          return pageInOrder(sorted, page, (r) => filter.sort === "top" ? encodeRankedCursor(r.voteCount, r) : encodeCursor(r))
         })),
       recentOpen: (limit) =>
         read.pipe(Effect.map((s) =>

@@ -1,5 +1,5 @@
 import { DateTime, Effect, Layer, Option } from "effect"
-import { Conflict } from "../shared/index.ts"
+import { comparePositions, Conflict } from "../shared/index.ts"
 import { EmailTaken } from "../identity/index.ts"
 import { AppearanceRepository } from "../identity/index.ts"
 import { InvitationRepository } from "../identity/index.ts"
@@ -8,11 +8,11 @@ import { SessionRepository } from "../identity/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import { Session } from "../identity/index.ts"
 import { AccountToken, AccountTokenRepository, User } from "../identity/index.ts"
-import { type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
+import { type MemoryState, pageBy, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const oldestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => millis(a.createdAt) - millis(b.createdAt) || a.id.localeCompare(b.id))
+  Array.from(items).sort(comparePositions)
 
 const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> => {
   const copy = new Map(map)
@@ -67,17 +67,24 @@ export const MembershipRepositoryMemory = Layer.effect(
       findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.memberships.get(id)).pipe(Option.filter((m) => m.workspaceId === workspaceId)))),
       listByWorkspace: (workspaceId, page) =>
         read.pipe(Effect.map((s) =>
-          pageOf(
-            oldestFirst(inWorkspace(s, workspaceId)).flatMap((membership) => {
+          pageBy(
+            inWorkspace(s, workspaceId).flatMap((membership) => {
               const user = s.users.get(membership.userId)?.user
               return user === undefined ? [] : [{ membership, user }]
             }),
-            page
+            page,
+            (member) => member.membership,
+            true
           )
         )),
       listByUser: (userId) => read.pipe(Effect.map((s) => oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)))),
+      // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (membership) =>
-        write((s) => s.memberships.has(membership.id) ? { ...s, memberships: withEntry(s.memberships, membership.id, membership) } : s),
+        write((s) =>
+          s.memberships.get(membership.id)?.workspaceId === membership.workspaceId
+            ? { ...s, memberships: withEntry(s.memberships, membership.id, membership) }
+            : s
+        ),
       delete: (workspaceId, id) =>
         write((s) => s.memberships.get(id)?.workspaceId === workspaceId ? { ...s, memberships: withoutEntry(s.memberships, id) } : s),
       countOwners: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((m) => m.role === "owner").length))
@@ -147,12 +154,14 @@ export const SessionRepositoryMemory = Layer.effect(
           for (const session of live) next.set(session.id, new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) }))
           return [live.length, { ...s, sessions: next }]
         }),
-      touchLastUsed: (id, at) => change(id, (session) => new Session({ ...session, lastUsedAt: at })),
+      // Last-used never moves backwards (concurrent requests touch it out of order).
+      touchLastUsed: (id, at) =>
+        change(id, (session) => DateTime.isGreaterThan(at, session.lastUsedAt) ? new Session({ ...session, lastUsedAt: at }) : session),
       listByUser: (userId) =>
         read.pipe(Effect.map((s) =>
           sessions(s)
             .filter((x) => x.userId === userId && !x.isRevoked)
-            .sort((a, b) => millis(b.lastUsedAt) - millis(a.lastUsedAt) || b.id.localeCompare(a.id))
+            .sort((a, b) => millis(b.lastUsedAt) - millis(a.lastUsedAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
         ))
     })
   })
@@ -170,9 +179,13 @@ export const InvitationRepositoryMemory = Layer.effect(
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.invitations.get(id)).pipe(Option.filter((i) => i.workspaceId === workspaceId)))),
       findByTokenDigest: (digest) => read.pipe(Effect.map((s) => Option.fromNullishOr(all(s).find((i) => i.tokenDigest === digest)))),
       listByWorkspace: (workspaceId, page) =>
-        read.pipe(Effect.map((s) => pageOf(oldestFirst(all(s).filter((i) => i.workspaceId === workspaceId)).reverse(), page))),
+        read.pipe(Effect.map((s) => pageOf(all(s).filter((i) => i.workspaceId === workspaceId), page))),
       update: (invitation) =>
-        write((s) => s.invitations.has(invitation.id) ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) } : s)
+        write((s) =>
+          s.invitations.get(invitation.id)?.workspaceId === invitation.workspaceId
+            ? { ...s, invitations: withEntry(s.invitations, invitation.id, invitation) }
+            : s
+        )
     })
   })
 )

@@ -8,9 +8,6 @@ import { EventOutbox } from "../audit/index.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry } from "./memory-store.ts"
 
-const newestFirst = <A extends { readonly createdAt: DateTime.Utc }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt))
-
 /** In-memory workspaces. */
 export const WorkspaceRepositoryMemory = Layer.effect(
   WorkspaceRepository,
@@ -47,7 +44,7 @@ export const ApiKeyRepositoryMemory = Layer.effect(
       findByDigest: (digest) => keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.digest === digest)))),
       findById: (workspaceId, id) =>
         keys.pipe(Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId)))),
-      list: (workspaceId, page) => keys.pipe(Effect.map((all) => pageOf(newestFirst(all.filter((k) => k.workspaceId === workspaceId)), page))),
+      list: (workspaceId, page) => keys.pipe(Effect.map((all) => pageOf(all.filter((k) => k.workspaceId === workspaceId), page))),
       revoke: (workspaceId, id, at) =>
         keys.pipe(
           Effect.map((all) => Option.fromNullishOr(all.find((k) => k.id === id && k.workspaceId === workspaceId))),
@@ -70,7 +67,9 @@ export const ApiKeyRepositoryMemory = Layer.effect(
         up.pipe(
           Effect.andThen(Ref.update(store.state, (s) => {
             const key = s.apiKeys.get(id)
-            return key === undefined ? s : { ...s, apiKeys: withEntry(s.apiKeys, id, new ApiKey({ ...key, lastUsedAt: Option.some(at) })) }
+            // Never backwards: concurrent requests touch it out of order.
+            if (key === undefined || (Option.isSome(key.lastUsedAt) && !DateTime.isGreaterThan(at, key.lastUsedAt.value))) return s
+            return { ...s, apiKeys: withEntry(s.apiKeys, id, new ApiKey({ ...key, lastUsedAt: Option.some(at) })) }
           }))
         )
     })
@@ -109,7 +108,7 @@ export const AuditLogMemory = Layer.effect(
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
-          Effect.map((s) => pageOf(s.audit.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+          Effect.map((s) => pageOf(s.audit.filter((e) => e.workspaceId === workspaceId), page))
         )
     })
   })
@@ -126,7 +125,7 @@ export const EventOutboxMemory = Layer.effect(
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
-          Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId).reverse(), page))
+          Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId), page))
         )
     })
   })

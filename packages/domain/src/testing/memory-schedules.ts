@@ -1,7 +1,7 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Schedule, ScheduleRepository, ScheduleRun } from "../schedules/index.ts"
 import type { DateTime as DT } from "effect"
-import { pageOf, useStore, withEntry } from "./memory-store.ts"
+import { pageBy, pageOf, useStore, withEntry } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
 const runKey = (scheduleId: string, at: DT.Utc) => `${scheduleId}/${millis(at)}`
@@ -64,11 +64,12 @@ export const ScheduleRepositoryMemory = Layer.effect(
         write((s) => ({ ...s, scheduleRuns: withoutRuns(s.scheduleRuns, (run) => run.scheduleId === scheduleId && run.status === "pending") })),
       listRuns: (workspaceId, scheduleId, page) =>
         read.pipe(Effect.map((s) =>
-          pageOf(
+          // Newest occurrence first; the shared cursor names the occurrence's instant.
+          pageBy(
             Array.from(s.scheduleRuns.values())
-              .filter((run) => run.workspaceId === workspaceId && run.scheduleId === scheduleId && run.status !== "pending")
-              .sort((a, b) => millis(b.scheduledFor) - millis(a.scheduledFor)),
-            page
+              .filter((run) => run.workspaceId === workspaceId && run.scheduleId === scheduleId && run.status !== "pending"),
+            page,
+            (run) => ({ createdAt: run.scheduledFor, id: run.scheduleId })
           )
         )),
       claimDueRuns: (now, limit, leaseUntil) =>

@@ -1,5 +1,5 @@
-import { Context, type DateTime, Effect, Layer, Ref, Semaphore } from "effect"
-import { Unavailable } from "../shared/index.ts"
+import { Context, type DateTime, Effect, Layer, Option, Ref, Semaphore } from "effect"
+import { comparePositions, type CursorPosition, decodeCursor, encodeCursor, Unavailable } from "../shared/index.ts"
 import type { AiTask } from "../ai/index.ts"
 import type { ApiKey } from "../keys/index.ts"
 import type { AuditEntry } from "../audit/index.ts"
@@ -161,13 +161,34 @@ export const useStore = Effect.gen(function*() {
 export const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> =>
   new Map(map).set(key, value)
 
-/** Pages newest-first records by their position; the cursor is the index of the next record. */
-export const pageOf = <A>(items: ReadonlyArray<A>, page: PageRequest): Page<A> => {
-  const start = page.cursor === undefined ? 0 : Number.parseInt(page.cursor, 10) || 0
-  const data = items.slice(start, start + page.limit)
-  const next = start + data.length
-  return { data, nextCursor: next < items.length ? String(next) : null }
+/**
+ * Pages records by their position, newest first unless `oldestFirst`, with the Postgres adapter's cursor: the same
+ * records, order and cursors from either implementation. A cursor that does not decode starts over, as in Postgres.
+ */
+export const pageBy = <A>(items: Iterable<A>, page: PageRequest, positionOf: (item: A) => CursorPosition, oldestFirst = false): Page<A> => {
+  const direction = oldestFirst ? 1 : -1
+  const sorted = Array.from(items).sort((a, b) => direction * comparePositions(positionOf(a), positionOf(b)))
+  const after = Option.match(decodeCursor(page.cursor), {
+    onNone: () => sorted,
+    onSome: (cursor) => sorted.filter((item) => direction * comparePositions(positionOf(item), cursor) > 0)
+  })
+  const data = after.slice(0, Math.max(1, Math.trunc(page.limit)))
+  const last = data.at(-1)
+  return { data, nextCursor: after.length > data.length && last !== undefined ? encodeCursor(positionOf(last)) : null }
 }
+
+/** Pages records already in their list's order, each with the cursor its Postgres twin would give it (ranked lists). */
+export const pageInOrder = <A>(items: ReadonlyArray<A>, page: PageRequest, cursorOf: (item: A) => string): Page<A> => {
+  const after = page.cursor === undefined ? -1 : items.findIndex((item) => cursorOf(item) === page.cursor)
+  const rest = items.slice(after + 1)
+  const data = rest.slice(0, Math.max(1, Math.trunc(page.limit)))
+  const last = data.at(-1)
+  return { data, nextCursor: rest.length > data.length && last !== undefined ? cursorOf(last) : null }
+}
+
+/** `pageBy` for records positioned by their own `(createdAt, id)`. */
+export const pageOf = <A extends CursorPosition>(items: Iterable<A>, page: PageRequest, oldestFirst = false): Page<A> =>
+  pageBy(items, page, (item) => item, oldestFirst)
 
 // Marks the fiber as inside a transaction so nested calls join it instead of waiting on the lock.
 const InTransaction = Context.Reference<boolean>("@atrium/domain/testing/InTransaction", { defaultValue: () => false })

@@ -1,14 +1,16 @@
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import { DeliveryRepository } from "../webhooks/index.ts"
 import { WebhookEndpointRepository } from "../webhooks/index.ts"
-import { WebhookDelivery } from "../webhooks/index.ts"
+import { type AttemptRecord, WebhookDelivery, WebhookEndpoint } from "../webhooks/index.ts"
 import { EndpointSecret } from "../webhooks/index.ts"
 import { ensureUp, MemoryStore, type MemoryState, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
-const newestFirst = <A extends { readonly createdAt: DateTime.Utc; readonly id: string }>(items: Iterable<A>) =>
-  Array.from(items).sort((a, b) => millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id))
 
+
+// When a batch ends an endpoint's failing streak: the latest of its deliveries' updates.
+const latestUpdate = (records: ReadonlyArray<AttemptRecord>, endpointId: string) =>
+  records.filter((r) => r.delivery.endpointId === endpointId).map((r) => r.delivery.updatedAt).reduce((a, b) => DateTime.max(a, b))
 
 /** In-memory webhook endpoints and secrets. */
 export const WebhookEndpointRepositoryMemory = Layer.effect(
@@ -29,11 +31,13 @@ export const WebhookEndpointRepositoryMemory = Layer.effect(
             ...state,
             endpoints,
             secrets: state.secrets.filter((secret) => secret.endpointId !== id),
-            deliveries: new Map(Array.from(state.deliveries).filter(([, d]) => d.endpointId !== id))
+            deliveries: new Map(Array.from(state.deliveries).filter(([, d]) => d.endpointId !== id)),
+            // Attempts go with their deliveries (a cascade in Postgres).
+            attempts: state.attempts.filter((a) => state.deliveries.get(a.deliveryId)?.endpointId !== id)
           })).pipe(Effect.as(true))
         })),
       findById: (workspaceId, id) => read.pipe(Effect.map((s) => Option.fromNullishOr(inWorkspace(s, workspaceId).find((e) => e.id === id)))),
-      list: (workspaceId, page) => read.pipe(Effect.map((s) => pageOf(newestFirst(inWorkspace(s, workspaceId)), page))),
+      list: (workspaceId, page) => read.pipe(Effect.map((s) => pageOf(inWorkspace(s, workspaceId), page))),
       count: (workspaceId) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).length)),
       listSubscribed: (workspaceId, type) => read.pipe(Effect.map((s) => inWorkspace(s, workspaceId).filter((e) => e.wants(type)))),
       addSecret: (secret) => write((s) => ({ ...s, secrets: [secret, ...s.secrets] })),
@@ -65,9 +69,9 @@ export const DeliveryRepositoryMemory = Layer.effect(
       listByEndpoint: (workspaceId, endpointId, status, page) =>
         read.pipe(Effect.map((s) =>
           pageOf(
-            newestFirst(Array.from(s.deliveries.values()).filter((d) =>
+            Array.from(s.deliveries.values()).filter((d) =>
               d.workspaceId === workspaceId && d.endpointId === endpointId && (status === undefined || d.status === status)
-            )),
+            ),
             page
           )
         )),
@@ -79,7 +83,9 @@ export const DeliveryRepositoryMemory = Layer.effect(
             const due = Array.from(s.deliveries.values())
               .filter((d) => d.status === "pending" && Option.isSome(d.nextAttemptAt) && !DateTime.isGreaterThan(d.nextAttemptAt.value, now))
               .filter((d) => s.endpoints.get(d.endpointId)?.enabled === true)
-              .sort((a, b) => millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)))
+              .sort((a, b) =>
+                millis(Option.getOrElse(a.nextAttemptAt, () => now)) - millis(Option.getOrElse(b.nextAttemptAt, () => now)) || (a.id < b.id ? -1 : 1)
+              )
               .slice(0, limit)
             const leased = due.map((d) => new WebhookDelivery({ ...d, nextAttemptAt: Option.some(leaseUntil) }))
             const claimed = due.flatMap((d) => {
@@ -93,6 +99,21 @@ export const DeliveryRepositoryMemory = Layer.effect(
         ),
       recordAttempt: (attempt, delivery) =>
         write((s) => ({ ...s, attempts: [...s.attempts, attempt], deliveries: withEntry(s.deliveries, delivery.id, delivery) })),
+      recordAttempts: (records) =>
+        write((s) => {
+          const delivered = new Set<string>(records.filter((r) => r.delivery.status === "succeeded").map((r) => r.delivery.endpointId))
+          return {
+            ...s,
+            attempts: [...s.attempts, ...records.map((r) => r.attempt)],
+            deliveries: records.reduce((map, r) => withEntry(map, r.delivery.id, r.delivery), s.deliveries),
+            endpoints: new Map(Array.from(s.endpoints, ([id, endpoint]) => [
+              id,
+              delivered.has(id) && Option.isSome(endpoint.failingSince)
+                ? new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: latestUpdate(records, id) })
+                : endpoint
+            ]))
+          }
+        }),
       failedSince: (workspaceId, endpointId, since) =>
         read.pipe(Effect.map((s) =>
           Array.from(s.deliveries.values()).filter((d) =>

@@ -14,6 +14,12 @@ export interface ClaimedDelivery {
   readonly secrets: ReadonlyArray<EndpointSecret>
 }
 
+/** One attempt and the state its delivery is left in. */
+export interface AttemptRecord {
+  readonly attempt: DeliveryAttempt
+  readonly delivery: WebhookDelivery
+}
+
 /** Port: deliveries and their attempts; the queue the delivery workers share. */
 export class DeliveryRepository extends Context.Service<DeliveryRepository, {
   readonly insertMany: (deliveries: ReadonlyArray<WebhookDelivery>) => Effect.Effect<void, Unavailable>
@@ -33,6 +39,11 @@ export class DeliveryRepository extends Context.Service<DeliveryRepository, {
   readonly claimDue: (now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, Unavailable>
   /** Stores an attempt and the delivery's new state together. */
   readonly recordAttempt: (attempt: DeliveryAttempt, delivery: WebhookDelivery) => Effect.Effect<void, Unavailable>
+  /**
+   * Stores many attempts with their deliveries' new state in one step (one statement in Postgres), and ends the
+   * failing streak (`failingSince`) of the endpoint of every delivery that now stands `succeeded`.
+   */
+  readonly recordAttempts: (records: ReadonlyArray<AttemptRecord>) => Effect.Effect<void, Unavailable>
   /** Failed deliveries of an endpoint created at or after `since`, for recovery. */
   readonly failedSince: (workspaceId: WorkspaceId, endpointId: WebhookEndpointId, since: DateTime.Utc) => Effect.Effect<ReadonlyArray<WebhookDelivery>, Unavailable>
   /** Marks every pending delivery of a disabled endpoint failed. */

@@ -6,9 +6,10 @@ import type { Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { AttemptId } from "../shared/index.ts"
 import { type ClaimedDelivery, DeliveryRepository } from "./delivery-repository.ts"
-import { Transactor } from "../shared/index.ts"
+import { makeBatcher, Transactor } from "../shared/index.ts"
 import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
-import type { TransportRequest, TransportResult } from "./webhook-transport.ts"
+import { type TransportRequest, type TransportResult, WebhookTransport } from "./webhook-transport.ts"
+import type { WorkQueue } from "../shared/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
 import { WebhookEndpoint } from "./webhook-endpoint.ts"
@@ -35,13 +36,18 @@ export const defaultDeliveryPolicy: DeliveryPolicy = {
   retryDelays
 }
 
-/** The delivery side of webhooks: claim due deliveries, sign them, and record what each attempt did. */
+/** The delivery side of webhooks: claim due deliveries and make one whole attempt at each. */
 export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
+  /** Leases up to `limit` due deliveries to this worker. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<ClaimedDelivery>, Unavailable>
-  /** The signed request for a claimed delivery, with every secret valid now (two during a rotation). */
-  readonly prepare: (claimed: ClaimedDelivery) => Effect.Effect<TransportRequest>
-  /** Stores the attempt and applies the retry policy, disabling the endpoint when it is gone or has failed too long. */
-  readonly complete: (claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) => Effect.Effect<DeliveryAttempt, Unavailable>
+  /**
+   * One whole attempt: signs the delivery with every secret valid now (two during a rotation), sends it through the
+   * `WebhookTransport` port, stores the attempt and applies the retry policy, disabling the endpoint when it is gone
+   * or has failed too long.
+   */
+  readonly deliver: (claimed: ClaimedDelivery) => Effect.Effect<DeliveryAttempt, Unavailable>
+  /** One pass by hand (tests, tools): claims up to `limit` and delivers each in turn. */
+  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, Unavailable>
 }>()("@atrium/domain/WebhookDeliveries") {
   static readonly layerWith = (policy: DeliveryPolicy) =>
     Layer.effect(
@@ -53,13 +59,16 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
         const ids = yield* IdGenerator
         const box = yield* SecretBox
         const changes = yield* ChangeLog
+        const transport = yield* WebhookTransport
+        // Successful attempts are written in groups (group commit): one statement for whatever finished meanwhile.
+        const recorder = yield* makeBatcher(deliveries.recordAttempts, { maxBatch: 256, writers: 2 })
 
         const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
           const now = yield* DateTime.now
           return yield* deliveries.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
         })
 
-        const prepare = Effect.fn("WebhookDeliveries.prepare")(function*(claimed: ClaimedDelivery) {
+        const prepare = Effect.fnUntraced(function*(claimed: ClaimedDelivery) {
           const now = yield* DateTime.now
           const secrets = yield* Effect.forEach(claimed.secrets.filter((s) => s.isValidAt(now)), (s) => box.open(s.sealed))
           const body = envelopeOf({ ...claimed.event, createdAt: DateTime.formatIso(claimed.event.createdAt) })
@@ -81,7 +90,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return request
         })
 
-        const complete = Effect.fn("WebhookDeliveries.complete")(
+        const complete = Effect.fnUntraced(
           function*(claimed: ClaimedDelivery, startedAt: DateTime.Utc, result: TransportResult) {
             const now = yield* DateTime.now
             const number = claimed.delivery.attemptCount + 1
@@ -108,17 +117,16 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
               lastStatusCode: Option.fromNullishOr(result.statusCode),
               updatedAt: now
             })
+            // The common case takes the shared write: a pass's successes are recorded in one statement.
+            if (verdict._tag === "Delivered") {
+              yield* recorder.write({ attempt, delivery })
+              return attempt
+            }
             yield* tx.withTransaction(Effect.gen(function*() {
               yield* deliveries.recordAttempt(attempt, delivery)
               const current = yield* endpoints.findById(claimed.endpoint.workspaceId, claimed.endpoint.id)
               if (Option.isNone(current)) return
               const endpoint = current.value
-              if (verdict._tag === "Delivered") {
-                if (Option.isSome(endpoint.failingSince)) {
-                  yield* endpoints.update(new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: now }))
-                }
-                return
-              }
               const failingSince = Option.getOrElse(endpoint.failingSince, () => startedAt)
               const failedTooLong = Duration.isGreaterThanOrEqualTo(
                 Duration.millis(DateTime.toEpochMillis(now) - DateTime.toEpochMillis(failingSince)),
@@ -142,7 +150,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
               }
             }))
             // One line per failed attempt for operators; never the URL (it may carry a token) nor the response body.
-            if (verdict._tag !== "Delivered") {
+            {
               yield* Effect.logWarning("webhook attempt failed").pipe(Effect.annotateLogs({
                 deliveryId: delivery.id,
                 endpointId: claimed.endpoint.id,
@@ -159,9 +167,31 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           }
         )
 
-        return WebhookDeliveries.of({ claim, prepare, complete })
+        const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: ClaimedDelivery) {
+          const startedAt = yield* DateTime.now
+          const result = yield* transport.send(yield* prepare(claimed))
+          return yield* complete(claimed, startedAt, result)
+        })
+
+        const runDue = Effect.fn("WebhookDeliveries.runDue")(function*(limit: number) {
+          return yield* Effect.forEach(yield* claim(limit), deliver)
+        })
+
+        return WebhookDeliveries.of({ claim, deliver, runDue })
       })
     )
 
   static readonly layer = WebhookDeliveries.layerWith(defaultDeliveryPolicy)
+
+  /** The delivery queue for `runWorker`: one attempt per step, at most `perKey` attempts at once to one endpoint. */
+  static readonly queue = Effect.gen(function*() {
+    const deliveries = yield* WebhookDeliveries
+    const queue: WorkQueue<ClaimedDelivery> = {
+      name: "WebhookDeliveries",
+      claim: deliveries.claim,
+      step: deliveries.deliver,
+      keyOf: (claimed) => claimed.endpoint.id
+    }
+    return queue
+  })
 }

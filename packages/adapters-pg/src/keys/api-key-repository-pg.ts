@@ -2,8 +2,8 @@ import { ApiKey, type ApiKeyId, ApiKeyRepository, type PageRequest, type Workspa
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `api_keys` row as the driver returns it: `timestamptz` as `Date`, `scopes` as `text[]`, `created_by` as parsed `jsonb`. */
 const ApiKeyRow = Schema.Struct({
@@ -69,7 +69,7 @@ export const ApiKeyRepositoryPg = Layer.effect(
       const keys = yield* sql`
         SELECT ${sql.literal(columns)} FROM api_keys
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toKeys), orUnavailable)
       return toPage(keys, page)

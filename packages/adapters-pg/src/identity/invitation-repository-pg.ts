@@ -3,9 +3,9 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { InvitationRow } from "./identity-rows.ts"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull } from "./webhook-rows.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(InvitationRow))
 
@@ -53,7 +53,7 @@ export const InvitationRepositoryPg = Layer.effect(
       const invitations = yield* sql`
         SELECT ${sql.literal(columns)} FROM invitations
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toInvitations), orUnavailable)
       return toPage(invitations, page)

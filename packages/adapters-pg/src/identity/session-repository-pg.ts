@@ -10,8 +10,8 @@ import {
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { SessionRow } from "./identity-rows.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull } from "./webhook-rows.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeSessions = Schema.decodeUnknownEffect(Schema.Array(SessionRow))
 const decodeRetirement = Schema.decodeUnknownEffect(

@@ -9,9 +9,9 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { BillingAccountRow, MonthlyUsageRow, UsageRecordRow } from "./ai-rows.ts"
-import { afterCursor, fetchSize, toPageBy } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { BillingAccountRow, MonthlyUsageRow, UsageRecordRow } from "./billing-rows.ts"
+import { afterCursor, fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 const decodeAccounts = Schema.decodeUnknownEffect(Schema.Array(BillingAccountRow))
 const decodeUsage = Schema.decodeUnknownEffect(Schema.Array(MonthlyUsageRow))
@@ -101,7 +101,7 @@ export const BillingRepositoryPg = Layer.effect(
         SELECT task_id, workspace_id, model, input_tokens, output_tokens, cost_micros, month, created_at
         FROM usage_records
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page, "task_id")}
-        ORDER BY created_at DESC, task_id DESC
+        ORDER BY created_at DESC, task_id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRecords),

@@ -2,8 +2,9 @@ import { AiTask, AiTaskRepository, idempotencyWindowMillis, TaskId, type Workspa
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AiTaskRow } from "./ai-rows.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull } from "./webhook-rows.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ request_hash: Schema.String, task_id: TaskId })))
@@ -26,15 +27,17 @@ export const AiTaskRepositoryPg = Layer.effect(
     const toTasks = (rows: ReadonlyArray<unknown>) => decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new AiTask(row))))
 
     const insert = Effect.fn("AiTaskRepository.insert")(function*(task: AiTask) {
+      // Idle workers of every process hear of the new task when the submission commits.
       yield* sql`
-        INSERT INTO ai_tasks (${sql.literal(columns)})
+        WITH inserted AS (INSERT INTO ai_tasks (${sql.literal(columns)})
         VALUES (
           ${task.id}, ${task.workspaceId}, ${task.model}, ${task.status}, ${JSON.stringify(task.input)}::jsonb, ${task.maxOutputTokens},
           ${JSON.stringify(task.metadata)}::jsonb, ${Option.getOrNull(task.output)}, ${Option.getOrNull(task.inputTokens)},
           ${Option.getOrNull(task.outputTokens)}, ${Option.getOrNull(task.costMicros)}, ${task.reservedMicros},
           ${jsonOrNull(task.error)}::jsonb, ${task.attempts}, ${dateOrNull(task.nextAttemptAt)}, ${JSON.stringify(task.submittedBy)}::jsonb,
           ${Option.getOrNull(task.scheduleId)}, ${DateTime.toDateUtc(task.createdAt)}, ${dateOrNull(task.startedAt)}, ${dateOrNull(task.finishedAt)}
-        )
+        ))
+        SELECT pg_notify(${workChannel}, 'ai_tasks')
       `.pipe(orUnavailable)
     })
 

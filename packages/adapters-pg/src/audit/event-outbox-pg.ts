@@ -1,8 +1,8 @@
 import { DomainEvent, EventOutbox, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `events` row as the driver returns it (`data` as parsed `jsonb`). */
 const DomainEventRow = Schema.Struct({
@@ -29,7 +29,7 @@ export const EventOutboxPg = Layer.effect(
       const events = yield* sql`
         SELECT id, workspace_id, type, created_at, data FROM events
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRows),

@@ -3,7 +3,7 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { UserCredentialsRow, UserRow } from "./identity-rows.ts"
-import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 
 const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(UserRow))
 const decodeCredentials = Schema.decodeUnknownEffect(Schema.Array(UserCredentialsRow))

@@ -9,9 +9,10 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull, EndpointSecretRow, WebhookEndpointRow } from "./webhook-rows.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
+import { EndpointSecretRow, WebhookEndpointRow } from "./webhook-rows.ts"
 
 const decodeEndpoints = Schema.decodeUnknownEffect(Schema.Array(WebhookEndpointRow))
 const decodeSecrets = Schema.decodeUnknownEffect(Schema.Array(EndpointSecretRow))
@@ -75,7 +76,7 @@ export const WebhookEndpointRepositoryPg = Layer.effect(
       const endpoints = yield* sql`
         SELECT ${sql.literal(columns)} FROM webhook_endpoints
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(toEndpoints), orUnavailable)
       return toPage(endpoints, page)
@@ -93,7 +94,7 @@ export const WebhookEndpointRepositoryPg = Layer.effect(
       return yield* sql`
         SELECT ${sql.literal(columns)} FROM webhook_endpoints
         WHERE workspace_id = ${workspaceId} AND enabled AND (event_types IS NULL OR ${type} = ANY (event_types))
-        ORDER BY created_at, id
+        ORDER BY created_at, id COLLATE "C"
       `.pipe(Effect.flatMap(toEndpoints), orUnavailable)
     })
 

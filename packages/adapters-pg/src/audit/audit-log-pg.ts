@@ -1,8 +1,8 @@
 import { AuditEntry, AuditLog, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `audit_entries` row as the driver returns it (`actor` as parsed `jsonb`). */
 const AuditEntryRow = Schema.Struct({
@@ -32,7 +32,7 @@ export const AuditLogPg = Layer.effect(
       const entries = yield* sql`
         SELECT id, workspace_id, actor, action, target, created_at, request_id FROM audit_entries
         WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${fetchSize(page)}
       `.pipe(
         Effect.flatMap(decodeRows),

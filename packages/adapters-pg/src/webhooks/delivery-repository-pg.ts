@@ -1,4 +1,5 @@
 import {
+  type AttemptRecord,
   type ClaimedDelivery,
   DeliveryAttempt,
   type DeliveryId,
@@ -14,12 +15,13 @@ import {
 } from "@atrium/domain"
 import { Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
-import { orUnavailable } from "./sql-errors.ts"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 import {
   ClaimedEndpointRow,
   ClaimedEventRow,
-  dateOrNull,
   DeliveryAttemptRow,
   EndpointSecretRow,
   WebhookDeliveryRow
@@ -59,7 +61,11 @@ export const DeliveryRepositoryPg = Layer.effect(
         updated_at: DateTime.toDateUtc(d.updatedAt)
       }))
       if (!Arr.isReadonlyArrayNonEmpty(rows)) return
-      yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows)}`.pipe(orUnavailable)
+      // Idle workers of every process hear of the new work when the inserting transaction commits.
+      yield* sql`
+        WITH inserted AS (INSERT INTO webhook_deliveries ${sql.insert(rows)})
+        SELECT pg_notify(${workChannel}, 'webhook_deliveries')
+      `.pipe(orUnavailable)
     })
 
     const findById = Effect.fn("DeliveryRepository.findById")(function*(workspaceId: WorkspaceId, id: DeliveryId) {
@@ -76,7 +82,7 @@ export const DeliveryRepositoryPg = Layer.effect(
           WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId}
             AND ${status === undefined ? sql`TRUE` : sql`status = ${status}`}
             AND ${afterCursor(sql, page)}
-          ORDER BY created_at DESC, id DESC
+          ORDER BY created_at DESC, id COLLATE "C" DESC
           LIMIT ${fetchSize(page)}
         `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
         return toPage(deliveries, page)
@@ -190,13 +196,64 @@ export const DeliveryRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
+    // Any number of attempts in one statement: the rows travel as one jsonb parameter, the deliveries are updated from
+    // them, and the endpoints of the delivered ones leave their failing streak. A pass's attempts become one round trip.
+    const recordAttempts = Effect.fn("DeliveryRepository.recordAttempts")(function*(records: ReadonlyArray<AttemptRecord>) {
+      if (records.length === 0) return
+      const rows = records.map(({ attempt, delivery }) => ({
+        id: attempt.id,
+        delivery_id: attempt.deliveryId,
+        number: attempt.number,
+        started_at: DateTime.formatIso(attempt.startedAt),
+        duration_millis: attempt.durationMillis,
+        status_code: Option.getOrNull(attempt.statusCode),
+        error_kind: Option.getOrNull(attempt.errorKind),
+        response_headers: attempt.responseHeaders,
+        response_body: attempt.responseBody,
+        remote_address: Option.getOrNull(attempt.remoteAddress),
+        attempt_next_at: Option.getOrNull(Option.map(attempt.nextAttemptAt, DateTime.formatIso)),
+        endpoint_id: delivery.endpointId,
+        status: delivery.status,
+        attempt_count: delivery.attemptCount,
+        next_attempt_at: Option.getOrNull(Option.map(delivery.nextAttemptAt, DateTime.formatIso)),
+        last_status_code: Option.getOrNull(delivery.lastStatusCode),
+        updated_at: DateTime.formatIso(delivery.updatedAt)
+      }))
+      yield* sql`
+        WITH r AS MATERIALIZED (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
+            id text, delivery_id text, number integer, started_at timestamptz, duration_millis integer, status_code integer,
+            error_kind text, response_headers jsonb, response_body text, remote_address text, attempt_next_at timestamptz,
+            endpoint_id text, status text, attempt_count integer, next_attempt_at timestamptz, last_status_code integer,
+            updated_at timestamptz
+          )
+        ), attempts AS (
+          INSERT INTO webhook_attempts (
+            id, delivery_id, number, started_at, duration_millis, status_code, error_kind, response_headers,
+            response_body, remote_address, next_attempt_at
+          )
+          SELECT id, delivery_id, number, started_at, duration_millis, status_code, error_kind, response_headers,
+            response_body, remote_address, attempt_next_at
+          FROM r
+        ), deliveries AS (
+          UPDATE webhook_deliveries d SET
+            status = r.status, attempt_count = r.attempt_count, next_attempt_at = r.next_attempt_at,
+            last_status_code = r.last_status_code, updated_at = r.updated_at
+          FROM r WHERE d.id = r.delivery_id
+        )
+        UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = streak.updated_at
+        FROM (SELECT endpoint_id, max(updated_at) AS updated_at FROM r WHERE status = 'succeeded' GROUP BY endpoint_id) streak
+        WHERE e.id = streak.endpoint_id AND e.failing_since IS NOT NULL
+      `.pipe(orUnavailable)
+    })
+
     const failedSince = Effect.fn("DeliveryRepository.failedSince")(
       function*(workspaceId: WorkspaceId, endpointId: WebhookEndpointId, since: DateTime.Utc) {
         return yield* sql`
           SELECT ${sql.literal(columns)} FROM webhook_deliveries
           WHERE workspace_id = ${workspaceId} AND endpoint_id = ${endpointId} AND status = 'failed'
             AND created_at >= ${DateTime.toDateUtc(since)}
-          ORDER BY created_at, id
+          ORDER BY created_at, id COLLATE "C"
         `.pipe(Effect.flatMap(toDeliveries), orUnavailable)
       }
     )
@@ -208,6 +265,6 @@ export const DeliveryRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return DeliveryRepository.of({ insertMany, findById, listByEndpoint, attempts, claimDue, recordAttempt, failedSince, failPending })
+    return DeliveryRepository.of({ insertMany, findById, listByEndpoint, attempts, claimDue, recordAttempt, recordAttempts, failedSince, failPending })
   })
 )

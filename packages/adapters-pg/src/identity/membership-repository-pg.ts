@@ -15,8 +15,8 @@ import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Fragment } from "effect/sql/Statement"
 import { MembershipRow, MemberUserRow } from "./identity-rows.ts"
-import { afterCursorAscending, fetchSize, toPageBy } from "./keyset-page.ts"
-import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+import { afterCursorAscending, fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 
 const decodeMemberships = Schema.decodeUnknownEffect(Schema.Array(MembershipRow))
 const decodeMemberUsers = Schema.decodeUnknownEffect(Schema.Array(MemberUserRow))
@@ -72,11 +72,11 @@ export const MembershipRepositoryPg = Layer.effect(
         FROM (
           SELECT ${sql.literal(columns)} FROM memberships
           WHERE workspace_id = ${workspaceId} AND ${afterCursorAscending(sql, page)}
-          ORDER BY created_at, id
+          ORDER BY created_at, id COLLATE "C"
           LIMIT ${fetchSize(page)}
         ) m
         JOIN users u ON u.id = m.user_id
-        ORDER BY m.created_at, m.id
+        ORDER BY m.created_at, m.id COLLATE "C"
       `.pipe(orUnavailable)
       const [memberships, users] = yield* Effect.all([toMemberships(rows), decodeMemberUsers(rows)]).pipe(orUnavailable)
       const members = memberships.flatMap((membership, index): Array<Member> => {

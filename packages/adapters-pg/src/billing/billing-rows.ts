@@ -1,37 +1,14 @@
-import { AiTask, BillingAccount, MonthlyUsage, UsageRecord } from "@atrium/domain"
+import { BillingAccount, MonthlyUsage, UsageRecord } from "@atrium/domain"
 import { Schema } from "effect"
-import { MicrosFromBigInt } from "./bigint-micros.ts"
-
-/** The `ai_tasks` row as the driver returns it: `jsonb` parsed, `timestamptz` as `Date`, money as `bigint`. */
-export const AiTaskRow = Schema.Struct({
-  ...AiTask.fields,
-  costMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
-  reservedMicros: MicrosFromBigInt,
-  nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
-  createdAt: Schema.DateTimeUtcFromDate,
-  startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
-  finishedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({
-  workspaceId: "workspace_id",
-  maxOutputTokens: "max_output_tokens",
-  inputTokens: "input_tokens",
-  outputTokens: "output_tokens",
-  costMicros: "cost_micros",
-  reservedMicros: "reserved_micros",
-  nextAttemptAt: "next_attempt_at",
-  submittedBy: "submitted_by",
-  scheduleId: "schedule_id",
-  createdAt: "created_at",
-  startedAt: "started_at",
-  finishedAt: "finished_at"
-}))
+import { CountFromBigInt, MicrosFromBigInt } from "../shared/bigint-columns.ts"
 
 /** The `billing_accounts` row as the driver returns it. */
 export const BillingAccountRow = Schema.Struct({
   ...BillingAccount.fields,
   creditBalanceMicros: MicrosFromBigInt,
   reservedMicros: MicrosFromBigInt,
-  spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt)
+  spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
+  taskCap: Schema.OptionFromNullOr(CountFromBigInt)
 }).pipe(Schema.encodeKeys({
   workspaceId: "workspace_id",
   creditBalanceMicros: "credit_balance_micros",
@@ -44,7 +21,8 @@ export const BillingAccountRow = Schema.Struct({
 export const MonthlyUsageRow = Schema.Struct({
   ...MonthlyUsage.fields,
   spentMicros: MicrosFromBigInt,
-  reservedMicros: MicrosFromBigInt
+  reservedMicros: MicrosFromBigInt,
+  taskCount: CountFromBigInt
 }).pipe(Schema.encodeKeys({
   workspaceId: "workspace_id",
   spentMicros: "spent_micros",
@@ -56,6 +34,8 @@ export const MonthlyUsageRow = Schema.Struct({
 /** The `usage_records` row as the driver returns it. */
 export const UsageRecordRow = Schema.Struct({
   ...UsageRecord.fields,
+  inputTokens: CountFromBigInt,
+  outputTokens: CountFromBigInt,
   costMicros: MicrosFromBigInt,
   createdAt: Schema.DateTimeUtcFromDate
 }).pipe(Schema.encodeKeys({

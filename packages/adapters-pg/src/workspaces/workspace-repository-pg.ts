@@ -3,7 +3,7 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Fragment } from "effect/sql/Statement"
-import { orUnavailable, sqlFailure } from "./sql-errors.ts"
+import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 
 /** The `workspaces` row as the driver returns it (`timestamptz` as `Date`). */
 const WorkspaceRow = Schema.Struct({

@@ -1,5 +1,5 @@
 import { DeliveryAttempt, DomainEvent, EndpointSecret, WebhookDelivery, WebhookEndpoint } from "@atrium/domain"
-import { DateTime, Option, Schema } from "effect"
+import { Schema } from "effect"
 
 /** The `webhook_endpoints` row as the driver returns it: `timestamptz` as `Date`, `event_types` as `text[]` or NULL. */
 export const WebhookEndpointRow = Schema.Struct({
@@ -86,6 +86,3 @@ export const ClaimedEndpointRow = Schema.Struct({
   createdAt: "endpoint_created_at",
   updatedAt: "endpoint_updated_at"
 }))
-
-/** An optional time as a driver parameter. */
-export const dateOrNull = (time: Option.Option<DateTime.Utc>): Date | null => Option.getOrNull(Option.map(time, DateTime.toDateUtc))

@@ -2,8 +2,8 @@ import { AppearanceRepository, AppearanceSettings, type UserId, type WorkspaceId
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppearanceRow } from "./identity-rows.ts"
-import { orUnavailable } from "./sql-errors.ts"
-import { dateOrNull } from "./webhook-rows.ts"
+import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AppearanceRow))
 

@@ -1,0 +1,2 @@
+/** Entitlements on Postgres. */
+export * from "./entitlement-repository-pg.ts"

@@ -1,0 +1,2 @@
+/** API keys on Postgres. */
+export * from "./api-key-repository-pg.ts"

@@ -1,0 +1,2 @@
+/** Workspaces on Postgres. */
+export * from "./workspace-repository-pg.ts"

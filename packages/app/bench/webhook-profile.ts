@@ -1,0 +1,36 @@
+// Profiles one in-process delivery worker on DATABASE_URL: CPU profile of the delivery phase only.
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+import { domainLayer } from "../src/domain-layer.ts"
+import { deliveryWorker } from "../src/workers.ts"
+import { startReceiver } from "./loopback-receiver.ts"
+import { benchConfig, enqueueFor, succeededDeliveries } from "./webhook-bench.ts"
+
+const url = process.env.DATABASE_URL ?? ""
+const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000)
+const scope = Effect.runSync(Scope.make())
+const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
+const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
+const receiver = await startReceiver()
+const workspace = await run(Effect.provide(enqueueFor(receiver.url, events), context))
+const session = new Session()
+session.connect()
+await session.post("Profiler.enable")
+await session.post("Profiler.start")
+const began = performance.now()
+const workerScope = Effect.runSync(Scope.make())
+await run(Effect.provide(Layer.buildWithScope(deliveryWorker({ concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perKey: Number(process.env.BENCH_PER_KEY ?? 8) }), workerScope), context))
+let recorded = 0
+while (recorded < events * 10) {
+  recorded = await run(Effect.provide(succeededDeliveries(workspace.id), context))
+  await new Promise((resolve) => setTimeout(resolve, 5))
+}
+const seconds = (performance.now() - began) / 1000
+const { profile } = await session.post("Profiler.stop")
+writeFileSync(process.env.PROFILE_OUT ?? "/tmp/webhook.cpuprofile", JSON.stringify(profile))
+console.log(`${recorded} in ${seconds.toFixed(2)} s = ${(recorded / seconds).toFixed(0)}/s`)
+await Effect.runPromise(Scope.close(workerScope, Exit.void))
+await receiver.close()
+await Effect.runPromise(Scope.close(scope, Exit.void))

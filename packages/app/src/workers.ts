@@ -1,0 +1,26 @@
+import { subscribeWork } from "@atrium/adapters-pg"
+import { AiTasks, runWorker, WebhookDeliveries, type WorkerOptions, type WorkQueue } from "@atrium/domain"
+import { Effect, Layer } from "effect"
+
+/** How the workers hear of new work besides polling. */
+export interface WakeUps {
+  /** Listen for work announcements (`LISTEN`); off on PGlite, a single session that a listener would hold for good. */
+  readonly listen: boolean
+}
+
+const start = <Item>(queue: WorkQueue<Item>, channel: string, wakeUps: WakeUps, options: Partial<WorkerOptions>) =>
+  Effect.gen(function*() {
+    const wakeUp = wakeUps.listen ? yield* subscribeWork(channel) : undefined
+    yield* runWorker({ ...queue, wakeUp }, options)
+  })
+
+/** The webhook delivery worker: attempts to one endpoint are limited to `perKey` at once; new deliveries wake it. */
+export const deliveryWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
+  Layer.effectDiscard(Effect.flatMap(WebhookDeliveries.queue, (queue) => start(queue, "webhook_deliveries", wakeUps, options)))
+
+/** The AI task worker: provider calls can take a minute, so fewer at once than deliveries; new tasks wake it. */
+export const aiTaskWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
+  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 16, ...options })))
+
+/** Every background worker; each app process runs them all and leased claims share the work out. */
+export const workers = (wakeUps: WakeUps) => Layer.mergeAll(deliveryWorker({}, wakeUps), aiTaskWorker({}, wakeUps))
