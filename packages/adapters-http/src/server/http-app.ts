@@ -3,6 +3,7 @@ import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api
 import { Api } from "../contract/api.ts"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { ConsoleLayer, consoleRoutes } from "./console/console-routes.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
@@ -20,7 +21,7 @@ import { NoStoreLive } from "./no-store.ts"
 import { docsLayer, docsRoutes } from "./offline-docs.ts"
 import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
 import { RequestValidationLive } from "./request-validation.ts"
-import { makeRouteTable, routesOf } from "./route-table.ts"
+import { type KnownRoute, makeRouteTable, routesOf } from "./route-table.ts"
 import { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./throttles.ts"
 
 /**
@@ -53,19 +54,30 @@ export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
     Throttles.layer({ ...defaultThrottleLimits, ...options.throttles })
   )
 
+/** Routes served beside the API (pages), with the paths they answer so the envelope tells 404 from 405. */
+export interface ExtraRoutes<E, R> {
+  readonly routes: ReadonlyArray<KnownRoute>
+  readonly layer: Layer.Layer<never, E, R>
+}
+
+const noExtraRoutes: ExtraRoutes<never, never> = { routes: [], layer: Layer.empty }
+
 /**
  * The routes of any API that uses our middleware, served with its OpenAPI document, docs page and envelope.
- * `handlers` implements every group of `api` (tests add test-only groups this way).
+ * `handlers` implements every group of `api` (tests add test-only groups this way); `extra` adds pages.
  */
-export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.Constraint, HA, HE, HR>(
+export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.Constraint, HA, HE, HR, XE = never, XR = never>(
   api: HttpApi.HttpApi<Id, Groups>,
   handlers: Layer.Layer<HA, HE, HR>,
-  options: HttpAppOptions
+  options: HttpAppOptions,
+  extra?: ExtraRoutes<XE, XR>
 ) => {
-  const routes = makeRouteTable([...routesOf(api), ...docsRoutes])
+  const pages = extra ?? noExtraRoutes
+  const routes = makeRouteTable([...routesOf(api), ...docsRoutes, ...pages.routes])
   return Layer.mergeAll(
     HttpApiBuilder.layer(api),
     docsLayer(api),
+    pages.layer,
     makeEnvelope(routes, options)
   ).pipe(
     Layer.provide(handlers),
@@ -98,11 +110,13 @@ export const ApiHandlers = Layer.mergeAll(
 
 /**
  * Every route of the Atrium HTTP interface (`/api/v1`, `/api/auth`, `/api/mobile`, the OpenAPI documents `/api/v1/openapi`
- * and `/api/mobile/openapi`, `/api/docs`) as an `HttpRouter` layer. Needs the domain services (`DomainServices`,
+ * and `/api/mobile/openapi`, `/api/docs`) and the Settings → Developers console (`/settings/developers`) as an
+ * `HttpRouter` layer. Needs the domain services (`DomainServices`,
  * `AiServices`, `IdentityServices`, `CustomDomains`, `Schedules`, `Purchases`), the `EventOutbox`
  * port, a `RateLimiter`, and the platform services a server layer brings.
  */
-export const HttpAppLayer = (options: HttpAppOptions) => makeHttpAppLayer(Api, ApiHandlers, options)
+export const HttpAppLayer = (options: HttpAppOptions) =>
+  makeHttpAppLayer(Api, ApiHandlers, options, { routes: consoleRoutes, layer: ConsoleLayer })
 
 /** `HttpAppLayer` counting its limits in this process's memory. */
 export const HttpAppLayerMemory = (options: HttpAppOptions) => HttpAppLayer(options).pipe(Layer.provide(RateLimiterMemory))
