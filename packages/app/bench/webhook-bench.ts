@@ -49,6 +49,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),
+  otlp: Option.none(),
   stores: noStores,
   push: Option.none(),
   modelCatalog: defaultModelCatalog,

@@ -21,6 +21,8 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number
   /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
   readonly redis: Option.Option<{ readonly url: Redacted.Redacted<string>; readonly prefix: string }>
+  /** OTLP export of traces, metrics and logs when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. */
+  readonly otlp: Option.Option<{ readonly baseUrl: string; readonly serviceName: string }>
   /** Expo push: off without an access token (the token never leaves the server). */
   readonly push: Option.Option<{ readonly baseUrl: string; readonly accessToken: Redacted.Redacted<string> }>
   readonly modelCatalog: ReadonlyArray<ModelSpec>
@@ -82,6 +84,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Option.all({ baseUrl, apiKey }).pipe(Option.map((configured) => ({ ...configured, timeout })))
   )),
   rateLimitPerMinute: Config.Int("ATRIUM_RATE_LIMIT_PER_MINUTE").pipe(Config.withDefault(600)),
+  otlp: Config.all({
+    baseUrl: Config.option(Config.String("OTEL_EXPORTER_OTLP_ENDPOINT")),
+    serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("atrium"))
+  }).pipe(Config.map(({ baseUrl, serviceName }) => Option.map(baseUrl, (url) => ({ baseUrl: url, serviceName })))),
   push: Config.all({
     baseUrl: Config.String("ATRIUM_EXPO_PUSH_URL").pipe(Config.withDefault("https://exp.host")),
     accessToken: Config.option(Config.Redacted("ATRIUM_EXPO_ACCESS_TOKEN"))

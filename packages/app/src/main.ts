@@ -2,11 +2,12 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer, Logger, Runtime } from "effect"
 import { appConfig } from "./app-config.ts"
 import { serverLayer } from "./server.ts"
+import { telemetryLayer } from "./telemetry-layer.ts"
 
 // JSON log lines; the logger never sees a secret because none is ever logged.
 const program = Effect.gen(function*() {
   const config = yield* appConfig
-  yield* Layer.launch(serverLayer(config))
+  yield* Layer.launch(serverLayer(config).pipe(Layer.provide(telemetryLayer(config))))
 })
 
 // SIGTERM/SIGINT interrupt the program; once every layer has shut down cleanly that is a successful exit.
