@@ -93,7 +93,7 @@ export const SessionList = Schema.Struct({
   nextCursor: NextCursor
 }).annotate({ identifier: "SessionList" })
 
-const TokenField = (description: string) => Schema.String.check(Schema.isBetweenLength(1, 256)).annotate({ description })
+const TokenField = (description: string) => SafeText.check(Schema.isBetweenLength(1, 256)).annotate({ description })
 
 /** `POST /api/auth/verify-email`. */
 export const VerifyEmailRequest = Schema.Struct({

@@ -1,4 +1,4 @@
-import { ProductKind, PurchaseId, PurchaseStatus, Store, StoreEnvironment } from "@atrium/domain"
+import { ProductKind, PurchaseId, PurchaseStatus, SafeText, Store, StoreEnvironment } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { EntitlementView } from "./entitlement-view.ts"
@@ -27,7 +27,7 @@ export const PurchaseList = Schema.Struct({ data: Schema.Array(PurchaseView), ne
 
 /** `?platform=` of the availability check. */
 export const AvailabilityQuery = {
-  platform: Schema.String.check(Schema.isBetweenLength(1, 20)).annotate({ description: "`ios` or `android`", examples: ["ios"] })
+  platform: SafeText.check(Schema.isBetweenLength(1, 20)).annotate({ description: "`ios` or `android`", examples: ["ios"] })
 }
 
 /** Whether the member can buy on this platform, the account link to pass to the store, and the products. */
@@ -48,11 +48,11 @@ export const AvailabilityView = Schema.Struct({
 
 /** `POST /api/mobile/purchases/sync`: Apple's signed transaction, or Google's purchase token and product id. */
 export const SyncPayload = Schema.Union([
-  Schema.Struct({ store: Schema.Literal("app_store"), signedTransaction: Schema.String.check(Schema.isBetweenLength(1, 100_000)) }),
+  Schema.Struct({ store: Schema.Literal("app_store"), signedTransaction: SafeText.check(Schema.isBetweenLength(1, 100_000)) }),
   Schema.Struct({
     store: Schema.Literal("play_store"),
-    purchaseToken: Schema.String.check(Schema.isBetweenLength(1, 4096)),
-    productId: Schema.String.check(Schema.isBetweenLength(1, 200))
+    purchaseToken: SafeText.check(Schema.isBetweenLength(1, 4096)),
+    productId: SafeText.check(Schema.isBetweenLength(1, 200))
   })
 ]).annotate({ identifier: "PurchaseSync" })
 
@@ -68,10 +68,10 @@ export const SyncPending = Schema.Struct({ status: Schema.Literal("pending") }).
 })
 
 /** Apple's notification body. */
-export const AppleNotificationBody = Schema.Struct({ signedPayload: Schema.String.check(Schema.isBetweenLength(1, 200_000)) })
+export const AppleNotificationBody = Schema.Struct({ signedPayload: SafeText.check(Schema.isBetweenLength(1, 200_000)) })
 
 /** A Pub/Sub push body (extra fields pass: Pub/Sub adds its own). */
 export const GooglePushBody = Schema.Struct({
-  message: Schema.Struct({ data: Schema.String, messageId: Schema.String, publishTime: Schema.optional(Schema.String) }),
-  subscription: Schema.optional(Schema.String)
+  message: Schema.Struct({ data: SafeText, messageId: SafeText, publishTime: Schema.optional(SafeText) }),
+  subscription: Schema.optional(SafeText)
 })
