@@ -1,5 +1,6 @@
 // Starts `packages/app/src/main.ts` as `npm start` would, on an ephemeral port, and waits until it listens.
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,7 +20,8 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["packages/app/src/main.ts"], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: undefined, PORT: "0", ...env },
+      // A Redis prefix of its own: limits counted in a shared Redis never leak from one test (or run) into another.
+      env: { ...process.env, DATABASE_URL: undefined, PORT: "0", ATRIUM_REDIS_PREFIX: `atrium-test-${randomUUID()}:`, ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""

@@ -131,7 +131,8 @@ export const SessionRepositoryMemory = Layer.effect(
           if (stored === undefined || stored.isRevoked || stored.refreshDigest !== previous.refreshDigest) return [false, s]
           return [true, {
             ...s,
-            sessions: withEntry(s.sessions, next.id, next),
+            // Only the rotated columns, as the Postgres update: a stale `next` never moves the active workspace back.
+            sessions: withEntry(s.sessions, next.id, new Session({ ...next, activeWorkspaceId: stored.activeWorkspaceId })),
             retiredRefreshDigests: withEntry(s.retiredRefreshDigests, previous.refreshDigest, {
               sessionId: previous.id,
               accessDigest: previous.accessDigest,

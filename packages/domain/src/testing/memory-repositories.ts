@@ -76,7 +76,10 @@ export const ApiKeyRepositoryMemory = Layer.effect(
   })
 )
 
+const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
 /** In-memory entitlements, one per workspace, feature, source and source reference. */
+
 export const EntitlementRepositoryMemory = Layer.effect(
   EntitlementRepository,
   Effect.gen(function*() {
@@ -91,7 +94,12 @@ export const EntitlementRepositoryMemory = Layer.effect(
       listByWorkspace: (workspaceId) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
-          Effect.map((s) => Array.from(s.entitlements.values()).filter((e) => e.workspaceId === workspaceId))
+          // The Postgres order: feature, source, then source reference (byte order, as `COLLATE "C"`).
+          Effect.map((s) =>
+            Array.from(s.entitlements.values())
+              .filter((e) => e.workspaceId === workspaceId)
+              .sort((a, b) => byBytes(a.feature, b.feature) || byBytes(a.source, b.source) || byBytes(a.sourceRef, b.sourceRef))
+          )
         )
     })
   })
