@@ -476,6 +476,33 @@ describe("Settings → Developers in Chromium", () => {
     expect(pageErrors).toEqual([])
   }, 60_000)
 
+  it("the mailed invitation link opens a page that signs the invitee in and joins the workspace; the token leaves the address bar", async () => {
+    const invitee = { email: `invitee-${suffix}@example.com`, name: "Invitee" }
+    const adminToken = accessTokenOf((await call("POST", "/api/auth/sign-in", undefined, { email: admin.email, password })).body)
+    const invited = await call("POST", "/api/mobile/invitations", adminToken, { email: invitee.email, role: "member" })
+    expect(invited.status).toBe(201)
+    expect((await call("POST", "/api/auth/sign-up", undefined, { ...invitee, password })).status).toBe(201)
+    const { context, page } = await openPage()
+    try {
+      await page.goto(`${server.baseUrl}/accept-invitation#token=${encodeURIComponent(String(invited.body.token))}`)
+      await page.getByRole("heading", { name: "Join the workspace" }).waitFor()
+      expect(page.url()).not.toContain("token")
+      await page.getByLabel("Email").fill(invitee.email)
+      await page.getByLabel("Password").fill(password)
+      await page.screenshot({ path: join(shots, "accept-invitation.png"), fullPage: true })
+      await page.getByRole("button", { name: "Sign in and join" }).click()
+      await page.getByRole("heading", { name: "You joined the workspace" }).waitFor()
+      const inviteeToken = accessTokenOf((await call("POST", "/api/auth/sign-in", undefined, { email: invitee.email, password })).body)
+      const organization = await call("GET", "/api/mobile/organization", inviteeToken)
+      expect(JSON.stringify(organization.body.memberships)).toContain(adminWorkspace.id)
+      // A link without its token says so instead of posting nothing.
+      await page.goto(`${server.baseUrl}/verify-email`)
+      await page.getByRole("heading", { name: "This link is incomplete" }).waitFor()
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
   it("a member sees why the console is read-only, and no management controls", async () => {
     const { context, page } = await openPage()
     try {

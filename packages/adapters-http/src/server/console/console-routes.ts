@@ -7,10 +7,14 @@ import { type ConsoleAsset, consoleDirectory, loadConsoleAssets } from "./consol
 export const consolePath = "/settings/developers"
 const assetsPath = `${consolePath}/assets`
 
+/** The pages mailed links open (verify an address, reset a password, accept an invitation); the token is in the fragment. */
+export const accountPagePaths = ["/verify-email", "/reset-password", "/accept-invitation"] as const
+
 /** The console's routes, for the envelope's 404/405 table. */
 export const consoleRoutes: ReadonlyArray<KnownRoute> = [
   { method: "GET", path: consolePath },
-  { method: "GET", path: `${assetsPath}/:name` }
+  { method: "GET", path: `${assetsPath}/:name` },
+  ...accountPagePaths.map((path): KnownRoute => ({ method: "GET", path }))
 ]
 
 // Scripts and styles only from this origin, no inline code, no framing, no plugins, no <base> games.
@@ -43,10 +47,12 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 export const ConsoleLayer = Layer.unwrap(Effect.gen(function*() {
   const assets = yield* loadConsoleAssets(yield* consoleDirectory)
   const page = assets.get("index.html")
+  const accountPage = assets.get("account.html")
   return HttpRouter.addAll([
     HttpRouter.route("GET", consolePath, page === undefined ? Effect.succeed(notFound) : serve(page)),
+    ...accountPagePaths.map((path) => HttpRouter.route("GET", path, accountPage === undefined ? Effect.succeed(notFound) : serve(accountPage))),
     HttpRouter.route("GET", `${assetsPath}/:name`, Effect.flatMap(HttpRouter.params, (params) => {
-      const asset = params.name === undefined || params.name === "index.html" ? undefined : assets.get(params.name)
+      const asset = params.name === undefined || params.name.endsWith(".html") ? undefined : assets.get(params.name)
       return asset === undefined ? Effect.succeed(notFound) : serve(asset)
     }))
   ])
