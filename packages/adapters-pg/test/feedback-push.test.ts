@@ -179,6 +179,18 @@ for (const target of targets) {
         assert.isFalse(preferences.has(bob.user.id))
       }))
 
+    it.effect("a device that goes takes its unsent messages with it", () =>
+      Effect.gen(function*() {
+        const devices = yield* PushDeviceRepository
+        const outbox = yield* PushMessageRepository
+        const ada = yield* person
+        const phone = yield* devices.upsert(device(ada.user.id, "phone", `ExponentPushToken[${unique()}]`, "ses_phone"))
+        yield* outbox.insertMany([message(ada.user.id, phone.id)])
+        const mine = (claimed: ReadonlyArray<PushMessage>) => claimed.filter((m) => m.userId === ada.user.id)
+        yield* devices.deleteBySession(SessionId.make("ses_phone"))
+        assert.deepStrictEqual(mine(yield* outbox.claimDue(100, at(1), Duration.minutes(2))), [])
+      }))
+
     it.effect("the push outbox is claimed under a lease that another claim skips until it ends", () =>
       Effect.gen(function*() {
         const repo = yield* PushMessageRepository

@@ -141,6 +141,17 @@ describe("Push sender", () => {
       assert.strictEqual((yield* messages)[0]?.status, "sent")
     }).pipe(Effect.provide(withPush)))
 
+  it.effect("a push queued for a session that then signs out is never sent", () =>
+    Effect.gen(function*() {
+      const { bob, invite } = yield* bobWithPhone
+      yield* invite
+      assert.strictEqual((yield* messages).length, 1)
+      yield* (yield* Accounts).signOut(bob.sessionId)
+      assert.deepStrictEqual(yield* messages, [])
+      yield* sendAll
+      assert.deepStrictEqual(yield* Ref.get((yield* PushServiceScript).sent), [])
+    }).pipe(Effect.provide(withPush)))
+
   it.effect("a message is given up after the last attempt", () =>
     Effect.gen(function*() {
       const { invite } = yield* bobWithPhone

@@ -9,6 +9,7 @@ import {
 } from "@atrium/domain"
 import { Array as Arr, DateTime, type Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
 import { orUnavailable } from "../shared/sql-errors.ts"
 
 const PushDeviceRow = Schema.Struct({
@@ -60,13 +61,19 @@ export const PushDeviceRepositoryPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const toDevices = (rows: ReadonlyArray<unknown>) => decodeDevices(rows).pipe(Effect.map((decoded) => decoded.map((row) => new PushDevice(row))))
 
+    // A device that goes takes its unsent messages with it: nothing queued for a signed-out session or a moved
+    // token is delivered later. One statement; answers how many devices went.
+    const forget = (where: Fragment) =>
+      sql<{ readonly gone: number }>`
+        WITH gone AS (DELETE FROM push_devices WHERE ${where} RETURNING id),
+          dropped AS (DELETE FROM push_messages WHERE status = 'pending' AND device_id IN (SELECT id FROM gone))
+        SELECT count(*)::int AS gone FROM gone
+      `.pipe(Effect.map((rows) => rows[0]?.gone ?? 0))
+
     // The token moves with its newest registration: any other row holding it goes first, in the same transaction.
     const upsert = Effect.fn("PushDeviceRepository.upsert")(function*(device: PushDevice) {
       return yield* sql.withTransaction(Effect.gen(function*() {
-        yield* sql`
-          DELETE FROM push_devices WHERE expo_push_token = ${device.expoPushToken}
-            AND NOT (user_id = ${device.userId} AND installation_id = ${device.installationId})
-        `
+        yield* forget(sql`expo_push_token = ${device.expoPushToken} AND NOT (user_id = ${device.userId} AND installation_id = ${device.installationId})`)
         const rows = yield* sql`
           INSERT INTO push_devices (${sql.literal(deviceColumns)})
           VALUES (${device.id}, ${device.userId}, ${device.sessionId}, ${device.installationId}, ${device.expoPushToken}, ${device.platform},
@@ -94,8 +101,7 @@ export const PushDeviceRepositoryPg = Layer.effect(
     })
 
     const deleteOne = Effect.fn("PushDeviceRepository.delete")(function*(userId: UserId, installationId: string) {
-      const rows = yield* sql`DELETE FROM push_devices WHERE user_id = ${userId} AND installation_id = ${installationId} RETURNING id`.pipe(orUnavailable)
-      return rows.length > 0
+      return (yield* forget(sql`user_id = ${userId} AND installation_id = ${installationId}`).pipe(orUnavailable)) > 0
     })
 
     const preferences = Effect.fn("PushDeviceRepository.preferences")(function*(userIds: ReadonlyArray<UserId>) {
@@ -112,8 +118,8 @@ export const PushDeviceRepositoryPg = Layer.effect(
       listByUser: (userId) => listByUsers([userId]),
       listByUsers,
       delete: deleteOne,
-      deleteBySession: (sessionId: SessionId) => sql`DELETE FROM push_devices WHERE session_id = ${sessionId}`.pipe(Effect.asVoid, orUnavailable),
-      deleteByToken: (token) => sql`DELETE FROM push_devices WHERE expo_push_token = ${token}`.pipe(Effect.asVoid, orUnavailable),
+      deleteBySession: (sessionId: SessionId) => forget(sql`session_id = ${sessionId}`).pipe(Effect.asVoid, orUnavailable),
+      deleteByToken: (token) => forget(sql`expo_push_token = ${token}`).pipe(Effect.asVoid, orUnavailable),
       preferences,
       savePreferences: (userId, next) =>
         sql`
@@ -189,8 +195,6 @@ export const PushMessageRepositoryPg = Layer.effect(
       claimDue: claim("next_attempt_at", "pending"),
       claimReceiptsDue: claim("receipt_check_at", "sent"),
       updateMany,
-      listByUser: (userId) =>
-        sql`SELECT ${sql.literal(messageColumns)} FROM push_messages WHERE user_id = ${userId} ORDER BY created_at, id`.pipe(Effect.flatMap(toMessages), orUnavailable)
     })
   })
 )

@@ -11,5 +11,4 @@ export class PushMessageRepository extends Context.Service<PushMessageRepository
   readonly claimReceiptsDue: (limit: number, now: DateTime.Utc, lease: Duration.Duration) => Effect.Effect<ReadonlyArray<PushMessage>, Unavailable>
   /** Saves the outcome of a step (and ends its lease). */
   readonly updateMany: (messages: ReadonlyArray<PushMessage>) => Effect.Effect<void, Unavailable>
-  readonly listByUser: (userId: PushMessage["userId"]) => Effect.Effect<ReadonlyArray<PushMessage>, Unavailable>
 }>()("@atrium/domain/PushMessageRepository") {}

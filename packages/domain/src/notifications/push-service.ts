@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 import type { PushMessage } from "./push-message.ts"
 
 /** What the push service answered for one message: a ticket to ask about later, or a refusal naming why. */
@@ -44,7 +44,4 @@ export const pushDisabled: PushServiceShape = {
  * Port: the push service (Expo) with the server-held access token; at most 100 messages per call. Disabled unless a
  * composition provides one, so compositions without push need not know it exists.
  */
-export class PushService extends Context.Reference<PushServiceShape>("@atrium/domain/PushService", { defaultValue: () => pushDisabled }) {
-  /** Push turned off explicitly. */
-  static readonly layerDisabled = Layer.succeed(PushService, pushDisabled)
-}
+export class PushService extends Context.Reference<PushServiceShape>("@atrium/domain/PushService", { defaultValue: () => pushDisabled }) {}

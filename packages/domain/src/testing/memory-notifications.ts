@@ -16,6 +16,12 @@ const millis = DateTime.toEpochMillis
 const without = <V>(map: ReadonlyMap<string, V>, keep: (value: V) => boolean): ReadonlyMap<string, V> =>
   new Map(Array.from(map).filter(([, value]) => keep(value)))
 
+// A device that goes takes its unsent messages with it, as in Postgres.
+const withDevices = (s: MemoryState, pushDevices: MemoryState["pushDevices"]): MemoryState => {
+  const kept = new Set(Array.from(pushDevices.values()).map((d) => d.id))
+  return { ...s, pushDevices, pushMessages: without(s.pushMessages, (m) => m.status !== "pending" || kept.has(m.deviceId)) }
+}
+
 /** In-memory push devices and notification preferences. */
 export const PushDeviceRepositoryMemory = Layer.effect(
   PushDeviceRepository,
@@ -28,7 +34,7 @@ export const PushDeviceRepositoryMemory = Layer.effect(
         modify((s) => {
           // One token, one user: any other row holding the token goes.
           const others = without(s.pushDevices, (d) => d.id === device.id || d.expoPushToken !== device.expoPushToken)
-          return [device, { ...s, pushDevices: withEntry(others, device.id, device) }] as const
+          return [device, withDevices(s, withEntry(others, device.id, device))] as const
         }),
       find: (userId, installationId) => read.pipe(Effect.map((s) => Option.fromNullishOr(find(s, userId, installationId)))),
       listByUser: (userId) => read.pipe(Effect.map((s) => Array.from(s.pushDevices.values()).filter((d) => d.userId === userId))),
@@ -37,10 +43,10 @@ export const PushDeviceRepositoryMemory = Layer.effect(
         modify((s) => {
           const found = find(s, userId, installationId)
           if (found === undefined) return [false, s] as const
-          return [true, { ...s, pushDevices: without(s.pushDevices, (d) => d.id !== found.id) }] as const
+          return [true, withDevices(s, without(s.pushDevices, (d) => d.id !== found.id))] as const
         }),
-      deleteBySession: (sessionId) => write((s) => ({ ...s, pushDevices: without(s.pushDevices, (d) => d.sessionId !== sessionId) })),
-      deleteByToken: (token) => write((s) => ({ ...s, pushDevices: without(s.pushDevices, (d) => d.expoPushToken !== token) })),
+      deleteBySession: (sessionId) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.sessionId !== sessionId))),
+      deleteByToken: (token) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.expoPushToken !== token))),
       preferences: (userIds) =>
         read.pipe(Effect.map((s) => {
           const found = new Map<UserId, NotificationPreferences>()
@@ -59,7 +65,7 @@ export const PushDeviceRepositoryMemory = Layer.effect(
 export const PushMessageRepositoryMemory = Layer.effect(
   PushMessageRepository,
   Effect.gen(function*() {
-    const { read, write, modify } = yield* useStore
+    const { write, modify } = yield* useStore
     const claim = (due: (message: PushMessage, now: DateTime.Utc) => boolean) => (limit: number, now: DateTime.Utc, lease: Duration.Duration) =>
       modify((s) => {
         const free = (m: PushMessage) => (s.pushLeases.get(m.id) ?? 0) <= millis(now)
@@ -96,7 +102,6 @@ export const PushMessageRepositoryMemory = Layer.effect(
           }
           return { ...s, pushMessages, pushLeases }
         }),
-      listByUser: (userId) => read.pipe(Effect.map((s) => Array.from(s.pushMessages.values()).filter((m) => m.userId === userId)))
     })
   })
 )
