@@ -31,11 +31,12 @@ export const dataLayout = (dataDir: string): DataLayout => {
 
 const exists = (path: string) => Effect.promise(() => stat(path).then(() => true, () => false))
 
-// The account can pass through `dir` with its own uid and primary gid (spawned servers get no supplementary groups).
-const canSearch = (info: { readonly uid: number; readonly gid: number; readonly mode: number }, user: ServerUser) =>
+/** The account can pass through `dir` with its own uid and primary gid (spawned servers get no supplementary groups). */
+export const canSearch = (info: { readonly uid: number; readonly gid: number; readonly mode: number }, user: ServerUser) =>
   info.uid === user.uid ? (info.mode & 0o100) !== 0 : info.gid === user.gid ? (info.mode & 0o010) !== 0 : (info.mode & 0o001) !== 0
 
-const ancestorsOf = (path: string): ReadonlyArray<string> => {
+/** The folders above `path`, outermost first. */
+export const ancestorsOf = (path: string): ReadonlyArray<string> => {
   const parent = dirname(path)
   return parent === path ? [] : [...ancestorsOf(parent), parent]
 }

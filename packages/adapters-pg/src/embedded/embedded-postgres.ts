@@ -3,7 +3,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { poolSettings, type PostgresUrlOptions } from "../postgres-url.ts"
-import { findBinaries } from "./binaries.ts"
+import { findBinaries, reachableBinaries } from "./binaries.ts"
 import { dataLayout, prepareLayout } from "./data-layout.ts"
 import type { EmbeddedPostgresError } from "./embedded-postgres-error.ts"
 import { isAlive, livePostmaster } from "./postmaster-pid.ts"
@@ -55,7 +55,7 @@ export const EmbeddedPostgres = (
     Effect.gen(function*() {
       const layout = dataLayout(options.dataDir)
       const user = yield* serverUser
-      const binaries = yield* findBinaries()
+      const binaries = yield* reachableBinaries(yield* findBinaries(), user)
       yield* prepareLayout(layout, user)
       const cluster: RunningCluster = yield* Effect.scoped(startLock(layout.lockFile).pipe(Effect.andThen(ensureRunning(binaries, layout, user))))
       const applicationName = `atrium-${process.pid}-${++users}`
