@@ -10,15 +10,14 @@ import {
   type UserId,
   type WorkspaceId
 } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import type { Fragment } from "effect/sql/Statement"
 import { MembershipRow, MemberUserRow } from "./identity-rows.ts"
 import { afterCursorAscending, fetchSize, toPageBy } from "../shared/keyset-page.ts"
 import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
+import { tableReads } from "../shared/table-reads.ts"
 
-const decodeMemberships = Schema.decodeUnknownEffect(Schema.Array(MembershipRow))
 const decodeMemberUsers = Schema.decodeUnknownEffect(Schema.Array(MemberUserRow))
 const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
 
@@ -33,15 +32,7 @@ export const MembershipRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const toMemberships = (rows: ReadonlyArray<unknown>) =>
-      decodeMemberships(rows).pipe(Effect.map((decoded) => decoded.map((row) => new Membership(row))))
-
-    const findOne = (where: Fragment) =>
-      sql`SELECT ${sql.literal(columns)} FROM memberships WHERE ${where}`.pipe(
-        Effect.flatMap(toMemberships),
-        Effect.map((memberships) => Option.fromNullishOr(memberships[0])),
-        orUnavailable
-      )
+    const { decode: toMemberships, findOne } = tableReads(sql, { name: "memberships", columns, Row: MembershipRow, Class: Membership })
 
     const insert = Effect.fn("MembershipRepository.insert")(function*(membership: Membership) {
       yield* sql`
