@@ -2,6 +2,7 @@
 export * from "./bigint-columns.ts"
 export * from "./keyset-page.ts"
 export * from "./sql-errors.ts"
+export * from "./snake-case-columns.ts"
 export * from "./sql-values.ts"
 export * from "./table-reads.ts"
 export * from "./transactor-pg.ts"

@@ -2,6 +2,7 @@ import { Conflict, type Unavailable, Workspace, type WorkspaceId, WorkspaceRepos
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 import { tableReads } from "../shared/table-reads.ts"
 
@@ -9,7 +10,7 @@ import { tableReads } from "../shared/table-reads.ts"
 const WorkspaceRow = Schema.Struct({
   ...Workspace.fields,
   createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ createdAt: "created_at" }))
+}).pipe(snakeCaseColumns())
 
 const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
 
