@@ -32,7 +32,7 @@ export const MembershipRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const { decode: toMemberships, findOne } = tableReads(sql, { name: "memberships", columns, Row: MembershipRow, Class: Membership })
+    const { decode: toMemberships, findOne, findInWorkspace } = tableReads(sql, { name: "memberships", columns, Row: MembershipRow, Class: Membership })
 
     const insert = Effect.fn("MembershipRepository.insert")(function*(membership: Membership) {
       yield* sql`
@@ -52,7 +52,7 @@ export const MembershipRepositoryPg = Layer.effect(
     })
 
     const findById = Effect.fn("MembershipRepository.findById")(function*(workspaceId: WorkspaceId, id: MembershipId) {
-      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+      return yield* findInWorkspace(workspaceId, id)
     })
 
     // The page is cut from memberships alone, so the cursor's `created_at` and `id` are never ambiguous with the

@@ -1,7 +1,8 @@
-import type { Unavailable } from "@atrium/domain"
-import { Effect, Option, Schema } from "effect"
+import type { Page, PageRequest, Unavailable, WorkspaceId } from "@atrium/domain"
+import { type DateTime, Effect, Option, Schema } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { Fragment } from "effect/sql/Statement"
+import { afterCursor, fetchSize, toPage } from "./keyset-page.ts"
 import { orUnavailable } from "./sql-errors.ts"
 
 /** A table whose rows read back as one domain class: its name, the columns to select, its row schema and the class. */
@@ -18,16 +19,33 @@ export interface TableReads<A> {
   readonly decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<Array<A>, Schema.SchemaError>
   /** `SELECT <columns> FROM <table> WHERE <where>`: the first match, if any. */
   readonly findOne: (where: Fragment) => Effect.Effect<Option.Option<A>, Unavailable>
+  /** The row `id` of the workspace: another workspace's id is not found, the same as an unknown one. */
+  readonly findInWorkspace: (workspaceId: WorkspaceId, id: string) => Effect.Effect<Option.Option<A>, Unavailable>
+  /** One keyset page of the workspace's rows, newest first (ties by `id`, as the in-memory adapters order them). */
+  readonly newestInWorkspace: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<A>, Unavailable>
 }
 
-export const tableReads = <S extends Schema.Decoder<unknown>, A>(sql: SqlClient, table: Table<S, A>): TableReads<A> => {
+/** The reads of a table keyed by `id` whose rows carry their creation time (`created_at`), the keyset of its pages. */
+export const tableReads = <S extends Schema.Decoder<unknown>, A extends { readonly id: string; readonly createdAt: DateTime.Utc }>(
+  sql: SqlClient,
+  table: Table<S, A>
+): TableReads<A> => {
   const decodeRows = Schema.decodeUnknownEffect(Schema.Array(table.Row))
   const decode = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => decoded.map((row) => new table.Class(row)))
+  const select = sql`SELECT ${sql.literal(table.columns)} FROM ${sql(table.name)}`
   const findOne = (where: Fragment) =>
-    sql`SELECT ${sql.literal(table.columns)} FROM ${sql(table.name)} WHERE ${where}`.pipe(
+    sql`${select} WHERE ${where}`.pipe(
       Effect.flatMap(decode),
       Effect.map((found) => Option.fromNullishOr(found[0])),
       orUnavailable
     )
-  return { decode, findOne }
+  const findInWorkspace = (workspaceId: WorkspaceId, id: string) => findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+  const newestInWorkspace = (workspaceId: WorkspaceId, page: PageRequest) =>
+    sql`
+      ${select}
+      WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
+      ORDER BY created_at DESC, id COLLATE "C" DESC
+      LIMIT ${fetchSize(page)}
+    `.pipe(Effect.flatMap(decode), Effect.map((rows) => toPage(rows, page)), orUnavailable)
+  return { decode, findOne, findInWorkspace, newestInWorkspace }
 }
