@@ -26,6 +26,7 @@ export {
   routerConfig
 } from "./server/http-app.ts"
 export { NoStoreLive } from "./server/no-store.ts"
+export { serveLean } from "./server/serve-lean.ts"
 export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./server/rate-limit.ts"
 export { RequestValidationLive } from "./server/request-validation.ts"
 export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./server/route-table.ts"

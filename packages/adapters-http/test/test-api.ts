@@ -13,6 +13,7 @@ import {
   V1Group,
   V1Handlers
 } from "../src/index.ts"
+import { leanGroup } from "../src/server/lean-group.ts"
 import { defaultOptions, serveOverMemory } from "./harness.ts"
 
 const Message = Schema.Struct({ message: Schema.String })
@@ -41,12 +42,13 @@ export class TestGroup extends HttpApiGroup.make("test")
 /** The real contract plus the test group. */
 export class TestApi extends HttpApi.make("atrium").add(V1Group).add(TestGroup) {}
 
-const TestHandlers = HttpApiBuilder.group(TestApi, "test", (handlers) =>
+// Built like the real groups, over the middleware alone.
+const TestHandlers = leanGroup(HttpApiBuilder.group(TestApi, "test", (handlers) =>
   handlers
     .handle("echoWebhook", ({ payload }) => Effect.succeed(payload))
     .handle("unannotated", ({ payload }) => Effect.succeed(payload))
     .handle("items", ({ query }) => Effect.succeed({ limit: query.limit ?? 20 }))
-    .handle("defect", () => Effect.die(new Error("secret internals at /srv/atrium/db.ts:42"))))
+    .handle("defect", () => Effect.die(new Error("secret internals at /srv/atrium/db.ts:42")))))
 
 /** The test API served like the real one. */
 export const TestAppUnderTest = (options: HttpAppOptions = defaultOptions) =>

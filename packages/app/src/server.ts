@@ -1,7 +1,6 @@
-import { HttpAppLayer, routerConfig } from "@atrium/adapters-http"
+import { HttpAppLayer, serveLean } from "@atrium/adapters-http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
@@ -22,10 +21,7 @@ export const serverLayer = (config: AppConfig) => {
   const seed = config.database._tag === "Embedded"
     ? Layer.effectDiscard(seedDemo(`http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`))
     : Layer.empty
-  const http = HttpRouter.serve(HttpAppLayer({ rateLimit: { limit: config.rateLimitPerMinute, window: "1 minute" } }), {
-    disableLogger: true,
-    routerConfig
-  }).pipe(
+  const http = serveLean(HttpAppLayer({ rateLimit: { limit: config.rateLimitPerMinute, window: "1 minute" } })).pipe(
     Layer.provide(rateLimiterLayer(config)),
     Layer.provide(AccessLogStdout),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))

@@ -3,13 +3,17 @@ import {
   ApiKeyRejected,
   ApiKeys,
   CurrentPrincipal,
+  type Forbidden,
   InvalidInput,
   looksLikeApiKey,
+  type Principal,
   principalId,
-  SessionRejected
+  SessionRejected,
+  type Unavailable
 } from "@atrium/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { unhandled } from "effect/Types"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { AcceptedCredentials, Authentication, type CredentialKind, CurrentSession, SessionAuthentication } from "../contract/security.ts"
 import { authorizationHeaderCount } from "./duplicate-headers.ts"
@@ -30,24 +34,40 @@ const acceptedAt = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): Rea
   return own.length > 0 ? own : Context.get(group.annotations, AcceptedCredentials)
 }
 
+// Read once per endpoint: the security middleware is called per request with the same endpoint object.
+const acceptedCache = new WeakMap<HttpApiEndpoint.Top, { readonly keys: boolean; readonly members: boolean }>()
+const acceptedBy = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top) => {
+  let accepted = acceptedCache.get(endpoint)
+  if (accepted === undefined) {
+    const kinds = acceptedAt(endpoint, group)
+    accepted = { keys: kinds.includes("api_key"), members: kinds.includes("member") }
+    acceptedCache.set(endpoint, accepted)
+  }
+  return accepted
+}
+
 // Session access tokens are `at_…`; anything else is judged as an API key where keys are accepted.
 const isSessionShaped = (text: string) => text.startsWith("at_")
 
 /**
- * The bearer credential as presented ("" when absent, a marker when not Bearer), refused when it is in the URL or
- * when the request carries more than one `Authorization` header.
+ * The bearer credential as presented ("" when absent, a marker when not Bearer), or why it is refused before any
+ * lookup: it is in the URL, or the request carries more than one `Authorization` header.
  */
-const presented = Effect.fnUntraced(function*(credential: Redacted.Redacted<string>) {
-  const context = yield* Effect.context<HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams>()
-  if (queryCarriesApiKey(Context.get(context, HttpServerRequest.ParsedSearchParams))) return yield* credentialInUrl
-  const request = Context.get(context, HttpServerRequest.HttpServerRequest)
-  if (authorizationHeaderCount(request) > 1) return yield* twoCredentials
+const presented = (context: Context.Context<never>, credential: Redacted.Redacted<string>): Redacted.Redacted<string> | InvalidInput => {
+  if (queryCarriesApiKey(Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams))) return credentialInUrl
+  const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+  if (authorizationHeaderCount(request) > 1) return twoCredentials
   return presentedCredential(credential, request.headers.authorization)
-})
+}
 
 /** What is wrong with a presented credential before any lookup: nothing there, or not a Bearer header. */
 const screened = (token: Redacted.Redacted<string>): "missing_credentials" | "malformed_credentials" | undefined =>
   Redacted.value(token).length === 0 ? "missing_credentials" : isMalformedMarker(token) ? "malformed_credentials" : undefined
+
+type Refusal = ApiKeyRejected | SessionRejected | Forbidden | Unavailable | InvalidInput
+
+// A refusal answers with its `WWW-Authenticate` challenge.
+const refused = <E>(error: E): Effect.Effect<never, E> => Effect.andThen(challengeFor(error), Effect.fail(error))
 
 /** THE `Authentication` middleware: an API key through `ApiKeys`, an access token through `Accounts`, per route. */
 export const AuthenticationLive = Layer.effect(
@@ -55,28 +75,35 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     const accounts = yield* Accounts
-    const principalOf = Effect.fnUntraced(function*(credential: Redacted.Redacted<string>, accepted: ReadonlyArray<CredentialKind>) {
-      const takesKeys = accepted.includes("api_key")
-      const takesMembers = accepted.includes("member")
-      const token = yield* presented(credential)
+    const principalOf = (
+      token: Redacted.Redacted<string>,
+      accepted: { readonly keys: boolean; readonly members: boolean }
+    ): Effect.Effect<Principal, ApiKeyRejected | SessionRejected | Forbidden | Unavailable> => {
       const refusal = screened(token)
       // The refusal's class follows what the route takes; both render the same codes.
-      if (refusal !== undefined) return yield* takesKeys ? new ApiKeyRejected({ code: refusal }) : new SessionRejected({ code: refusal })
+      if (refusal !== undefined) return Effect.fail(accepted.keys ? new ApiKeyRejected({ code: refusal }) : new SessionRejected({ code: refusal }))
       const text = Redacted.value(token)
-      if (takesMembers && (isSessionShaped(text) || !takesKeys && !looksLikeApiKey(text))) return yield* accounts.authenticate(token)
-      if (takesKeys && !isSessionShaped(text)) return yield* keys.authenticate(token)
+      if (accepted.members && (isSessionShaped(text) || !accepted.keys && !looksLikeApiKey(text))) return accounts.authenticate(token)
+      if (accepted.keys && !isSessionShaped(text)) return keys.authenticate(token)
       // A credential of a kind this route does not take: the client is misconfigured, signing in again will not help.
-      return yield* takesKeys ? new ApiKeyRejected({ code: "malformed_credentials" }) : new SessionRejected({ code: "malformed_credentials" })
-    })
+      return Effect.fail(accepted.keys ? new ApiKeyRejected({ code: "malformed_credentials" }) : new SessionRejected({ code: "malformed_credentials" }))
+    }
     return Authentication.of({
-      // Untraced on purpose: it runs on every request, and the domain calls inside it carry spans.
-      bearer: Effect.fnUntraced(function*(httpEffect, { credential, endpoint, group }) {
-        const facts = yield* CurrentRequestFacts
-        if (facts !== undefined) facts.route = endpoint.path
-        const principal = yield* principalOf(credential, acceptedAt(endpoint, group)).pipe(Effect.tapError(challengeFor))
-        if (facts !== undefined) facts.principal = principalId(principal)
-        return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
-      })
+      // One fiber step before the lookup: it runs on every request, and the domain calls inside it carry spans.
+      bearer: (httpEffect, { credential, endpoint, group }) =>
+        Effect.withFiber<HttpServerResponse.HttpServerResponse, Refusal | unhandled>((fiber) => {
+          const facts = Context.get(fiber.context, CurrentRequestFacts)
+          if (facts !== undefined) facts.route = endpoint.path
+          const token = presented(fiber.context, credential)
+          if (token instanceof InvalidInput) return Effect.fail(token)
+          return Effect.matchEffect(principalOf(token, acceptedBy(endpoint, group)), {
+            onFailure: refused,
+            onSuccess: (principal) => {
+              if (facts !== undefined) facts.principal = principalId(principal)
+              return Effect.provideService(httpEffect, CurrentPrincipal, principal)
+            }
+          })
+        })
     })
   })
 )
@@ -86,20 +113,26 @@ export const SessionAuthenticationLive = Layer.effect(
   SessionAuthentication,
   Effect.gen(function*() {
     const accounts = yield* Accounts
-    const sessionOf = Effect.fnUntraced(function*(credential: Redacted.Redacted<string>) {
-      const token = yield* presented(credential)
+    const sessionOf = Effect.fnUntraced(function*(context: Context.Context<never>, credential: Redacted.Redacted<string>) {
+      const token = presented(context, credential)
+      if (token instanceof InvalidInput) return yield* token
       const refusal = screened(token) ?? (looksLikeApiKey(Redacted.value(token)) ? "malformed_credentials" : undefined)
       if (refusal !== undefined) return yield* new SessionRejected({ code: refusal })
       return yield* accounts.authenticateSession(token)
     })
     return SessionAuthentication.of({
-      bearer: Effect.fnUntraced(function*(httpEffect, { credential, endpoint }) {
-        const facts = yield* CurrentRequestFacts
-        if (facts !== undefined) facts.route = endpoint.path
-        const session = yield* sessionOf(credential).pipe(Effect.tapError(challengeFor))
-        if (facts !== undefined) facts.principal = session.id
-        return yield* Effect.provideService(httpEffect, CurrentSession, session)
-      })
+      bearer: (httpEffect, { credential, endpoint }) =>
+        Effect.withFiber((fiber) => {
+          const facts = Context.get(fiber.context, CurrentRequestFacts)
+          if (facts !== undefined) facts.route = endpoint.path
+          return Effect.matchEffect(sessionOf(fiber.context, credential), {
+            onFailure: refused,
+            onSuccess: (session) => {
+              if (facts !== undefined) facts.principal = session.id
+              return Effect.provideService(httpEffect, CurrentSession, session)
+            }
+          })
+        })
     })
   })
 )

@@ -86,12 +86,14 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
     )
   }
 
-  // Every response leaves with its request id; a failure that is not already a problem becomes one.
-  const finish = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
-    if (response.status < 400) return HttpServerResponse.setHeader(response, "x-request-id", requestId)
-    if (!isProblem(response)) return problemResponse(response.status, requestId)
-    const out = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-    return response.status === 503 && response.headers["retry-after"] === undefined
+  // Every response leaves with its request id and the headers the middleware noted; a failure that is not already a
+  // problem becomes one.
+  const finish = (response: HttpServerResponse.HttpServerResponse, requestId: string, facts: RequestFacts) => {
+    const noted = facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId }
+    if (response.status < 400) return HttpServerResponse.setHeaders(response, noted)
+    if (!isProblem(response)) return HttpServerResponse.setHeaders(problemResponse(response.status, requestId), noted)
+    const out = HttpServerResponse.setHeaders(response, noted)
+    return response.status === 503 && out.headers["retry-after"] === undefined
       ? HttpServerResponse.setHeader(out, "retry-after", retryAfter)
       : out
   }
@@ -125,7 +127,7 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
-      const facts: RequestFacts = { route: undefined, principal: undefined }
+      const facts: RequestFacts = { route: undefined, principal: undefined, headers: undefined }
       const length = request.headers["content-length"]
       const handled = length !== undefined && Number(length) > maxBodyBytes
         ? Effect.succeed(tooLarge(requestId))
@@ -136,7 +138,7 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
           // Enforced while reading too, for bodies without a Content-Length.
           Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
           Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
-          Effect.map((response) => finish(response, requestId))
+          Effect.map((response) => finish(response, requestId, facts))
         )
       if (!accessLog) return handled
       const sink = Context.get(fiber.context, AccessLogSink)

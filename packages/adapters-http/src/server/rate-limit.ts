@@ -1,8 +1,8 @@
 import { CurrentPrincipal, principalId, RateLimited, Unavailable } from "@atrium/domain"
-import { Duration, Effect, Layer, Option } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Context, Duration, Effect, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { CurrentSession, RateLimit } from "../contract/security.ts"
+import { respondWith } from "./request-facts.ts"
 
 /** How many requests one subject may make per window. */
 export interface RateLimitOptions {
@@ -11,7 +11,7 @@ export interface RateLimitOptions {
 }
 
 /** Counts one request against `key`; over the limit it fails with 429 naming `subject` ("this API key"). */
-export type RateLimitCheck = (key: string, subject: string) => Effect.Effect<void, RateLimited | Unavailable, HttpServerRequest.HttpServerRequest>
+export type RateLimitCheck = (key: string, subject: string) => Effect.Effect<void, RateLimited | Unavailable>
 
 const seconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
 
@@ -26,26 +26,24 @@ export const makeRateLimitCheck = (options: RateLimitOptions) =>
     const limit = options.limit
     // IETF draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: 600;w=60`, `RateLimit: limit=600, remaining=12, reset=30`.
     const policy = `${limit};w=${seconds(window)}`
-    const headers = (remaining: number, reset: Duration.Duration, retryAfter?: number) =>
-      HttpEffect.appendPreResponseHandler((_request, response) =>
-        Effect.succeed(HttpServerResponse.setHeaders(response, {
-          "ratelimit-policy": policy,
-          "ratelimit": `limit=${limit}, remaining=${remaining}, reset=${seconds(reset)}`,
-          ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
-        }))
-      )
-    const refuse = (subject: string) => (error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable, HttpServerRequest.HttpServerRequest> => {
+    const headers = (remaining: number, reset: Duration.Duration, retryAfter?: number): Record<string, string> => ({
+      "ratelimit-policy": policy,
+      "ratelimit": `limit=${limit}, remaining=${remaining}, reset=${seconds(reset)}`,
+      ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
+    })
+    const refuse = (subject: string, error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable> => {
       if (error.reason._tag !== "RateLimitExceeded") return Effect.fail(storeDown)
       const retryAfter = seconds(error.reason.retryAfter)
-      return headers(0, error.reason.retryAfter, retryAfter).pipe(
-        Effect.andThen(Effect.fail(new RateLimited({ retryAfter, detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` })))
+      return Effect.andThen(
+        respondWith(headers(0, error.reason.retryAfter, retryAfter)),
+        Effect.fail(new RateLimited({ retryAfter, detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` }))
       )
     }
     const check: RateLimitCheck = (key, subject) =>
-      limiter.consume({ key, limit, window }).pipe(
-        Effect.catch(refuse(subject)),
-        Effect.flatMap((result) => headers(result.remaining, result.resetAfter))
-      )
+      Effect.matchEffect(limiter.consume({ key, limit, window }), {
+        onFailure: (error) => refuse(subject, error),
+        onSuccess: (result) => respondWith(headers(result.remaining, result.resetAfter))
+      })
     return check
   })
 
@@ -61,19 +59,16 @@ export const RateLimitLive = (options: RateLimitOptions) =>
     RateLimit,
     Effect.gen(function*() {
       const check = yield* makeRateLimitCheck(options)
-      // Untraced on purpose: it runs on every request.
-      return RateLimit.of(Effect.fnUntraced(function*(httpEffect) {
-        const principal = yield* Effect.serviceOption(CurrentPrincipal)
-        if (Option.isSome(principal)) {
-          const subject = principal.value._tag === "ApiKeyPrincipal" ? "this API key" : "this session"
-          yield* check(principalId(principal.value), subject)
-        } else {
-          const session = yield* Effect.serviceOption(CurrentSession)
-          if (Option.isNone(session)) return yield* noSubject
-          yield* check(session.value.id, "this session")
-        }
-        return yield* httpEffect
-      }))
+      return RateLimit.of((httpEffect) =>
+        Effect.withFiber((fiber) => {
+          const principal = Context.getOrUndefined(fiber.context, CurrentPrincipal)
+          if (principal !== undefined) {
+            return Effect.andThen(check(principalId(principal), principal._tag === "ApiKeyPrincipal" ? "this API key" : "this session"), httpEffect)
+          }
+          const session = Context.getOrUndefined(fiber.context, CurrentSession)
+          if (session === undefined) return noSubject
+          return Effect.andThen(check(session.id, "this session"), httpEffect)
+        }))
     })
   )
 

@@ -1,14 +1,37 @@
-import { Context } from "effect"
+import { Context, Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 
-/** What the access log learns about a request while it runs, from the middleware that knows it. */
+/** What the envelope learns about a request while it runs, from the middleware that knows it. */
 export interface RequestFacts {
   /** The route template (`/api/v1/webhook-endpoints/:id`), once a route took the request. */
   route: string | undefined
   /** The id of who called (an API key id or a session id), once authenticated; never a credential. */
   principal: string | undefined
+  /** Headers for whatever response leaves (RateLimit, Cache-Control, WWW-Authenticate): the envelope sets them. */
+  headers: Record<string, string> | undefined
 }
 
 /** The facts of the request being served; the envelope provides a fresh record per request. */
 export const CurrentRequestFacts = Context.Reference<RequestFacts | undefined>("@atrium/adapters-http/CurrentRequestFacts", {
   defaultValue: () => undefined
 })
+
+/** Notes headers for the response of the request these facts belong to. */
+export const noteHeaders = (facts: RequestFacts, headers: Record<string, string>): void => {
+  facts.headers = facts.headers === undefined ? headers : { ...facts.headers, ...headers }
+}
+
+/**
+ * Adds `headers` to the response of the current request, success or refusal: a note on the request's facts (no
+ * per-request handler to run), or a pre-response handler where no envelope serves the request.
+ */
+export const respondWith = (headers: Record<string, string>): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const facts = Context.get(fiber.context, CurrentRequestFacts)
+    if (facts === undefined) {
+      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
+    } else {
+      noteHeaders(facts, headers)
+    }
+    return Effect.void
+  })

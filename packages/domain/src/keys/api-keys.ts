@@ -14,7 +14,7 @@ import type { PageRequest } from "../shared/index.ts"
 import { ApiKeyPrincipal } from "../access/index.ts"
 import { ApiKeyRepository } from "./api-key-repository.ts"
 import { Transactor } from "../shared/index.ts"
-import { SecretHasher } from "../shared/index.ts"
+import { makeRecentValues, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 
 /** What creating a key needs; the workspace comes from the caller's principal or an operator, never a client's body. */
@@ -83,15 +83,17 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         capacity: 10_000,
         timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? cacheTtl : Duration.zero
       })
+      // The same keys, read without an effect on the hot path; dropped with the cache entry.
+      const verified = makeRecentValues<string, ApiKey>(cacheTtl, 10_000)
+      const forget = (digest: string) => Effect.andThen(Effect.sync(() => verified.delete(digest)), Cache.invalidate(byDigest, digest))
       const lastWritten = new Map<string, number>()
 
       // Runs on every authenticated request: a plain check, and an effect only when a write is due.
-      const touch = (key: ApiKey, now: DateTime.Utc): Effect.Effect<void> => {
-        const nowMillis = DateTime.toEpochMillis(now)
+      const touch = (key: ApiKey, nowMillis: number): Effect.Effect<void> | undefined => {
         const last = lastWritten.get(key.id) ?? Option.match(key.lastUsedAt, { onNone: () => Number.NEGATIVE_INFINITY, onSome: DateTime.toEpochMillis })
-        if (nowMillis - last < lastUsedIntervalMillis) return Effect.void
+        if (nowMillis - last < lastUsedIntervalMillis) return undefined
         lastWritten.set(key.id, nowMillis)
-        return repo.touchLastUsed(key.id, now).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
+        return repo.touchLastUsed(key.id, DateTime.makeUnsafe(nowMillis)).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
       }
 
       // One principal per cached key object: a cache refresh (or revocation) brings a new object, hence a new principal.
@@ -207,7 +209,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           })
         )
         // This process sees the old key's new expiry on its very next request.
-        yield* Cache.invalidate(byDigest, rolled.previous.digest)
+        yield* forget(rolled.previous.digest)
         return rolled
       })
 
@@ -230,7 +232,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
           })
         )
         // This process stops honouring the key on its very next request.
-        yield* Cache.invalidate(byDigest, revoked.digest)
+        yield* forget(revoked.digest)
         return revoked
       })
 
@@ -238,19 +240,37 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return yield* repo.list(workspaceId, page)
       })
 
-      // Untraced: it runs on every authenticated request, where a span and its captured stack cost more than the lookup.
-      const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
-        if (Redacted.value(presented).length === 0) return yield* new ApiKeyRejected({ code: "missing_credentials" })
-        if (Option.isNone(parseApiKey(presented))) return yield* new ApiKeyRejected({ code: "malformed_credentials" })
-        const found = yield* Cache.get(byDigest, yield* hasher.digest(presented))
-        if (Option.isNone(found)) return yield* new ApiKeyRejected({ code: "invalid_api_key" })
-        const key = found.value
-        if (Option.isSome(key.revokedAt)) return yield* new ApiKeyRejected({ code: "api_key_revoked" })
-        const now = yield* DateTime.now
-        if (key.isExpiredAt(now)) return yield* new ApiKeyRejected({ code: "api_key_expired" })
-        yield* touch(key, now)
-        return principalOf(key)
-      })
+      const missing = new ApiKeyRejected({ code: "missing_credentials" })
+      const malformed = new ApiKeyRejected({ code: "malformed_credentials" })
+      const unknown = new ApiKeyRejected({ code: "invalid_api_key" })
+      const revoked = new ApiKeyRejected({ code: "api_key_revoked" })
+      const expired = new ApiKeyRejected({ code: "api_key_expired" })
+
+      // The judgement of a found key at `nowMillis`: revoked, expired, or its principal (noting the use).
+      const admit = (key: ApiKey, nowMillis: number): Effect.Effect<ApiKeyPrincipal, ApiKeyRejected> => {
+        if (Option.isSome(key.revokedAt)) return Effect.fail(revoked)
+        if (Option.isSome(key.expiresAt) && nowMillis >= DateTime.toEpochMillis(key.expiresAt.value)) return Effect.fail(expired)
+        const write = touch(key, nowMillis)
+        return write === undefined ? Effect.succeed(principalOf(key)) : Effect.as(write, principalOf(key))
+      }
+
+      // Untraced and in as few steps as it can: it runs on every authenticated request, where a span, a generator or
+      // a cache lookup through effects costs more than the check itself. A recently verified key is a map read.
+      const authenticate = (presented: Redacted.Redacted<string>): Effect.Effect<ApiKeyPrincipal, ApiKeyRejected | Unavailable> => {
+        if (Redacted.value(presented).length === 0) return Effect.fail(missing)
+        if (Option.isNone(parseApiKey(presented))) return Effect.fail(malformed)
+        return Effect.flatMap(hasher.digest(presented), (digest) =>
+          Effect.clockWith((clock) => {
+            const nowMillis = clock.currentTimeMillisUnsafe()
+            const recent = verified.get(digest, nowMillis)
+            if (recent !== undefined) return admit(recent, nowMillis)
+            return Effect.flatMap(Cache.get(byDigest, digest), (found) => {
+              if (Option.isNone(found)) return Effect.fail(unknown)
+              verified.set(digest, found.value, nowMillis)
+              return admit(found.value, nowMillis)
+            })
+          }))
+      }
 
       return ApiKeys.of({ create, roll, revoke, list, authenticate })
     })

@@ -1,19 +1,17 @@
 import { actorOf, AiTasks, CurrentPrincipal, toAiTaskView } from "@atrium/domain"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 
 // The header goes out only on a replay; a first submission answers without it.
 const replayedHeaders: { readonly "idempotent-replayed"?: "true" } = { "idempotent-replayed": "true" }
 const firstHeaders: { readonly "idempotent-replayed"?: "true" } = {}
 
 /** Handlers of `/api/v1/ai-tasks`; a task belongs to the caller's workspace (the key's, or the session's active one) and is billed to it. */
-export const AiTasksHandlers = HttpApiBuilder.group(
-  Api,
-  "aiTasks",
-  Effect.fn("AiTasksHandlers.make")(function*(handlers) {
+export const AiTasksHandlers = Layer.unwrap(Effect.gen(function*() {
     const tasks = yield* AiTasks
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "aiTasks", (handlers) => handlers
       .handle("submitAiTask", Effect.fn("V1.submitAiTask")(function*({ headers, payload }) {
         const principal = yield* CurrentPrincipal
         const submitted = yield* tasks.submit({
@@ -32,6 +30,5 @@ export const AiTasksHandlers = HttpApiBuilder.group(
       }))
       .handle("getAiTask", Effect.fn("V1.getAiTask")(function*({ params }) {
         return toAiTaskView(yield* tasks.get((yield* CurrentPrincipal).workspaceId, params.id))
-      }))
-  })
-)
+      }))))
+}))

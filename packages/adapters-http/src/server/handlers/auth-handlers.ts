@@ -1,10 +1,11 @@
 import { Accounts, EmailVerification, PasswordReset } from "@atrium/domain"
-import { DateTime, Effect, Redacted } from "effect"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { CurrentSession } from "../../contract/security.ts"
 import { clientAddress } from "../client-address.ts"
+import { leanGroup } from "../lean-group.ts"
 import { Throttles } from "../throttles.ts"
 import { challengeFor } from "../www-authenticate.ts"
 import { toSessionSummaryView, toSessionTokens, toUserView } from "./identity-views.ts"
@@ -14,15 +15,12 @@ import { toWorkspaceView } from "./views.ts"
  * Handlers of `/api/auth` before a session: sign-up, sign-in, refresh and the mailed links
  * (verify, reset), each throttled before any work.
  */
-export const AuthHandlers = HttpApiBuilder.group(
-  Api,
-  "auth",
-  Effect.fn("AuthHandlers.make")(function*(handlers) {
+export const AuthHandlers = Layer.unwrap(Effect.gen(function*() {
     const accounts = yield* Accounts
     const throttles = yield* Throttles
     const verification = yield* EmailVerification
     const passwordReset = yield* PasswordReset
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "auth", (handlers) => handlers
       .handle("signUp", Effect.fn("Auth.signUp")(function*({ payload }) {
         const request = yield* HttpServerRequest.HttpServerRequest
         yield* throttles.signUp(clientAddress(request), payload.email)
@@ -67,19 +65,15 @@ export const AuthHandlers = HttpApiBuilder.group(
           Redacted.make(payload.token, { label: "password reset token" }),
           Redacted.make(payload.password, { label: "Password" })
         )
-      }))
-  })
-)
+      }))))
+}))
 
 /** Handlers of `/api/auth` with an access token: the session itself, the user's other sessions, and a new verification link. */
-export const AuthSessionHandlers = HttpApiBuilder.group(
-  Api,
-  "authSession",
-  Effect.fn("AuthSessionHandlers.make")(function*(handlers) {
+export const AuthSessionHandlers = Layer.unwrap(Effect.gen(function*() {
     const accounts = yield* Accounts
     const verification = yield* EmailVerification
     const throttles = yield* Throttles
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "authSession", (handlers) => handlers
       .handle("signOut", Effect.fn("Auth.signOut")(function*() {
         const session = yield* CurrentSession
         yield* accounts.signOut(session.id)
@@ -110,6 +104,5 @@ export const AuthSessionHandlers = HttpApiBuilder.group(
       .handle("revokeSession", Effect.fn("Auth.revokeSession")(function*({ params }) {
         const session = yield* CurrentSession
         yield* accounts.revokeSession(session.userId, params.id)
-      }))
-  })
-)
+      }))))
+}))

@@ -1,18 +1,16 @@
 import { CurrentPrincipal, type CustomDomain, CustomDomains, toDomainView } from "@atrium/domain"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"
 
 /** Handlers of `/api/mobile/domains…`: each acts as the request's principal; `CustomDomains` applies the policy itself. */
-export const MobileDomainsHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileDomains",
-  Effect.fn("MobileDomainsHandlers.make")(function*(handlers) {
+export const MobileDomainsHandlers = Layer.unwrap(Effect.gen(function*() {
     const domains = yield* CustomDomains
     const view = (domain: CustomDomain) => toDomainView(domain, domains.policy)
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobileDomains", (handlers) => handlers
       .handle("listDomains", Effect.fn("Mobile.listDomains")(function*({ query }) {
         const page = yield* domains.list(yield* CurrentPrincipal, pageRequestOf(query))
         return { data: page.data.map(view), nextCursor: page.nextCursor }
@@ -28,19 +26,15 @@ export const MobileDomainsHandlers = HttpApiBuilder.group(
       }))
       .handle("verifyDomain", Effect.fn("Mobile.verifyDomain")(function*({ params }) {
         return view(yield* withRetryAfter(domains.verify(yield* CurrentPrincipal, params.id)))
-      }))
-  })
-)
+      }))))
+}))
 
 /** Handler of `GET /api/v1/domains`, in the API key's workspace. */
-export const V1DomainsHandlers = HttpApiBuilder.group(
-  Api,
-  "v1Domains",
-  Effect.fn("V1DomainsHandlers.make")(function*(handlers) {
+export const V1DomainsHandlers = Layer.unwrap(Effect.gen(function*() {
     const domains = yield* CustomDomains
-    return handlers.handle("listDomains", Effect.fn("V1.listDomains")(function*({ query }) {
-      const page = yield* domains.list(yield* CurrentPrincipal, pageRequestOf(query))
-      return { data: page.data.map((domain) => toDomainView(domain, domains.policy)), nextCursor: page.nextCursor }
-    }))
-  })
-)
+    return leanGroup(HttpApiBuilder.group(Api, "v1Domains", (handlers) => handlers
+      .handle("listDomains", Effect.fn("V1.listDomains")(function*({ query }) {
+        const page = yield* domains.list(yield* CurrentPrincipal, pageRequestOf(query))
+        return { data: page.data.map((domain) => toDomainView(domain, domains.policy)), nextCursor: page.nextCursor }
+      }))))
+}))

@@ -1,17 +1,15 @@
 import { actorOf, ApiKeys, CurrentPrincipal } from "@atrium/domain"
-import { Effect, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
 
 /** Handlers of Settings → Developers: API keys of the active workspace, created, rolled and revoked by the member. */
-export const MobileDevelopersHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileDevelopers",
-  Effect.fn("MobileDevelopersHandlers.make")(function*(handlers) {
+export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
     const keys = yield* ApiKeys
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobileDevelopers", (handlers) => handlers
       .handle("listApiKeys", Effect.fn("Mobile.listApiKeys")(function*({ query }) {
         const page = yield* keys.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
         return { data: page.data.map(toManagedApiKeyView), nextCursor: page.nextCursor }
@@ -45,6 +43,5 @@ export const MobileDevelopersHandlers = HttpApiBuilder.group(
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
         const principal = yield* CurrentPrincipal
         yield* keys.revoke(principal.workspaceId, params.id, actorOf(principal))
-      }))
-  })
-)
+      }))))
+}))

@@ -1,7 +1,8 @@
 import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type PushDevice, PushNotifications } from "@atrium/domain"
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"
 
@@ -32,12 +33,9 @@ const toPushDeviceView = (device: PushDevice) => ({
 const member = Effect.flatMap(CurrentPrincipal, memberOf)
 
 /** Handlers of the feature-request board. */
-export const MobileFeedbackHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileFeedback",
-  Effect.fn("MobileFeedbackHandlers.make")(function*(handlers) {
+export const MobileFeedbackHandlers = Layer.unwrap(Effect.gen(function*() {
     const board = yield* FeatureRequests
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobileFeedback", (handlers) => handlers
       .handle("listFeatureRequests", Effect.fn("Mobile.listFeatureRequests")(function*({ query }) {
         const page = yield* board.list(yield* member, { status: query.status, sort: query.sort ?? "top" }, pageRequestOf(query))
         return { data: page.data.map(toFeatureRequestView), nextCursor: page.nextCursor }
@@ -61,18 +59,14 @@ export const MobileFeedbackHandlers = HttpApiBuilder.group(
       }))
       .handle("unvoteFeatureRequest", Effect.fn("Mobile.unvoteFeatureRequest")(function*({ params }) {
         return toFeatureRequestView(yield* board.unvote(yield* member, params.id))
-      }))
-  })
-)
+      }))))
+}))
 
 /** Handlers of the member's push devices and notification preferences. */
-export const MobilePushHandlers = HttpApiBuilder.group(
-  Api,
-  "mobilePush",
-  Effect.fn("MobilePushHandlers.make")(function*(handlers) {
+export const MobilePushHandlers = Layer.unwrap(Effect.gen(function*() {
     const push = yield* PushNotifications
     const preferencesView = (preferences: Parameters<typeof push.setPreferences>[1]) => ({ pushEnabled: push.enabled, preferences })
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobilePush", (handlers) => handlers
       .handle("listPushDevices", Effect.fn("Mobile.listPushDevices")(function*() {
         return { data: (yield* push.devices(yield* member)).map(toPushDeviceView) }
       }))
@@ -87,6 +81,5 @@ export const MobilePushHandlers = HttpApiBuilder.group(
       }))
       .handle("putNotificationPreferences", Effect.fn("Mobile.putNotificationPreferences")(function*({ payload }) {
         return preferencesView(yield* push.setPreferences(yield* member, payload))
-      }))
-  })
-)
+      }))))
+}))

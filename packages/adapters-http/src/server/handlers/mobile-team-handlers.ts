@@ -1,7 +1,8 @@
 import { AuditTrail, CurrentPrincipal, Invitations, memberOf, Members } from "@atrium/domain"
-import { DateTime, Effect, Redacted } from "effect"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { toAuditEntryView, toInvitationView, toMembershipView, toMemberView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
 
@@ -11,14 +12,11 @@ const currentMember = Effect.gen(function*() {
 })
 
 /** Handlers of `/api/mobile` members, invitations and audit log; the domain services apply the access policy. */
-export const MobileTeamHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileTeam",
-  Effect.fn("MobileTeamHandlers.make")(function*(handlers) {
+export const MobileTeamHandlers = Layer.unwrap(Effect.gen(function*() {
     const members = yield* Members
     const invitations = yield* Invitations
     const audit = yield* AuditTrail
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobileTeam", (handlers) => handlers
       .handle("listMembers", Effect.fn("Mobile.listMembers")(function*({ query }) {
         const page = yield* members.list(yield* currentMember, pageRequestOf(query))
         return { data: page.data.map(toMemberView), nextCursor: page.nextCursor }
@@ -44,6 +42,5 @@ export const MobileTeamHandlers = HttpApiBuilder.group(
       .handle("listAudit", Effect.fn("Mobile.listAudit")(function*({ query }) {
         const page = yield* audit.list(yield* currentMember, pageRequestOf(query))
         return { data: page.data.map(toAuditEntryView), nextCursor: page.nextCursor }
-      }))
-  })
-)
+      }))))
+}))

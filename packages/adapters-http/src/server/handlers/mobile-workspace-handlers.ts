@@ -10,10 +10,11 @@ import {
   PreconditionRequired,
   Usage
 } from "@atrium/domain"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { accessOf } from "../../contract/entitlement-access.ts"
+import { leanGroup } from "../lean-group.ts"
 import { toEntitlementView } from "./views.ts"
 
 const withEtag = (settings: AppearanceSettings) =>
@@ -29,14 +30,11 @@ const currentMember = Effect.gen(function*() {
 })
 
 /** Handlers of the `/api/mobile` reads and settings every member may use, in the active workspace. */
-export const MobileWorkspaceHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileWorkspace",
-  Effect.fn("MobileWorkspaceHandlers.make")(function*(handlers) {
+export const MobileWorkspaceHandlers = Layer.unwrap(Effect.gen(function*() {
     const entitlements = yield* Entitlements
     const usage = yield* Usage
     const appearance = yield* Appearance
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobileWorkspace", (handlers) => handlers
       .handle("getEntitlement", Effect.fn("Mobile.getEntitlement")(function*() {
         const member = yield* currentMember
         const active = yield* entitlements.active(member.workspaceId)
@@ -63,6 +61,5 @@ export const MobileWorkspaceHandlers = HttpApiBuilder.group(
           return yield* new PreconditionFailed({ currentVersion: current.version })
         }
         return withEtag(yield* appearance.put(member, payload, version))
-      }))
-  })
-)
+      }))))
+}))

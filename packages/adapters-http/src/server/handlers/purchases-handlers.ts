@@ -1,7 +1,8 @@
 import { CurrentPrincipal, memberOf, Purchases } from "@atrium/domain"
-import { Effect, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { pageRequestOf } from "./page-request.ts"
 import { toPurchaseView } from "./purchase-views.ts"
 import { toEntitlementView } from "./views.ts"
@@ -12,12 +13,9 @@ const currentMember = Effect.gen(function*() {
 })
 
 /** Handlers of `/api/mobile/purchases…`. */
-export const MobilePurchasesHandlers = HttpApiBuilder.group(
-  Api,
-  "mobilePurchases",
-  Effect.fn("MobilePurchasesHandlers.make")(function*(handlers) {
+export const MobilePurchasesHandlers = Layer.unwrap(Effect.gen(function*() {
     const purchases = yield* Purchases
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "mobilePurchases", (handlers) => handlers
       .handle("availability", Effect.fn("Purchases.availabilityRoute")(function*({ query }) {
         return yield* purchases.availability(yield* currentMember, query.platform)
       }))
@@ -35,30 +33,23 @@ export const MobilePurchasesHandlers = HttpApiBuilder.group(
       }))
       .handle("get", Effect.fn("Purchases.getRoute")(function*({ params }) {
         return toPurchaseView(yield* purchases.get(yield* CurrentPrincipal, params.id))
-      }))
-  })
-)
+      }))))
+}))
 
 /** Handler of `GET /api/v1/purchases`. */
-export const V1PurchasesHandlers = HttpApiBuilder.group(
-  Api,
-  "v1Purchases",
-  Effect.fn("V1PurchasesHandlers.make")(function*(handlers) {
+export const V1PurchasesHandlers = Layer.unwrap(Effect.gen(function*() {
     const purchases = yield* Purchases
-    return handlers.handle("list", Effect.fn("V1.listPurchases")(function*({ query }) {
-      const page = yield* purchases.list(yield* CurrentPrincipal, pageRequestOf(query))
-      return { data: page.data.map(toPurchaseView), nextCursor: page.nextCursor }
-    }))
-  })
-)
+    return leanGroup(HttpApiBuilder.group(Api, "v1Purchases", (handlers) => handlers
+      .handle("list", Effect.fn("V1.listPurchases")(function*({ query }) {
+        const page = yield* purchases.list(yield* CurrentPrincipal, pageRequestOf(query))
+        return { data: page.data.map(toPurchaseView), nextCursor: page.nextCursor }
+      }))))
+}))
 
 /** Handlers of `/api/store-notifications/…`: verify, store, answer; the worker does the rest. */
-export const StoreNotificationsHandlers = HttpApiBuilder.group(
-  Api,
-  "storeNotifications",
-  Effect.fn("StoreNotificationsHandlers.make")(function*(handlers) {
+export const StoreNotificationsHandlers = Layer.unwrap(Effect.gen(function*() {
     const purchases = yield* Purchases
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "storeNotifications", (handlers) => handlers
       .handle("apple", Effect.fn("StoreNotifications.apple")(function*({ payload }) {
         yield* purchases.receiveApple(JSON.stringify(payload))
         return { received: true }
@@ -66,6 +57,5 @@ export const StoreNotificationsHandlers = HttpApiBuilder.group(
       .handle("google", Effect.fn("StoreNotifications.google")(function*({ headers, payload }) {
         yield* purchases.receiveGoogle(headers.authorization ?? "", JSON.stringify(payload))
         return { received: true }
-      }))
-  })
-)
+      }))))
+}))

@@ -7,9 +7,10 @@ import {
   toScheduleView,
   type UpdateScheduleInput
 } from "@atrium/domain"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { type PageParams, pageRequestOf } from "./page-request.ts"
 
 interface ScheduleParams {
@@ -58,26 +59,19 @@ const makeScheduleHandlers = Effect.gen(function*() {
 })
 
 /** The schedule operations under `/api/v1`. */
-export const SchedulesHandlers = HttpApiBuilder.group(
-  Api,
-  "schedules",
-  (handlers) => Effect.map(makeScheduleHandlers, (implemented) => handlers.handleAll(implemented))
-)
+export const SchedulesHandlers = Layer.unwrap(Effect.map(makeScheduleHandlers, (implemented) =>
+  leanGroup(HttpApiBuilder.group(Api, "schedules", (handlers) => handlers.handleAll(implemented)))))
 
 /** The same operations under `/api/mobile`, plus the preview (validation only: it reads no workspace data). */
-export const MobileSchedulesHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileSchedules",
-  (handlers) =>
-    Effect.gen(function*() {
-      const schedules = yield* Schedules
-      const implemented = yield* makeScheduleHandlers
-      return handlers.handleAll({
-        ...implemented,
-        previewSchedule: Effect.fn("Schedules.preview")(function*({ query }: { readonly query: { readonly cron: string; readonly timezone: string } }) {
-          const next = yield* schedules.preview(query.cron, query.timezone)
-          return { cron: query.cron, timezone: query.timezone, next: next.map(DateTime.formatIso) }
-        })
+export const MobileSchedulesHandlers = Layer.unwrap(Effect.gen(function*() {
+  const schedules = yield* Schedules
+  const implemented = yield* makeScheduleHandlers
+  return leanGroup(HttpApiBuilder.group(Api, "mobileSchedules", (handlers) =>
+    handlers.handleAll({
+      ...implemented,
+      previewSchedule: Effect.fn("Schedules.preview")(function*({ query }: { readonly query: { readonly cron: string; readonly timezone: string } }) {
+        const next = yield* schedules.preview(query.cron, query.timezone)
+        return { cron: query.cron, timezone: query.timezone, next: next.map(DateTime.formatIso) }
       })
-    })
-)
+    })))
+}))

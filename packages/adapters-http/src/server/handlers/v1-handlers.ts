@@ -1,15 +1,13 @@
 import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, type Workspace, Workspaces } from "@atrium/domain"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { leanGroup } from "../lean-group.ts"
 import { toEntitlementView, toModelRequirementView, toWorkspaceView } from "./views.ts"
 
 /** Handlers of `/api/v1`; each acts in the principal's workspace, never one named by the client. */
-export const V1Handlers = HttpApiBuilder.group(
-  Api,
-  "v1",
-  Effect.fn("V1Handlers.make")(function*(handlers) {
+export const V1Handlers = Layer.unwrap(Effect.gen(function*() {
     const workspaces = yield* Workspaces
     const entitlements = yield* Entitlements
     const catalog = yield* ModelCatalog
@@ -25,7 +23,7 @@ export const V1Handlers = HttpApiBuilder.group(
       }
       return response
     }
-    return handlers
+    return leanGroup(HttpApiBuilder.group(Api, "v1", (handlers) => handlers
       // Untraced: the hot path; the span would cost more than the cached lookup it wraps.
       .handle("getCurrentWorkspace", Effect.fnUntraced(function*() {
         return workspaceResponse(yield* workspaces.get((yield* CurrentPrincipal).workspaceId))
@@ -40,6 +38,5 @@ export const V1Handlers = HttpApiBuilder.group(
       }))
       .handle("getUsage", Effect.fn("V1.getUsage")(function*() {
         return yield* usage.current((yield* CurrentPrincipal).workspaceId)
-      }))
-  })
-)
+      }))))
+}))

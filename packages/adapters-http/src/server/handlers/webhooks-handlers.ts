@@ -1,5 +1,5 @@
 import { CurrentPrincipal, type DeliveryId, type DeliveryStatus, EventOutbox, type WebhookEndpointId, WebhookEndpoints } from "@atrium/domain"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import type {
@@ -8,6 +8,7 @@ import type {
   RotateWebhookSecret,
   UpdateWebhookEndpoint
 } from "../../contract/webhook-schemas.ts"
+import { leanGroup } from "../lean-group.ts"
 import { makeEventTypeList } from "./event-type-catalog.ts"
 import { type PageParams, pageRequestOf } from "./page-request.ts"
 import {
@@ -91,15 +92,9 @@ const makeWebhookHandlers = Effect.gen(function*() {
 })
 
 /** The webhook operations under `/api/v1`. */
-export const WebhooksHandlers = HttpApiBuilder.group(
-  Api,
-  "webhooks",
-  (handlers) => Effect.map(makeWebhookHandlers, (implemented) => handlers.handleAll(implemented))
-)
+export const WebhooksHandlers = Layer.unwrap(Effect.map(makeWebhookHandlers, (implemented) =>
+  leanGroup(HttpApiBuilder.group(Api, "webhooks", (handlers) => handlers.handleAll(implemented)))))
 
 /** The same operations under `/api/mobile`. */
-export const MobileWebhooksHandlers = HttpApiBuilder.group(
-  Api,
-  "mobileWebhooks",
-  (handlers) => Effect.map(makeWebhookHandlers, (implemented) => handlers.handleAll(implemented))
-)
+export const MobileWebhooksHandlers = Layer.unwrap(Effect.map(makeWebhookHandlers, (implemented) =>
+  leanGroup(HttpApiBuilder.group(Api, "mobileWebhooks", (handlers) => handlers.handleAll(implemented)))))
