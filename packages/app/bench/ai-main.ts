@@ -2,15 +2,19 @@
 // and, when DATABASE_URL is set, on that Postgres; then the SQL statements one submission costs (counted from spans).
 // BENCH_SECONDS (default 10) sets the load time. One run on a shared machine: compare ratios, not absolutes.
 import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
+import { PostgresUrl } from "@atrium/adapters-pg"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
+import autocannon from "autocannon"
 import { submissionBench } from "./ai-bench.ts"
-import { statementsPerSubmission } from "./ai-statements.ts"
+import { fmt } from "./percentiles.ts"
+import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
 import { benchConfig } from "./webhook-bench.ts"
 import { addressOf, start } from "./server-process.ts"
 
@@ -29,9 +33,10 @@ const seed = Effect.gen(function*() {
 // Seeds in-process (the domain over the target), then closes that domain before the server starts on the same data.
 const seeded = async (database: AppConfig["database"], secretKey: string) => {
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig(database, secretKey)), scope))
+  const counter = makeSpanCounter()
+  const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig(database, secretKey)).pipe(Layer.provideMerge(counter.layer)), scope))
   const key = await Effect.runPromise(Effect.provide(seed, context))
-  const statements = await Effect.runPromise(Effect.provide(statementsPerSubmission, context))
+  const statements = await Effect.runPromise(Effect.provide(statementsPerSubmission(counter), context))
   await Effect.runPromise(Scope.close(scope, Exit.void))
   return { key, statements }
 }
@@ -48,8 +53,11 @@ const run = async (label: string, database: AppConfig["database"], env: Record<s
     const baseUrl = addressOf(server)
     await submissionBench(baseUrl, key, 2) // warm-up: JIT, pools
     const result = await submissionBench(baseUrl, key, seconds)
+    // The same connections on an authenticated read: how much of the machine the HTTP path alone leaves.
+    const read = await autocannon({ url: `${baseUrl}/api/v1/workspaces/current`, connections: 32, duration: seconds, headers: { authorization: `Bearer ${key}` } })
     return [
       `AI task submissions, ${label.padEnd(10)} ${result.line}  (target ≥ 2,500/s, p99 ≤ 25 ms)`,
+      `  GET /workspaces/current, ${label.padEnd(9)} ${fmt(read.requests.average)} req/s, p99 ${fmt(read.latency.p99, 1)} ms; submissions/read ${fmt(result.perSecond / read.requests.average, 2)}`,
       `  SQL per submission, ${label.padEnd(9)} ${statements}`
     ]
   } finally {
@@ -64,9 +72,23 @@ const lines: Array<string> = []
 try {
   const data = join(dataDir, "data")
   lines.push(...await run("embedded", { _tag: "Embedded", dataDir: data }, { DATABASE_URL: undefined, ATRIUM_DATA_DIR: data }))
-  const url = process.env.DATABASE_URL
-  if (url !== undefined && url.length > 0) {
-    lines.push(...await run("Postgres", { _tag: "Url", url: Redacted.make(url) }, { DATABASE_URL: url }))
+  const base = process.env.DATABASE_URL
+  if (base !== undefined && base.length > 0) {
+    // A schema of its own (the database is shared with tests and other benches), dropped afterwards.
+    const schema = `atrium_ai_bench_${randomBytes(6).toString("hex")}`
+    const admin = (statement: string) =>
+      Effect.runPromise(SqlClient.SqlClient.pipe(
+        Effect.flatMap((sql) => sql.unsafe(statement)),
+        Effect.provide(PostgresUrl(Redacted.make(base), { maxConnections: 1 }))
+      ))
+    await admin(`CREATE SCHEMA ${schema}`)
+    const url = new URL(base)
+    url.searchParams.set("options", `-c search_path=${schema}`)
+    try {
+      lines.push(...await run("Postgres", { _tag: "Url", url: Redacted.make(url.href) }, { DATABASE_URL: url.href }))
+    } finally {
+      await admin(`DROP SCHEMA ${schema} CASCADE`)
+    }
   } else {
     lines.push("AI task submissions on Postgres: set DATABASE_URL to measure them too")
   }

@@ -295,6 +295,8 @@ export class AiTasks extends Context.Service<AiTasks, {
         })
 
         // Finishes a task exactly once: a task already finished (by a retry, another worker, or before a crash) is left alone.
+        // The task's own rows come first and the workspace's billing lock last, so the lock that every submission of the
+        // workspace also needs is held for the few statements that change money, not for the whole settlement.
         const settle = Effect.fnUntraced(function*(claimed: AiTask, outcome: Outcome) {
           return yield* tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
@@ -302,13 +304,20 @@ export class AiTasks extends Context.Service<AiTasks, {
             const current = stored.value
             if (current.isFinished) return current
             const now = yield* DateTime.now
-            const account = yield* billing.account(current.workspaceId)
             const month = monthOf(current.createdAt)
-            const usage = yield* billing.monthlyUsage(current.workspaceId, month)
-            const released = {
-              reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros),
-              monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros)
-            }
+            // What the account and the month's meters give back (the reservation) and take (the cost), under the lock.
+            const settleBilling = (costMicros: number) =>
+              Effect.gen(function*() {
+                const account = yield* billing.account(current.workspaceId)
+                const usage = yield* billing.monthlyUsage(current.workspaceId, month)
+                const charged = new BillingAccount({
+                  ...account,
+                  creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
+                  reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros)
+                })
+                yield* billing.saveAccount(charged)
+                return { charged, usage, monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros) }
+              })
             if (outcome._tag === "Failed") {
               const failed = new AiTask({
                 ...current,
@@ -318,11 +327,6 @@ export class AiTasks extends Context.Service<AiTasks, {
                 nextAttemptAt: Option.none(),
                 finishedAt: Option.some(now)
               })
-              yield* billing.saveAccount(new BillingAccount({ ...account, reservedMicros: released.reservedMicros }))
-              // A failed task gives its slot back: it cost nothing and counts against no cap.
-              yield* billing.saveMonthlyUsage(
-                new MonthlyUsage({ ...usage, reservedMicros: released.monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
-              )
               yield* tasks.update(failed)
               yield* changes.record({
                 workspaceId: failed.workspaceId,
@@ -334,6 +338,11 @@ export class AiTasks extends Context.Service<AiTasks, {
                   ...scheduleOf(failed)
                 })
               })
+              const { monthReservedMicros, usage } = yield* settleBilling(0)
+              // A failed task gives its slot back: it cost nothing and counts against no cap.
+              yield* billing.saveMonthlyUsage(
+                new MonthlyUsage({ ...usage, reservedMicros: monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
+              )
               // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
               yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
                 taskId: failed.id,
@@ -358,14 +367,6 @@ export class AiTasks extends Context.Service<AiTasks, {
               nextAttemptAt: Option.none(),
               finishedAt: Option.some(now)
             })
-            const charged = new BillingAccount({
-              ...account,
-              creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
-              reservedMicros: released.reservedMicros
-            })
-            yield* billing.saveAccount(charged)
-            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: released.monthReservedMicros })
-            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
             yield* tasks.update(succeeded)
             yield* billing.insertUsageRecord(
               new UsageRecord({ taskId: succeeded.id, workspaceId: succeeded.workspaceId, model: succeeded.model, inputTokens, outputTokens, costMicros, month, createdAt: now })
@@ -380,6 +381,9 @@ export class AiTasks extends Context.Service<AiTasks, {
                   ...scheduleOf(succeeded)
                 })
             })
+            const { charged, monthReservedMicros, usage } = yield* settleBilling(costMicros)
+            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: monthReservedMicros })
+            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
             return succeeded
           }))
         })
