@@ -1,4 +1,4 @@
-import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
+import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import { type Actor, CurrentRequestId, makeBatchedCall, systemActor } from "../shared/index.ts"
 import { actualCostMicros, exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskError, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
@@ -31,6 +31,12 @@ export interface AiTaskPolicy {
   readonly maxAttempts: number
   /** Delay before retry n (index n-1) after a retryable provider failure; the last one repeats. */
   readonly retryDelays: ReadonlyArray<Duration.Duration>
+  /**
+   * Settlements (and requeues) in one process at once. Each holds a database connection for its transaction while
+   * provider calls hold none, so this, not the worker's concurrency, bounds what the worker takes from the pool that
+   * submissions share.
+   */
+  readonly settlements?: number | undefined
 }
 
 /** The defaults: 60 s per provider call, 90 s lease, 3 attempts, retries after 10 s and 60 s. */
@@ -38,7 +44,8 @@ export const defaultAiTaskPolicy: AiTaskPolicy = {
   timeout: Duration.seconds(60),
   lease: Duration.seconds(90),
   maxAttempts: 3,
-  retryDelays: [Duration.seconds(10), Duration.seconds(60)]
+  retryDelays: [Duration.seconds(10), Duration.seconds(60)],
+  settlements: 4
 }
 
 /** What submitting a task needs; the workspace and actor come from the caller's principal, never the body. */
@@ -272,6 +279,9 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* tasks.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
         })
 
+        const settlementSlots = yield* Semaphore.make(Math.max(1, policy.settlements ?? 4))
+        const settling = settlementSlots.withPermits(1)
+
         // Announces a meter's cap once per month; `usage` is updated in place of the caller's copy.
         const announceCaps = Effect.fnUntraced(function*(account: BillingAccount, usage: MonthlyUsage) {
           const reached: Array<{ readonly meter: CapMeter; readonly cap: number; readonly used: number }> = []
@@ -298,7 +308,7 @@ export class AiTasks extends Context.Service<AiTasks, {
         // The task's own rows come first and the workspace's billing lock last, so the lock that every submission of the
         // workspace also needs is held for the few statements that change money, not for the whole settlement.
         const settle = Effect.fnUntraced(function*(claimed: AiTask, outcome: Outcome) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
+          return yield* settling(tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
             if (Option.isNone(stored)) return claimed
             const current = stored.value
@@ -385,12 +395,12 @@ export class AiTasks extends Context.Service<AiTasks, {
             const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: monthReservedMicros })
             yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
             return succeeded
-          }))
+          })))
         })
 
         // Puts the task back in the queue for a later attempt, unless it finished or another worker took it meanwhile.
         const requeue = Effect.fnUntraced(function*(claimed: AiTask, delay: Duration.Duration) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
+          return yield* settling(tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
             if (Option.isNone(stored)) return claimed
             const current = stored.value
@@ -398,7 +408,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             const queued = new AiTask({ ...current, status: "queued", nextAttemptAt: Option.some(DateTime.addDuration(yield* DateTime.now, delay)) })
             yield* tasks.update(queued)
             return queued
-          }))
+          })))
         })
 
         const execute = Effect.fn("AiTasks.execute")(function*(task: AiTask) {
