@@ -26,7 +26,6 @@ const decodeAccounts = Schema.decodeUnknownEffect(Schema.Array(BillingAccountRow
 // A budget key's row: its meters (zeros when the month has none yet) and the features granted in force.
 const decodeMeters = Schema.decodeUnknownEffect(Schema.Array(MonthlyUsageRow))
 const decodeFeatures = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ features: Schema.Array(Feature) })))
-const decodeMissing = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ missing: Schema.Number })]))
 
 const columns =
   "id, workspace_id, model, status, input, max_output_tokens, metadata, output, input_tokens, output_tokens, cost_micros, " +
@@ -171,8 +170,9 @@ export const AiTaskRepositoryPg = Layer.effect(
     })
 
     // One statement for the batch: the tasks travel as one JSON array; the accounts and meters grow by increments, so
-    // the statement is right whatever they held. A reservation for a workspace without an account is a bug (the
-    // domain only reserves against credits): the transaction fails as a defect rather than reserve nothing.
+    // the statement is right whatever they held. A reservation beyond a balance breaks the table's check, and one for a
+    // workspace without an account fails the statement's last line (a deliberate cast error, as SQL has no `raise`):
+    // either way nothing of the batch is written and the caller gets a defect.
     const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>) {
       const rows = tasks.map((task) => ({
         id: task.id,
@@ -198,7 +198,7 @@ export const AiTaskRepositoryPg = Layer.effect(
         month: monthOf(task.createdAt)
       }))
       // Idle workers of every process hear of the new tasks when the batch commits.
-      const [{ missing }] = yield* sql`
+      yield* sql`
         WITH input AS MATERIALIZED (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(
             id text, workspace_id text, model text, status text, input jsonb, max_output_tokens bigint, metadata jsonb,
@@ -223,9 +223,11 @@ export const AiTaskRepositoryPg = Layer.effect(
             reserved_micros = monthly_usage.reserved_micros + EXCLUDED.reserved_micros,
             task_count = monthly_usage.task_count + EXCLUDED.task_count
         )
-        SELECT ((SELECT count(*) FROM per_account) - (SELECT count(*) FROM accounts))::int AS missing, pg_notify(${workChannel}, 'ai_tasks')
-      `.pipe(Effect.flatMap(decodeMissing), orUnavailable)
-      if (missing > 0) return yield* Effect.die(new Error("a reservation for a workspace without a billing account"))
+        SELECT pg_notify(${workChannel}, 'ai_tasks'), CASE WHEN (SELECT count(*) FROM accounts) < (SELECT count(*) FROM per_account) THEN (
+          SELECT 'reservation without a billing account: ' || string_agg(p.workspace_id, ', ')
+          FROM per_account p WHERE p.workspace_id NOT IN (SELECT workspace_id FROM accounts)
+        )::integer END AS refused
+      `.pipe(orUnavailable)
     })
 
     return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey, lockBudgets, insertReserved })
