@@ -1,5 +1,5 @@
 import { AuditEntry, AuditLog, type PageRequest, type WorkspaceId } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { type Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
@@ -30,10 +30,29 @@ export const AuditLogPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
+    // One statement for the batch: the entries travel as one JSON array, whatever their number.
+    const appendAll = Effect.fn("AuditLog.appendAll")(function*(entries: Arr.NonEmptyReadonlyArray<AuditEntry>) {
+      const rows = entries.map((entry) => ({
+        id: entry.id,
+        workspace_id: entry.workspaceId,
+        actor: entry.actor,
+        action: entry.action,
+        target: entry.target,
+        created_at: DateTime.formatIso(entry.createdAt),
+        request_id: Option.getOrNull(entry.requestId)
+      }))
+      yield* sql`
+        INSERT INTO audit_entries (id, workspace_id, actor, action, target, created_at, request_id)
+        SELECT id, workspace_id, actor, action, target, created_at, request_id
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS t(id text, workspace_id text, actor jsonb, action text, target text, created_at timestamptz, request_id text)
+      `.pipe(orUnavailable)
+    })
+
     const list = Effect.fn("AuditLog.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
       return yield* newestInWorkspace(workspaceId, page)
     })
 
-    return AuditLog.of({ append, list })
+    return AuditLog.of({ append, appendAll, list })
   })
 )

@@ -1,5 +1,5 @@
 import { DomainEvent, EventOutbox, type PageRequest, type WorkspaceId } from "@atrium/domain"
-import { DateTime, Effect, Layer, Schema } from "effect"
+import { type Array as Arr, DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
@@ -27,10 +27,26 @@ export const EventOutboxPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
+    // One statement for the batch: the events travel as one JSON array, whatever their number.
+    const appendAll = Effect.fn("EventOutbox.appendAll")(function*(events: Arr.NonEmptyReadonlyArray<DomainEvent>) {
+      const rows = events.map((event) => ({
+        id: event.id,
+        workspace_id: event.workspaceId,
+        type: event.type,
+        created_at: DateTime.formatIso(event.createdAt),
+        data: event.data
+      }))
+      yield* sql`
+        INSERT INTO events (id, workspace_id, type, created_at, data)
+        SELECT id, workspace_id, type, created_at, data
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(id text, workspace_id text, type text, created_at timestamptz, data jsonb)
+      `.pipe(orUnavailable)
+    })
+
     const list = Effect.fn("EventOutbox.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
       return yield* newestInWorkspace(workspaceId, page)
     })
 
-    return EventOutbox.of({ append, list })
+    return EventOutbox.of({ append, appendAll, list })
   })
 )
