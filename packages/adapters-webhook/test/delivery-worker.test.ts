@@ -140,6 +140,8 @@ describe("delivery worker resilience", () => {
       // The worker is under test here, so the queue it polls is a stand-in that dies on its first claim.
       const queue = Layer.succeed(WebhookDeliveries, WebhookDeliveries.of({
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
+        send: () => Effect.die(new Error("unused")),
+        record: () => Effect.die(new Error("unused")),
         deliver: () => Effect.die(new Error("unused")),
         runDue: () => Effect.die(new Error("unused"))
       }))

@@ -8,7 +8,7 @@ export interface WakeUps {
   readonly listen: boolean
 }
 
-const start = <Item>(queue: WorkQueue<Item>, channel: string, wakeUps: WakeUps, options: Partial<WorkerOptions>) =>
+const start = <Item, Done>(queue: WorkQueue<Item, never, Done>, channel: string, wakeUps: WakeUps, options: Partial<WorkerOptions>) =>
   Effect.gen(function*() {
     const wakeUp = wakeUps.listen ? yield* subscribeWork(channel) : undefined
     yield* runWorker({ ...queue, wakeUp }, options)
