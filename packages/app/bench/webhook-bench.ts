@@ -86,6 +86,16 @@ export const succeededDeliveries = (workspaceId: WorkspaceId) =>
     return row.count
   }).pipe(Effect.orDie)
 
+/**
+ * Removes the workspace's endpoints (and with them their deliveries): each run seals under a key of its own, and a later
+ * run's worker process refuses to start beside secrets its key cannot open.
+ */
+export const removeEndpoints = (workspaceId: WorkspaceId) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`DELETE FROM webhook_endpoints WHERE workspace_id = ${workspaceId}`
+  }).pipe(Effect.orDie)
+
 const waitFor = async (check: () => boolean, limitMillis: number) => {
   const until = Date.now() + limitMillis
   while (!check() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -115,6 +125,7 @@ const throughput = async (
   const delivered = recorded
   await stop()
   await receiver.close()
+  await run(removeEndpoints(workspace.id))
   return { perSecond: delivered / seconds, delivered, total }
 }
 
@@ -134,6 +145,7 @@ const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>
   await waitFor(() => receiver.received() >= 100, 30_000)
   await stop()
   await receiver.close()
+  await run(removeEndpoints(workspace.id))
   return { p50: percentile(receiver.latencies(), 50), p99: percentile(receiver.latencies(), 99) }
 }
 

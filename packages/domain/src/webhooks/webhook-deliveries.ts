@@ -25,15 +25,21 @@ export interface DeliveryPolicy {
   readonly disableAfter: Duration.Duration
   /** Delay before each retry (the documented schedule unless shortened for tests or development). */
   readonly retryDelays: ReadonlyArray<Duration.Duration>
+  /**
+   * How long an opened (decrypted and imported) signing secret serves later passes too, so a busy worker opens each
+   * secret about once per window rather than once per pass; 0 opens afresh every pass.
+   */
+  readonly openedSecretWindow?: Duration.Duration | undefined
 }
 
-/** The defaults: 15 s per attempt, 5 s to connect, 60 s lease, disable after 5 days of failure. */
+/** The defaults: 15 s per attempt, 5 s to connect, 60 s lease, disable after 5 days of failure, secrets reopened each second. */
 export const defaultDeliveryPolicy: DeliveryPolicy = {
   timeout: Duration.seconds(15),
   connectTimeout: Duration.seconds(5),
   lease: Duration.seconds(60),
   disableAfter: defaultDisableAfter,
-  retryDelays
+  retryDelays,
+  openedSecretWindow: Duration.seconds(1)
 }
 
 /** An endpoint secret opened and imported for signing, with the validity of the secret it came from. */
@@ -87,15 +93,24 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
 
         const openSecret = (secret: EndpointSecret) =>
           box.open(secret.sealed).pipe(Effect.flatMap(importSigningKey), Effect.map((signing): OpenedSecret => ({ secret, signing })))
+        // Opened secrets by sealed value (a rotation seals a new value, so it is never served an old key), with when opened.
+        const windowMillis = Duration.toMillis(policy.openedSecretWindow ?? Duration.zero)
+        const recentlyOpened = new Map<string, { readonly entry: OpenedSecret; readonly openedAt: number }>()
 
         const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
           const now = yield* DateTime.now
           const claimed = yield* deliveries.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
+          const nowMillis = DateTime.toEpochMillis(now)
+          for (const [sealed, kept] of recentlyOpened) if (nowMillis - kept.openedAt >= windowMillis) recentlyOpened.delete(sealed)
           // A pass opens each valid secret once (decrypt and key import), not once per delivery to its endpoint.
           const distinct = new Map<string, EndpointSecret>()
-          for (const item of claimed) for (const secret of item.secrets) if (secret.isValidAt(now)) distinct.set(secret.sealed, secret)
-          const opened = yield* Effect.forEach(distinct.values(), openSecret)
-          const bySealed = new Map(opened.map((entry) => [entry.secret.sealed, entry]))
+          for (const item of claimed) {
+            for (const secret of item.secrets) if (secret.isValidAt(now) && !recentlyOpened.has(secret.sealed)) distinct.set(secret.sealed, secret)
+          }
+          const fresh = yield* Effect.forEach(distinct.values(), openSecret)
+          if (windowMillis > 0) for (const entry of fresh) recentlyOpened.set(entry.secret.sealed, { entry, openedAt: nowMillis })
+          const bySealed = new Map(Array.from(recentlyOpened, ([sealed, kept]) => [sealed, kept.entry]))
+          for (const entry of fresh) bySealed.set(entry.secret.sealed, entry)
           return claimed.map((item): OpenedDelivery => ({
             ...item,
             opened: item.secrets.flatMap((secret) => {
