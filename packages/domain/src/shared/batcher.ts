@@ -1,4 +1,4 @@
-import { Cause, Deferred, Effect, Exit, Queue } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
 import type { Array as Arr, Scope } from "effect"
 
 /** Writes items in groups: while one group is written the next gathers, so groups grow with the load (group commit). */
@@ -13,6 +13,11 @@ export interface BatcherOptions {
   readonly maxBatch: number
   /** Writes in flight at once. */
   readonly writers: number
+  /**
+   * How long a group that is not yet full waits for more items once its first arrived (default none). A few
+   * milliseconds turn a stream of single items into groups without delaying anything by more than that.
+   */
+  readonly linger?: Duration.Input | undefined
 }
 
 /**
@@ -29,8 +34,19 @@ export const makeBatcher = <A, E, R>(
     const settle = (entries: ReadonlyArray<readonly [A, Deferred.Deferred<void, E>]>, exit: Exit.Exit<void, E>) =>
       Effect.forEach(entries, ([, done]) => Deferred.done(done, exit), { discard: true })
 
+    const maxBatch = Math.max(1, options.maxBatch)
+    const linger = options.linger === undefined ? Duration.zero : Duration.fromInputUnsafe(options.linger)
+    const waits = Duration.isGreaterThan(linger, Duration.zero)
     const writeGroup = Effect.gen(function*() {
-      const group = yield* Queue.takeBetween(queue, 1, Math.max(1, options.maxBatch))
+      const taken = yield* Queue.takeBetween(queue, 1, maxBatch)
+      // Not full: give the items finishing right behind these a moment to join the same write.
+      const late = waits && taken.length < maxBatch
+        ? yield* Effect.sleep(linger).pipe(
+          Effect.andThen(Queue.size(queue)),
+          Effect.flatMap((waiting) => waiting > 0 ? Queue.takeBetween(queue, 1, maxBatch - taken.length) : Effect.succeed([]))
+        )
+        : []
+      const group = [...taken, ...late]
       const [first, ...rest] = group
       if (first === undefined) return
       const exit = yield* Effect.exit(writeAll([first[0], ...rest.map(([item]) => item)]))

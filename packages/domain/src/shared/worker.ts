@@ -56,6 +56,11 @@ export interface WorkerOptions {
    * many items) rather than one per finished step. An idle worker claims at once. Default: a quarter of `concurrency`.
    */
   readonly claimBatch?: number | undefined
+  /**
+   * With `completeMany`: how long a finished step's outcome waits for others to share its write, so outcomes come in
+   * groups of about a pass rather than one or two per statement. Default: none (whatever finished during the last write).
+   */
+  readonly completeLinger?: Duration.Input | undefined
 }
 
 /** Defaults for a 2-core machine. */
@@ -126,7 +131,11 @@ export const runWorker = <Item, R, Done = unknown>(
     // Two calls in flight at most: while one records, the next group gathers.
     const recorder = completeMany === undefined
       ? undefined
-      : yield* makeBatcher((outcomes: Arr.NonEmptyReadonlyArray<Done>) => Effect.asVoid(completeMany(outcomes)), { maxBatch: concurrency, writers: 2 })
+      : yield* makeBatcher((outcomes: Arr.NonEmptyReadonlyArray<Done>) => Effect.asVoid(completeMany(outcomes)), {
+        maxBatch: concurrency,
+        writers: 2,
+        linger: settings.completeLinger
+      })
 
     const recordDefect = (item: Item, cause: Cause.Cause<unknown>) =>
       queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause).pipe(
