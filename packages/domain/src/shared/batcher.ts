@@ -1,4 +1,4 @@
-import { Array as Arr, Cause, Deferred, Effect, Exit, Queue } from "effect"
+import { Array as Arr, Cause, Deferred, Duration, Effect, Exit, Queue } from "effect"
 import type { Scope } from "effect"
 
 /** Writes items in groups: while one group is written the next gathers, so groups grow with the load (group commit). */
@@ -19,6 +19,11 @@ export interface BatcherOptions {
   readonly maxBatch: number
   /** Writes in flight at once. */
   readonly writers: number
+  /**
+   * How long a group that is not yet full waits for more items once its first arrived (default none). A few
+   * milliseconds turn a stream of single items into groups without delaying anything by more than that.
+   */
+  readonly linger?: Duration.Input | undefined
 }
 
 /**
@@ -44,8 +49,19 @@ export const makeBatchedCall = <A, B, E, R>(
           : Effect.die(new Error(`a batch of ${entries.length} answered ${answers.length} results`))
       ))
 
+    const maxBatch = Math.max(1, options.maxBatch)
+    const linger = options.linger === undefined ? Duration.zero : Duration.fromInputUnsafe(options.linger)
+    const waits = Duration.isGreaterThan(linger, Duration.zero)
     const writeGroup = Effect.gen(function*() {
-      const group = yield* Queue.takeBetween(queue, 1, Math.max(1, options.maxBatch))
+      const taken = yield* Queue.takeBetween(queue, 1, maxBatch)
+      // Not full: give the items finishing right behind these a moment to join the same write.
+      const late = waits && taken.length < maxBatch
+        ? yield* Effect.sleep(linger).pipe(
+          Effect.andThen(Queue.size(queue)),
+          Effect.flatMap((waiting) => waiting > 0 ? Queue.takeBetween(queue, 1, maxBatch - taken.length) : Effect.succeed([]))
+        )
+        : []
+      const group = [...taken, ...late]
       if (!Arr.isReadonlyArrayNonEmpty(group)) return
       const exit = yield* Effect.exit(run(group))
       if (Exit.isSuccess(exit)) return yield* settle(exit.value)
