@@ -1,4 +1,4 @@
-import { AppearanceSettings, Invitation, Membership, Session, User } from "@atrium/domain"
+import { AppearanceSettings, Invitation, Membership, Session, User, Workspace } from "@atrium/domain"
 import { Schema } from "effect"
 
 /** The `users` row without its password hash, as the driver returns it (`timestamptz` as `Date`). */
@@ -33,6 +33,18 @@ export const MemberUserRow = Schema.Struct({
   name: "user_name",
   createdAt: "user_created_at",
   emailVerifiedAt: "user_email_verified_at"
+}))
+
+/** The workspace half of an organization row, its columns prefixed `workspace_` (the membership's `workspace_id` is its id). */
+export const MembershipWorkspaceRow = Schema.Struct({
+  ...Workspace.fields,
+  createdAt: Schema.DateTimeUtcFromDate
+}).pipe(Schema.encodeKeys({
+  id: "workspace_id",
+  name: "workspace_name",
+  slug: "workspace_slug",
+  personal: "workspace_personal",
+  createdAt: "workspace_created_at"
 }))
 
 /** The `sessions` row. */
