@@ -1,4 +1,4 @@
-import { AppearanceSettings, Invitation, Membership, Session, User } from "@atrium/domain"
+import { AppearanceSettings, Invitation, Membership, Session, User, Workspace } from "@atrium/domain"
 import { Schema } from "effect"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 
@@ -23,6 +23,18 @@ export const MembershipRow = Schema.Struct({
 
 /** The user half of a member-list row, its columns prefixed `user_` (the membership's `user_id` is its id). */
 export const MemberUserRow = UserFromDriver.pipe(snakeCaseColumns({ prefix: "user_" }))
+
+/** The workspace half of an organization row, its columns prefixed `workspace_` (the membership's `workspace_id` is its id). */
+export const MembershipWorkspaceRow = Schema.Struct({
+  ...Workspace.fields,
+  createdAt: Schema.DateTimeUtcFromDate
+}).pipe(Schema.encodeKeys({
+  id: "workspace_id",
+  name: "workspace_name",
+  slug: "workspace_slug",
+  personal: "workspace_personal",
+  createdAt: "workspace_created_at"
+}))
 
 /** The `sessions` row. */
 export const SessionRow = Schema.Struct({
