@@ -1,11 +1,11 @@
 import { AiTaskRequest, AiTaskView, TaskId } from "@atrium/domain"
 import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AiTaskAccepted, IdempotencyKey } from "./ai-task-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { v1Routes } from "./front-door.ts"
+import { RequiredPermission } from "./security.ts"
 
 /** AI tasks of `/api/v1`: submit (queued, run by a worker) and poll, with an API key or a member session. */
 export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
@@ -43,13 +43,6 @@ export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
         "Its status and, once finished, its output, usage and cost. Needs scope `read`, or any member's session."
       ))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["api_key", "member"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key", "member"]))
   .annotateMerge(OpenApi.annotations({ title: "ai tasks", description: "Queued AI work, billed against the workspace's credits." }))
 {}

@@ -15,7 +15,8 @@ import {
 } from "./auth-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
+import { sessionRoutes } from "./front-door.ts"
+import { NoStore, RequestValidation } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
 /**
@@ -114,10 +115,6 @@ export class AuthSessionGroup extends HttpApiGroup.make("authSession")
       error: [Problems.NotFound, ...serverErrors]
     }).annotateMerge(docs("End one of the user's sessions", "Another user's session is 404 `not_found`."))
   )
-  .middleware(RequestValidation)
-  .middleware(RateLimit)
-  .middleware(SessionAuthentication)
-  .middleware(NoStore)
-  .prefix("/api/auth")
+  .pipe(sessionRoutes("/api/auth"))
   .annotateMerge(OpenApi.annotations({ title: "auth session", description: "The member session of the access token." }))
 {}

@@ -1,11 +1,11 @@
 import { ApiKeyId } from "@atrium/domain"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { memberRoutes } from "./front-door.ts"
+import { RequiredPermission } from "./security.ts"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiKeyCreated, ApiKeyRolled, CreateApiKey, ManagedApiKeyList, RollApiKeyBody } from "./managed-api-key-schemas.ts"
 import { PageQuery } from "./page-query.ts"
-import { strictPayloads } from "./strict-payloads.ts"
 
 /** Settings → Developers: the active workspace's API keys, for admins and owners. */
 export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
@@ -36,14 +36,7 @@ export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
       error: [Problems.NotFound, ...serverErrors]
     }).annotateMerge(docs("Revoke an API key", "It stops authenticating at once (204)."))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
   .annotate(RequiredPermission, "api_keys.manage")
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: developers", description: "API keys of the active workspace." }))
 {}

@@ -1,11 +1,11 @@
 import { DomainId, DomainView } from "@atrium/domain"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CreateDomain, DomainList } from "./domain-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
+import { memberRoutes } from "./front-door.ts"
 import { PageQuery } from "./page-query.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { RequiredPermission } from "./security.ts"
 
 /** Custom domains of the active workspace: members read (`domains.read`), admins and owners add, remove and verify (`domains.manage`). */
 export class MobileDomainsGroup extends HttpApiGroup.make("mobileDomains")
@@ -55,15 +55,7 @@ export class MobileDomainsGroup extends HttpApiGroup.make("mobileDomains")
         "workspace holds the hostname and this workspace's own TXT value is not published. Admins and owners."
     ))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({
     title: "mobile: domains",
     description: "Custom domains of the active workspace, proven by a DNS TXT record."

@@ -1,14 +1,14 @@
 import { FeatureRequestId, InstallationId, NotificationPreferences, PushDeviceRegistration } from "@atrium/domain"
 import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { CreateFeatureRequest, FeatureRequestCreated, FeatureRequestList, FeatureRequestQuery, FeatureRequestView } from "./feedback-schemas.ts"
+import { memberRoutes } from "./front-door.ts"
 import { PageQuery } from "./page-query.ts"
 import { NotificationPreferencesView, PushDeviceList, PushDeviceView } from "./push-schemas.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { RequiredPermission } from "./security.ts"
 
 const requestId = { id: FeatureRequestId }
 
@@ -45,14 +45,7 @@ export class MobileFeedbackGroup extends HttpApiGroup.make("mobileFeedback")
       error: [Problems.NotFound, ...serverErrors]
     }).annotate(RequiredPermission, "feature_requests.submit").annotateMerge(docs("Withdraw a vote", "Idempotent."))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: feature requests", description: "Ask for features and vote." }))
 {}
 
@@ -86,14 +79,7 @@ export class MobilePushGroup extends HttpApiGroup.make("mobilePush")
       error: [Problems.InvalidInput, ...serverErrors]
     }).annotateMerge(docs("Set notification preferences", "Every category, each true or false."))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
   .annotate(RequiredPermission, "workspace.read")
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: push", description: "Devices and what they are told about." }))
 {}

@@ -1,10 +1,9 @@
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { sessionRoutes } from "./front-door.ts"
 import { AcceptInvitation, InvitationAccepted } from "./invitation-schemas.ts"
 import { OrganizationView, SwitchWorkspaceRequest } from "./organization-view.ts"
-import { strictPayloads } from "./strict-payloads.ts"
 
 /**
  * `/api/mobile` routes that work for any live session, even one whose member was removed from the active workspace:
@@ -31,11 +30,6 @@ export class MobileSessionGroup extends HttpApiGroup.make("mobileSession")
         "`forbidden`). Unknown or revoked tokens are 404; accepted or expired ones, or an existing member, 409 `conflict`."
     ))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .middleware(RequestValidation)
-  .middleware(RateLimit)
-  .middleware(SessionAuthentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(sessionRoutes("/api/mobile"))
   .annotateMerge(OpenApi.annotations({ title: "mobile: organization", description: "Which workspace the session acts in." }))
 {}

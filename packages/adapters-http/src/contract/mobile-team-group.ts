@@ -1,13 +1,13 @@
 import { InvitationId, MembershipId } from "@atrium/domain"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { memberRoutes } from "./front-door.ts"
+import { RequiredPermission } from "./security.ts"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AuditList } from "./audit-schemas.ts"
 import { CreateInvitation, InvitationCreated, InvitationList } from "./invitation-schemas.ts"
 import { ChangeMemberRole, MemberList, MembershipView } from "./member-schemas.ts"
 import { PageQuery } from "./page-query.ts"
-import { strictPayloads } from "./strict-payloads.ts"
 
 /** `/api/mobile` team management: members, invitations and the audit log of the active workspace. */
 export class MobileTeamGroup extends HttpApiGroup.make("mobileTeam")
@@ -58,13 +58,6 @@ export class MobileTeamGroup extends HttpApiGroup.make("mobileTeam")
       error: serverErrors
     }).annotate(RequiredPermission, "audit.read").annotateMerge(docs("The audit log", "Newest first: actor, action, target, time and request id. Admins and owners."))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: team", description: "Members, invitations and the audit log." }))
 {}

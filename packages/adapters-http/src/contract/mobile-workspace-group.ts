@@ -1,11 +1,11 @@
 import { AppearanceBundle } from "@atrium/domain"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { memberRoutes } from "./front-door.ts"
+import { RequiredPermission } from "./security.ts"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AppearanceWithEtag, AppearanceWriteHeaders } from "./appearance-schemas.ts"
 import { MobileEntitlementView } from "./entitlement-access.ts"
-import { strictPayloads } from "./strict-payloads.ts"
 import { UsageView } from "./usage-view.ts"
 
 /** `/api/mobile` reads and settings of the active workspace that every member may use. */
@@ -34,13 +34,6 @@ export class MobileWorkspaceGroup extends HttpApiGroup.make("mobileWorkspace")
         "412 `precondition_failed` (with `currentEtag`) and nothing is written. Answers the saved bundle and its new `ETag`."
     ))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: workspace", description: "The active workspace, as any member sees it." }))
 {}

@@ -1,9 +1,10 @@
 import { PurchaseId } from "@atrium/domain"
 import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
+import { memberRoutes, v1Routes } from "./front-door.ts"
 import { PageQuery } from "./page-query.ts"
 import { PurchaseProblems } from "./purchase-problems.ts"
 import {
@@ -17,8 +18,7 @@ import {
   SyncPayload,
   SyncPending
 } from "./purchase-schemas.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { NoStore, RequestValidation, RequiredPermission } from "./security.ts"
 
 /** `/api/mobile/purchases`: availability, client sync, and the workspace's purchases. */
 export class MobilePurchasesGroup extends HttpApiGroup.make("mobilePurchases")
@@ -62,14 +62,7 @@ export class MobilePurchasesGroup extends HttpApiGroup.make("mobilePurchases")
       error: [Problems.NotFound, ...serverErrors]
     }).annotate(RequiredPermission, "purchases.read").annotateMerge(docs("One purchase", "404 for another workspace's purchase."))
   )
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({ title: "mobile: purchases", description: "In-app purchases of the active workspace." }))
 {}
 
@@ -82,12 +75,7 @@ export class V1PurchasesGroup extends HttpApiGroup.make("v1Purchases")
       error: [Problems.InvalidInput, ...serverErrors]
     }).annotate(RequiredPermission, "purchases.read").annotateMerge(docs("The workspace's purchases", "Newest first. Needs scope `read`."))
   )
-  .annotate(AcceptedCredentials, ["api_key"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key"]))
   .annotateMerge(OpenApi.annotations({ title: "v1: purchases", description: "Read-only mirror of the workspace's in-app purchases." }))
 {}
 

@@ -1,22 +1,15 @@
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
+import { memberRoutes, v1Routes } from "./front-door.ts"
 import { scheduleOperations } from "./schedule-operations.ts"
 import { SchedulePreview, SchedulePreviewQuery } from "./schedule-schemas.ts"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { RequiredPermission } from "./security.ts"
 
 /** Schedules of `/api/v1`, behind API keys. */
 export class SchedulesGroup extends HttpApiGroup.make("schedules")
   .add(...scheduleOperations("/schedules"))
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["api_key"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key"]))
   .annotateMerge(OpenApi.annotations({
     title: "schedules",
     description: "Recurring AI tasks on a cron in an IANA time zone, fired exactly once per occurrence across processes."
@@ -37,14 +30,7 @@ export class MobileSchedulesGroup extends HttpApiGroup.make("mobileSchedules")
     ))
   )
   .add(...scheduleOperations("/schedules"))
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({
     title: "mobile: schedules",
     description: "The same operations and payloads as `/api/v1/schedules…`, for members (to read) and admins (to change)."

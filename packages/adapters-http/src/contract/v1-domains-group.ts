@@ -2,8 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { DomainList } from "./domain-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { serverErrors } from "./errors.ts"
+import { v1Routes } from "./front-door.ts"
 import { PageQuery } from "./page-query.ts"
-import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
+import { RequiredPermission } from "./security.ts"
 
 /** `GET /api/v1/domains`: the read-only mirror for API keys with `read`. */
 export class V1DomainsGroup extends HttpApiGroup.make("v1Domains")
@@ -19,12 +20,6 @@ export class V1DomainsGroup extends HttpApiGroup.make("v1Domains")
         "The key's workspace's domains, newest first: status, `nextAction`, what DNS last showed. Needs scope `read`."
       ))
   )
-  .annotate(AcceptedCredentials, ["api_key"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key"]))
   .annotateMerge(OpenApi.annotations({ title: "v1: domains", description: "Custom domains, read-only." }))
 {}

@@ -2,8 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { docs } from "./endpoint-docs.ts"
 import { EntitlementList } from "./entitlement-view.ts"
 import { Problems, serverErrors } from "./errors.ts"
+import { v1Routes } from "./front-door.ts"
 import { ModelRequirementList } from "./model-requirement-view.ts"
-import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
+import { RequiredPermission } from "./security.ts"
 import { UsageView } from "./usage-view.ts"
 import { WorkspaceView } from "./workspace-view.ts"
 
@@ -47,13 +48,7 @@ export class V1Group extends HttpApiGroup.make("v1")
         "Spend, reservations and task count of the current UTC month, the caps, and the credit balance. Needs scope `read`."
       ))
   )
-  .annotate(AcceptedCredentials, ["api_key"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key"]))
   .annotateMerge(OpenApi.annotations({
     title: "v1",
     description: "Public interface for integrators, authenticated with a workspace API key."

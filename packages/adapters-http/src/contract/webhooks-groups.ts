@@ -1,6 +1,5 @@
-import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
-import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation } from "./security.ts"
-import { strictPayloads } from "./strict-payloads.ts"
+import { HttpApiGroup, OpenApi } from "effect/http-api"
+import { memberRoutes, v1Routes } from "./front-door.ts"
 import { type WebhookPaths, webhookOperations } from "./webhook-operations.ts"
 
 /** The `/api/v1` paths of the webhook operations. */
@@ -22,14 +21,7 @@ export const mobileWebhookPaths: WebhookPaths = {
 /** Webhook endpoints, deliveries and events of `/api/v1`, behind API keys. */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(...webhookOperations(v1WebhookPaths))
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["api_key"])
-  // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .prefix("/api/v1")
+  .pipe(v1Routes(["api_key"]))
   .annotateMerge(OpenApi.annotations({
     title: "webhooks",
     description: "Subscribe endpoints to events, inspect and replay deliveries. Deliveries follow Standard Webhooks."
@@ -39,14 +31,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
 /** The very operations and schemas of `/api/v1` webhooks, behind member sessions (admins and owners). */
 export class MobileWebhooksGroup extends HttpApiGroup.make("mobileWebhooks")
   .add(...webhookOperations(mobileWebhookPaths))
-  .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .annotate(AcceptedCredentials, ["member"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(NoStore)
-  .prefix("/api/mobile")
+  .pipe(memberRoutes)
   .annotateMerge(OpenApi.annotations({
     title: "mobile: webhooks",
     description: "The same operations and payloads as `/api/v1/webhook-endpoints…`, for admins and owners."
