@@ -1,7 +1,16 @@
 import {
   AiTask,
   AiTaskRepository,
+  AuditEntry,
+  AuditEntryId,
+  AuditLog,
   BillingAccount,
+  DomainEvent,
+  Entitlement,
+  EntitlementRepository,
+  EventId,
+  EventOutbox,
+  Feature,
   BillingRepository,
   MonthlyUsage,
   TaskId,
@@ -41,6 +50,10 @@ const leased = (task: AiTask, now: DateTime.Utc, leaseUntil: DateTime.Utc, attem
   })
 
 const march = UsageMonth.make("2030-03")
+// The month of the fixtures' `createdAt` (`at(0)`).
+const january = UsageMonth.make("2030-01")
+// Never due, so no queue test claims what the reservation tests insert.
+const reservedTask = (workspaceId: WorkspaceId, reservedMicros: number) => makeAiTask(workspaceId, { reservedMicros, nextAttemptAt: Option.none() })
 const april = UsageMonth.make("2030-04")
 
 // A failure the test provokes on purpose, to roll a transaction back.
@@ -282,6 +295,103 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const exit = yield* Effect.exit(billing.saveAccount(overdrawn))
         assert.isTrue(Exit.hasDies(exit), "an overdrawn account is a bug, not a state")
         assert.deepStrictEqual(yield* billing.account(workspace.id), BillingAccount.empty(workspace.id))
+      }))
+
+    it.effect("lockBudgets reads each key's account, month meters and grants in force; a workspace without an account has an empty one", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const tx = yield* Transactor
+        const grants = yield* EntitlementRepository
+        const funded = yield* seedWorkspace
+        const bare = yield* seedWorkspace
+        const account = new BillingAccount({ workspaceId: funded.id, creditBalanceMicros: 9_000, reservedMicros: 100, spendCapMicros: Option.some(5_000), taskCap: Option.some(7) })
+        yield* billing.saveAccount(account)
+        const used = new MonthlyUsage({ workspaceId: funded.id, month: march, spentMicros: 40, reservedMicros: 100, taskCount: 2, capNotices: ["ai_tasks"] })
+        yield* billing.saveMonthlyUsage(used)
+        const grant = (feature: string, expiresAt: Option.Option<DateTime.Utc>) =>
+          grants.upsert(new Entitlement({ workspaceId: funded.id, feature: Feature.make(feature), source: "plan", sourceRef: "", grantedAt: at(0), expiresAt }))
+        yield* grant("ai.basic", Option.none())
+        yield* grant("ai.standard", Option.some(at(100)))
+        yield* grant("ai.advanced", Option.some(at(50)))
+        const budgets = yield* tx.withTransaction(
+          repo.lockBudgets([{ workspaceId: funded.id, month: march }, { workspaceId: bare.id, month: march }, { workspaceId: funded.id, month: april }], at(50))
+        )
+        assert.strictEqual(budgets.length, 3)
+        assert.deepStrictEqual(budgets[0]?.account, account)
+        assert.deepStrictEqual(budgets[0]?.usage, used)
+        // A grant expiring at `now` is no longer in force.
+        assert.sameMembers([...(budgets[0]?.activeFeatures ?? [])], ["ai.basic", "ai.standard"])
+        assert.deepStrictEqual(budgets[1], { account: BillingAccount.empty(bare.id), usage: MonthlyUsage.empty(bare.id, march), activeFeatures: [] })
+        assert.deepStrictEqual(budgets[2]?.account, account)
+        assert.deepStrictEqual(budgets[2]?.usage, MonthlyUsage.empty(funded.id, april))
+        // Nothing was created for the workspace without an account.
+        assert.deepStrictEqual(yield* billing.monthlyUsage(bare.id, march), MonthlyUsage.empty(bare.id, march))
+      }))
+
+    it.effect("insertReserved stores the tasks and adds their reservations to accounts and month meters as increments", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const one = yield* seedWorkspace
+        const two = yield* seedWorkspace
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(one.id), creditBalanceMicros: 10_000, reservedMicros: 100 }))
+        yield* billing.saveMonthlyUsage(new MonthlyUsage({ workspaceId: one.id, month: january, spentMicros: 7, reservedMicros: 100, taskCount: 1, capNotices: ["ai_spend"] }))
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(two.id), creditBalanceMicros: 500 }))
+        const tasks = [reservedTask(one.id, 300), reservedTask(two.id, 50), reservedTask(one.id, 200)] as const
+        yield* repo.insertReserved(tasks)
+        for (const task of tasks) assert.deepStrictEqual(yield* repo.findById(task.workspaceId, task.id), Option.some(task))
+        assert.strictEqual((yield* billing.account(one.id)).reservedMicros, 600)
+        assert.strictEqual((yield* billing.account(two.id)).reservedMicros, 50)
+        assert.deepStrictEqual(
+          yield* billing.monthlyUsage(one.id, january),
+          new MonthlyUsage({ workspaceId: one.id, month: january, spentMicros: 7, reservedMicros: 600, taskCount: 3, capNotices: ["ai_spend"] })
+        )
+        assert.deepStrictEqual(
+          yield* billing.monthlyUsage(two.id, january),
+          new MonthlyUsage({ workspaceId: two.id, month: january, spentMicros: 0, reservedMicros: 50, taskCount: 1, capNotices: [] })
+        )
+      }))
+
+    it.effect("insertReserved writes nothing of a batch that reserves beyond a balance or without an account (a bug, a defect)", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const funded = yield* seedWorkspace
+        const bare = yield* seedWorkspace
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(funded.id), creditBalanceMicros: 500 }))
+        for (const batch of [[reservedTask(funded.id, 100), reservedTask(funded.id, 401)], [reservedTask(funded.id, 100), reservedTask(bare.id, 1)]] as const) {
+          const exit = yield* Effect.exit(repo.insertReserved(batch))
+          assert.isTrue(Exit.hasDies(exit), "a reservation the domain could never make is a bug, not a state")
+          for (const task of batch) assert.isTrue(Option.isNone(yield* repo.findById(task.workspaceId, task.id)))
+        }
+        assert.strictEqual((yield* billing.account(funded.id)).reservedMicros, 0)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(funded.id, january), MonthlyUsage.empty(funded.id, january))
+      }))
+
+    it.effect("audit entries and events appended as a batch are listed like those appended one by one", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const outbox = yield* EventOutbox
+        const workspace = yield* seedWorkspace
+        const entry = (i: number) =>
+          new AuditEntry({
+            id: AuditEntryId.make(`aud_${token()}`),
+            workspaceId: workspace.id,
+            actor: { type: "api_key", id: `key_${i}` },
+            action: "ai_task.submitted",
+            target: `task_${i}`,
+            createdAt: at(i),
+            requestId: i === 0 ? Option.none() : Option.some(`req_${i}`)
+          })
+        const event = (i: number) =>
+          new DomainEvent({ id: EventId.make(`evt_${token()}`), type: "ai_task.succeeded", workspaceId: workspace.id, createdAt: at(i), data: { n: i, text: "héllo €" } })
+        const entries = [entry(0), entry(1), entry(2)] as const
+        const events = [event(0), event(1)] as const
+        yield* audit.appendAll(entries)
+        yield* outbox.appendAll(events)
+        assert.deepStrictEqual((yield* audit.list(workspace.id, { limit: 10, cursor: undefined })).data, [...entries].reverse())
+        assert.deepStrictEqual((yield* outbox.list(workspace.id, { limit: 10, cursor: undefined })).data, [...events].reverse())
       }))
 
     it.effect("the account is a lock: concurrent read-modify-write transactions lose no update", () =>

@@ -106,6 +106,41 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.deepStrictEqual(yield* usage.current(ws), settled)
       }).pipe(Effect.provide(domain)))
 
+    it.effect("concurrent submissions never take a workspace past its spend cap or task cap, nor another workspace's budget", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const spendCapped = yield* setup(100 * worstHello)
+        yield* usage.setCaps(spendCapped, { spendCapMicros: 7 * worstHello }, actor)
+        const taskCapped = yield* setup(100 * worstHello)
+        yield* usage.setCaps(taskCapped, { taskCap: 5 }, actor)
+        const short = yield* setup(3 * worstHello)
+        // One interleaved burst, so batches mix the three workspaces.
+        const workspaces = [spendCapped, taskCapped, short]
+        const results = yield* Effect.all(
+          Array.from({ length: 90 }, (_, i) => {
+            const ws = workspaces[i % 3] ?? spendCapped
+            return tasks.submit(hello(ws)).pipe(Effect.result, Effect.map((result) => ({ ws, result })))
+          }),
+          { concurrency: "unbounded" }
+        )
+        const outcome = (ws: WorkspaceId) => {
+          const mine = results.filter((r) => r.ws === ws).map((r) => r.result)
+          return {
+            won: mine.filter((r) => r._tag === "Success").length,
+            refusals: new Set(mine.flatMap((r) => r._tag === "Failure" ? [r.failure._tag === "UsageCapReached" ? `${r.failure._tag}:${r.failure.meter}` : r.failure._tag] : []))
+          }
+        }
+        assert.deepStrictEqual(outcome(spendCapped), { won: 7, refusals: new Set(["UsageCapReached:ai_spend"]) })
+        assert.deepStrictEqual(outcome(taskCapped), { won: 5, refusals: new Set(["UsageCapReached:ai_tasks"]) })
+        assert.deepStrictEqual(outcome(short), { won: 3, refusals: new Set(["InsufficientCredits"]) })
+        const held = [yield* usage.current(spendCapped), yield* usage.current(taskCapped), yield* usage.current(short)]
+        assert.deepStrictEqual(held.map((h) => h.reservedMicros), [7 * worstHello, 5 * worstHello, 3 * worstHello])
+        assert.deepStrictEqual(held.map((h) => h.taskCount), [7, 5, 3])
+        assert.deepStrictEqual([yield* storedTasks(spendCapped), yield* storedTasks(taskCapped), yield* storedTasks(short)], [7, 5, 3])
+        yield* tasks.runDue(100)
+      }).pipe(Effect.provide(domain)))
+
     it.effect("a task run by several workers at once (a lease that lapsed mid-call) is settled and charged once", () =>
       Effect.gen(function*() {
         const tasks = yield* AiTasks

@@ -57,6 +57,27 @@ describe("the embedded PostgreSQL server", () => {
       assert.strictEqual(cluster.mode & 0o777, 0o700)
     }), 60_000)
 
+  it.live("is sized for one app: small buffers, one I/O worker, no JIT, no replication launcher, a pool of four", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDataDir
+      const found = yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // Eight statements at once: the pool opens at most its four connections for them.
+        yield* Effect.all(Array.from({ length: 8 }, () => sql`SELECT pg_sleep(0.05)`), { concurrency: "unbounded" })
+        const [settings] = yield* sql<{ buffers: string; io: string; jit: string; replication: string }>`
+          SELECT current_setting('shared_buffers') AS buffers, current_setting('io_workers') AS io,
+                 current_setting('jit') AS jit, current_setting('max_logical_replication_workers') AS replication`
+        const [clients] = yield* sql<{ count: number }>`
+          SELECT count(*)::int AS count FROM pg_stat_activity WHERE backend_type = 'client backend' AND application_name LIKE 'atrium-%'`
+        const [launchers] = yield* sql<{ count: number }>`
+          SELECT count(*)::int AS count FROM pg_stat_activity WHERE backend_type = 'logical replication launcher'`
+        return { settings, clients: clients?.count, launchers: launchers?.count }
+      }).pipe(Effect.provide(EmbeddedPostgres({ dataDir })))
+      assert.deepStrictEqual(found.settings, { buffers: "16MB", io: "1", jit: "off", replication: "0" })
+      assert.strictEqual(found.clients, 4)
+      assert.strictEqual(found.launchers, 0)
+    }), 60_000)
+
   it.live("is joined, not started twice, by a second process-like user, and outlives the first one's close", () =>
     Effect.gen(function*() {
       const dataDir = yield* tempDataDir

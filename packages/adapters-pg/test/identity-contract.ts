@@ -3,6 +3,7 @@ import {
   Email,
   InvitationRepository,
   type Invitation,
+  MembershipId,
   MembershipRepository,
   Membership,
   Session,
@@ -10,12 +11,13 @@ import {
   Transactor,
   UserId,
   UserRepository,
-  WorkspaceId
+  WorkspaceId,
+  WorkspaceRepository
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Deferred, Effect, Fiber, type Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
-import { at, makeAppearance, makeInvitation, makeMembership, makeSession, makeUser, passwordHash, rotated } from "./fixtures.ts"
+import { at, makeAppearance, makeInvitation, makeMembership, makeSession, makeUser, makeWorkspace, passwordHash, rotated } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
 
 /** A fresh user, stored with a PHC-looking hash. */
@@ -73,6 +75,29 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports, E>
         const second = makeMembership(other.id, user.id, "member", { createdAt: at(5) })
         yield* repo.insert(second)
         assert.deepStrictEqual(yield* repo.listByUser(user.id), [membership, second])
+      }))
+
+    it.effect("a user's workspaces come with their memberships in one read, oldest first, ties by id in code-unit order", () =>
+      Effect.gen(function*() {
+        const repo = yield* MembershipRepository
+        const { workspace, user } = yield* seedOwned
+        const personal = makeWorkspace({ personal: true, name: "Ada's workspace", createdAt: at(-50) })
+        yield* (yield* WorkspaceRepository).insert(personal)
+        const third = yield* seedWorkspace
+        const stranger = yield* seedUser
+        const oldest = makeMembership(personal.id, user.id, "owner", { createdAt: at(3) })
+        // Same time: "Z" sorts before "a" by code unit (a locale collation would put them the other way round).
+        const upper = makeMembership(workspace.id, user.id, "admin", { id: MembershipId.make(`mem_Z${oldest.id.slice(4)}`), createdAt: at(7) })
+        const lower = makeMembership(third.id, user.id, "member", { id: MembershipId.make(`mem_a${oldest.id.slice(4)}`), createdAt: at(7) })
+        for (const membership of [lower, oldest, upper]) yield* repo.insert(membership)
+        yield* repo.insert(makeMembership(workspace.id, stranger.id, "member"))
+        const found = yield* repo.listWorkspacesOfUser(user.id)
+        assert.deepStrictEqual(found, [
+          { membership: oldest, workspace: personal },
+          { membership: upper, workspace },
+          { membership: lower, workspace: third }
+        ])
+        assert.deepStrictEqual(yield* repo.listWorkspacesOfUser(UserId.make("usr_missing")), [])
       }))
 
     it.effect("members list oldest first with their users, page by page, with ties split by id", () =>

@@ -303,6 +303,56 @@ export const webhookContract = <E>(label: string, target: Layer.Layer<Ports, E>)
         assert.deepStrictEqual(yield* endpoints.findById(workspace.id, stillFailing.id), Option.some(stillFailing))
       }))
 
+    it.effect("recordAttempts stores an attempt once however often it is written, and moves a delivery only from the state it was judged on", () =>
+      Effect.gen(function*() {
+        const repo = yield* DeliveryRepository
+        const workspace = yield* seedWorkspace
+        const endpoint = yield* seedEndpoint(makeEndpoint(workspace.id))
+        const event = yield* seedEvent(makeEvent(workspace.id, at(1)))
+        const delivery = makeDelivery(event, endpoint.id)
+        yield* repo.insertMany([delivery])
+        const first = {
+          attempt: makeAttempt(delivery.id, 1),
+          delivery: new WebhookDelivery({ ...delivery, attemptCount: 1, nextAttemptAt: Option.some(at(65)), lastStatusCode: Option.some(500), updatedAt: at(60) })
+        }
+        yield* repo.recordAttempts([first])
+        // The same write again (a retried statement) stores nothing twice.
+        yield* repo.recordAttempts([first])
+        assert.deepStrictEqual(yield* repo.attempts(delivery.id), [first.attempt])
+        // A worker whose lease ran out judged the same claim: its attempt is kept, but the delivery does not move again.
+        const stale = {
+          attempt: makeAttempt(delivery.id, 1, { startedAt: at(61) }),
+          delivery: new WebhookDelivery({ ...delivery, status: "succeeded", attemptCount: 1, nextAttemptAt: Option.none(), lastStatusCode: Option.some(204), updatedAt: at(62) })
+        }
+        yield* repo.recordAttempts([stale])
+        assert.deepStrictEqual(yield* repo.findById(workspace.id, delivery.id), Option.some(first.delivery))
+        assert.deepStrictEqual(yield* repo.attempts(delivery.id), [first.attempt, stale.attempt])
+      }))
+
+    it.effect("recordAttempts starts a failing streak at an endpoint's earliest failed attempt, and keeps a streak already running", () =>
+      Effect.gen(function*() {
+        const repo = yield* DeliveryRepository
+        const endpoints = yield* WebhookEndpointRepository
+        const workspace = yield* seedWorkspace
+        const healthy = yield* seedEndpoint(makeEndpoint(workspace.id))
+        const failing = yield* seedEndpoint(makeEndpoint(workspace.id, { failingSince: Option.some(at(5)) }))
+        const event = yield* seedEvent(makeEvent(workspace.id, at(1)))
+        const deliveries = [makeDelivery(event, healthy.id), makeDelivery(event, healthy.id), makeDelivery(event, failing.id)]
+        yield* repo.insertMany(deliveries)
+        const failed = (delivery: WebhookDelivery, seconds: number) => ({
+          attempt: makeAttempt(delivery.id, 1, { startedAt: at(seconds) }),
+          delivery: new WebhookDelivery({ ...delivery, attemptCount: 1, nextAttemptAt: Option.some(at(seconds + 5)), lastStatusCode: Option.some(500), updatedAt: at(seconds + 1) })
+        })
+        const [a, b, c] = deliveries
+        if (a === undefined || b === undefined || c === undefined) return assert.fail("no deliveries")
+        yield* repo.recordAttempts([failed(a, 80), failed(b, 70), failed(c, 90)])
+        assert.deepStrictEqual(
+          yield* endpoints.findById(workspace.id, healthy.id),
+          Option.some(new WebhookEndpoint({ ...healthy, failingSince: Option.some(at(70)), updatedAt: at(81) }))
+        )
+        assert.deepStrictEqual(yield* endpoints.findById(workspace.id, failing.id), Option.some(failing))
+      }))
+
     it.effect("failedSince lists an endpoint's failed deliveries created at or after the time, within the workspace", () =>
       Effect.gen(function*() {
         const repo = yield* DeliveryRepository

@@ -23,6 +23,18 @@ import { type ReceivedRequest, receiver } from "./receiver.ts"
 
 const actor = systemActor("test")
 
+/** Sealed secrets opened so far by the box of `domainWith` (a real box, counted at its port). */
+let secretsOpened = 0
+
+// The real box under a random key, counting each `open` (a decrypt), so tests can see how often a pass opens secrets.
+const countingSecretBox = Layer.effect(
+  SecretBox,
+  Effect.gen(function*() {
+    const box = yield* SecretBox
+    return SecretBox.of({ seal: box.seal, open: (sealed) => Effect.sync(() => secretsOpened++).pipe(Effect.andThen(box.open(sealed))) })
+  })
+).pipe(Layer.provide(SecretBox.layerRandom))
+
 /** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
 const domainWith = (policy: Partial<DeliveryPolicy>) =>
   domainServices({ ...defaultDeliveryPolicy, ...policy }).pipe(
@@ -30,7 +42,7 @@ const domainWith = (policy: Partial<DeliveryPolicy>) =>
       PortsMemory,
       Primitives(),
       ModelCatalog.layer,
-      SecretBox.layerRandom,
+      countingSecretBox,
       WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
     ))
   )
@@ -133,6 +145,56 @@ describe("delivery worker over loopback", () => {
     }).pipe(Effect.provide(domainWith({ ...fast, timeout: Duration.seconds(5) }))))
 })
 
+describe("a pass of deliveries", () => {
+  it.live("opens each endpoint secret once per pass, however many of its deliveries the pass sends", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver((_request, response) => response.writeHead(204).end())
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
+      for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      const before = secretsOpened
+      const attempts = yield* (yield* WebhookDeliveries).runDue(100)
+      assert.strictEqual(attempts.length, 6)
+      assert.strictEqual(secretsOpened - before, 1)
+      // Every one of them is signed with that secret.
+      assert.strictEqual(hook.requests.length, 6)
+      for (const request of hook.requests) new StandardWebhook(Redacted.value(secret).slice("whsec_".length)).verify(request.body, headersOf(request))
+      // With no window, the next pass opens it again.
+      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "later", actor })
+      yield* (yield* WebhookDeliveries).runDue(100)
+      assert.strictEqual(secretsOpened - before, 2)
+    }).pipe(Effect.provide(domainWith({ ...fast, openedSecretWindow: Duration.zero }))))
+
+  it.live("the worker records every attempt exactly once, successes and failures alike, batched across passes", () =>
+    Effect.gen(function*() {
+      const good = yield* receiver((_request, response) => response.writeHead(204).end())
+      const bad = yield* receiver((_request, response) => response.writeHead(500).end("down"))
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: good.url() })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: bad.url() })
+      const before = secretsOpened
+      yield* startWorker()
+      for (let i = 0; i < 12; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      // Four attempts each on the failing endpoint (the first and three retries), one each on the other.
+      yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).filter((d) => d.status !== "pending").length === 24))
+      const s = yield* state
+      assert.strictEqual(good.requests.length, 12)
+      assert.strictEqual(bad.requests.length, 48)
+      assert.strictEqual(s.attempts.length, 60)
+      assert.strictEqual(new Set(s.attempts.map((a) => a.id)).size, 60)
+      for (const delivery of s.deliveries.values()) {
+        const numbers = s.attempts.filter((a) => a.deliveryId === delivery.id).map((a) => a.number).sort()
+        assert.deepStrictEqual(numbers, delivery.status === "succeeded" ? [1] : [1, 2, 3, 4])
+        assert.strictEqual(delivery.attemptCount, numbers.length)
+      }
+      // The failing endpoint's streak began with its first failure and was never ended.
+      const endpoints = Array.from(s.endpoints.values()).filter((e) => e.workspaceId === workspace.id)
+      assert.deepStrictEqual(endpoints.map((e) => e.failingSince._tag).sort(), ["None", "Some"])
+      // One secret per endpoint, each opened once for every pass inside the window rather than once per attempt.
+      assert.strictEqual(secretsOpened - before, 2)
+    }).pipe(Effect.provide(domainWith({ ...fast, openedSecretWindow: Duration.minutes(1) }))))
+})
+
 describe("delivery worker resilience", () => {
   it.live("a pass that dies does not end the worker: it backs off and polls again", () =>
     Effect.gen(function*() {
@@ -140,6 +202,8 @@ describe("delivery worker resilience", () => {
       // The worker is under test here, so the queue it polls is a stand-in that dies on its first claim.
       const queue = Layer.succeed(WebhookDeliveries, WebhookDeliveries.of({
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
+        send: () => Effect.die(new Error("unused")),
+        record: () => Effect.die(new Error("unused")),
         deliver: () => Effect.die(new Error("unused")),
         runDue: () => Effect.die(new Error("unused"))
       }))

@@ -1,5 +1,7 @@
 // Starts the real server (`packages/app/src/main.ts`) as a child process and waits for what it must print.
+import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
 /** A started child process and what it printed. */
@@ -12,11 +14,20 @@ export interface Started {
 
 const root = join(import.meta.dirname, "..", "..", "..")
 
+const StartScript = Schema.fromJsonString(Schema.Struct({ scripts: Schema.Struct({ start: Schema.String }) }))
+
+// `npm start`'s Node flags for the script it runs (`node <flags> <script>`), so the bench measures that very process.
+const nodeFlagsOf = (script: string): Array<string> => {
+  const [node, ...words] = Schema.decodeUnknownSync(StartScript)(readFileSync(join(root, "package.json"), "utf8")).scripts.start.split(/\s+/)
+  const flags = words.filter((word) => word.startsWith("--"))
+  return node === "node" && words.at(-1) === script ? flags : []
+}
+
 /** Spawns `script` with `env` and resolves once every `ready` pattern has appeared in its output. */
 export const start = (script: string, env: Record<string, string | undefined>, ready: ReadonlyArray<RegExp>): Promise<Started> =>
   new Promise((resolve, reject) => {
     const began = performance.now()
-    const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...nodeFlagsOf(script), script], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     let settled = false
     const stop = () =>

@@ -7,7 +7,7 @@ import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
-import { defaultSessionPolicy, SessionCache, type SessionPolicy } from "./identity/index.ts"
+import { defaultSessionPolicy, MembershipCache, SessionCache, type SessionPolicy } from "./identity/index.ts"
 import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
 import { Entitlements } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
@@ -81,8 +81,9 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
   ).pipe(
     Layer.provide(ChangeLogLive),
     Layer.provideMerge(AccountMailLive),
-    // Verified sessions for at most 1 s, like API keys; every service here changes sessions through the cache.
-    Layer.provide(SessionCache)
+    // Verified sessions and each user's workspaces for at most 1 s, like API keys; every service here changes sessions
+    // and memberships through these caches, so its own changes show at once.
+    Layer.provide(Layer.mergeAll(SessionCache, MembershipCache))
   )
 
 /** The sending side of mail (claims, renders, sends, records); needs `MailRepository`, `Mailer` and `SecretBox`. */

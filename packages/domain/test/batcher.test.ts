@@ -1,6 +1,7 @@
 import { makeBatcher, Unavailable } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 
 describe("makeBatcher", () => {
   it.effect("items offered while a write is under way go out together in the next write", () =>
@@ -19,6 +20,27 @@ describe("makeBatcher", () => {
       yield* Fiber.join(first)
       yield* Fiber.join(rest)
       assert.deepStrictEqual(writes, [[0], [1, 2, 3, 4]])
+    }))
+
+  it.effect("with a linger, items arriving just after the first share its write; later ones wait for the next", () =>
+    Effect.gen(function*() {
+      const writes: Array<ReadonlyArray<number>> = []
+      const batcher = yield* makeBatcher(
+        (items: ReadonlyArray<number>) => Effect.sync(() => writes.push(items)),
+        { maxBatch: 100, writers: 1, linger: "5 millis" }
+      )
+      const arrivals = yield* Effect.forkChild(Effect.all([
+        batcher.write(0),
+        Effect.sleep("2 millis").pipe(Effect.andThen(batcher.write(1))),
+        Effect.sleep("4 millis").pipe(Effect.andThen(batcher.write(2))),
+        Effect.sleep("8 millis").pipe(Effect.andThen(batcher.write(3)))
+      ], { concurrency: "unbounded" }))
+      for (let ms = 0; ms < 20; ms++) {
+        yield* TestClock.adjust("1 millis")
+        for (let i = 0; i < 5; i++) yield* Effect.yieldNow
+      }
+      yield* Fiber.join(arrivals)
+      assert.deepStrictEqual(writes, [[0, 1, 2], [3]])
     }))
 
   it.effect("a group that dies is written again item by item: only the bad item fails", () =>

@@ -184,6 +184,58 @@ describe("runWorker", () => {
     }))
 })
 
+describe("runWorker with completeMany", () => {
+  /** A queue whose steps return their item's id and whose outcomes are recorded by `record`, each call logged. */
+  const recordingQueue = (items: ReadonlyArray<Item>, record: (ids: ReadonlyArray<string>) => Effect.Effect<void, unknown>) =>
+    Effect.gen(function*() {
+      const calls = yield* Ref.make<ReadonlyArray<ReadonlyArray<string>>>([])
+      const defects = yield* Ref.make<ReadonlyArray<string>>([])
+      let served = false
+      const queue: WorkQueue<Item, never, string> = {
+        name: "Recorded",
+        claim: () => Effect.sync(() => served ? [] : (served = true, items)),
+        step: (i) => Effect.succeed(i.id),
+        completeMany: (ids) => Ref.update(calls, (all) => [...all, ids]).pipe(Effect.andThen(record(ids))),
+        onDefect: (i) => Ref.update(defects, (all) => [...all, i.id])
+      }
+      return { queue, calls, defects }
+    })
+
+  it.effect("the outcomes of a pass are recorded together, each exactly once", () =>
+    Effect.gen(function*() {
+      const recorded: Array<string> = []
+      const items = Array.from({ length: 16 }, (_, i) => item(`t${i}`))
+      const { queue, calls, defects } = yield* recordingQueue(items, (ids) => Effect.sync(() => recorded.push(...ids)))
+      yield* runWorker(queue, { concurrency: 16, idlePoll: "1 minute" })
+      yield* settle
+      assert.deepStrictEqual([...recorded].sort(), items.map((i) => i.id).sort())
+      // Fewer writes than items: the steps that finished together share one.
+      assert.isBelow((yield* Ref.get(calls)).length, items.length)
+      assert.deepStrictEqual(yield* Ref.get(defects), [])
+    }))
+
+  it.effect("a group whose record dies is recorded item by item: only the bad item is a defect, the others are recorded once", () =>
+    Effect.gen(function*() {
+      const recorded: Array<string> = []
+      const items = Array.from({ length: 8 }, (_, i) => item(`t${i}`))
+      const { queue, defects } = yield* recordingQueue(items, (ids) =>
+        ids.includes("t3") ? Effect.die(new Error("a value the store refuses")) : Effect.sync(() => recorded.push(...ids)))
+      yield* runWorker(queue, { concurrency: 8, idlePoll: "1 minute" })
+      yield* settle
+      assert.deepStrictEqual([...recorded].sort(), ["t0", "t1", "t2", "t4", "t5", "t6", "t7"])
+      assert.deepStrictEqual(yield* Ref.get(defects), ["t3"])
+    }))
+
+  it.effect("a record that fails (an outage) is left to the leases: no item is recorded or called a defect", () =>
+    Effect.gen(function*() {
+      const { queue, calls, defects } = yield* recordingQueue([item("a"), item("b")], () => Effect.fail(new Unavailable({ dependency: "database" })))
+      yield* runWorker(queue, { idlePoll: "1 minute" })
+      yield* settle
+      assert.isAtLeast((yield* Ref.get(calls)).length, 1)
+      assert.deepStrictEqual(yield* Ref.get(defects), [])
+    }))
+})
+
 describe("keyed slots", () => {
   it.effect("limit steps per key, and a key's slot is dropped once its last step ends", () =>
     Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { AiTaskRequest, AiTaskView, TaskId } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AiTaskAccepted, IdempotencyKey } from "./ai-task-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
@@ -23,24 +24,24 @@ export class AiTasksGroup extends HttpApiGroup.make("aiTasks")
       ]
     })
       .annotate(RequiredPermission, "ai_tasks.submit")
-      .annotateMerge(OpenApi.annotations({
-        summary: "Submit an AI task",
-        description: "Checks, in order: the model is in the catalog (400), the workspace has its feature (403 `not_entitled`), " +
+      .annotateMerge(docs(
+        "Submit an AI task",
+        "Checks, in order: the model is in the catalog (400), the workspace has its feature (403 `not_entitled`), " +
           "the worst-case cost fits the monthly caps (402 `usage_cap_reached`) and the available credit " +
           "(402 `insufficient_credits`); then reserves the worst case and queues the task (202). Poll " +
           "`GET /api/v1/ai-tasks/{id}` or subscribe to `ai_task.succeeded` / `ai_task.failed`. Needs `ai_tasks.submit`: " +
           "scope `ai_tasks:write` with an API key; any member's session, in the active workspace."
-      })),
+      )),
     HttpApiEndpoint.get("getAiTask", "/ai-tasks/:id", {
       params: { id: TaskId },
       success: AiTaskView,
       error: [Problems.NotFound, ...serverErrors]
     })
       .annotate(RequiredPermission, "ai_tasks.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "Read an AI task",
-        description: "Its status and, once finished, its output, usage and cost. Needs scope `read`, or any member's session."
-      }))
+      .annotateMerge(docs(
+        "Read an AI task",
+        "Its status and, once finished, its output, usage and cost. Needs scope `read`, or any member's session."
+      ))
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
   .annotate(AcceptedCredentials, ["api_key", "member"])

@@ -13,11 +13,10 @@ import {
   SignUpRequest,
   VerifyEmailRequest
 } from "./auth-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /**
  * `/api/auth` before a session exists: sign up, sign in, refresh, and the mailed links (verify the address, reset a

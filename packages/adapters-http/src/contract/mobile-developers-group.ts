@@ -1,12 +1,11 @@
 import { ApiKeyId } from "@atrium/domain"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiKeyCreated, ApiKeyRolled, CreateApiKey, ManagedApiKeyList, RollApiKeyBody } from "./managed-api-key-schemas.ts"
 import { PageQuery } from "./page-query.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /** Settings → Developers: the active workspace's API keys, for admins and owners. */
 export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")

@@ -1,12 +1,11 @@
 import { DomainId, DomainView } from "@atrium/domain"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CreateDomain, DomainList } from "./domain-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { PageQuery } from "./page-query.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /** Custom domains of the active workspace: members read (`domains.read`), admins and owners add, remove and verify (`domains.manage`). */
 export class MobileDomainsGroup extends HttpApiGroup.make("mobileDomains")

@@ -2,6 +2,7 @@ import { FeatureRequestId, InstallationId, NotificationPreferences, PushDeviceRe
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { CreateFeatureRequest, FeatureRequestCreated, FeatureRequestList, FeatureRequestQuery, FeatureRequestView } from "./feedback-schemas.ts"
 import { PageQuery } from "./page-query.ts"
@@ -9,7 +10,6 @@ import { NotificationPreferencesView, PushDeviceList, PushDeviceView } from "./p
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 const requestId = { id: FeatureRequestId }
 
 /** The public feature-request board: every member reads it, submits and votes. */

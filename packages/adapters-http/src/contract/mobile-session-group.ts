@@ -1,11 +1,10 @@
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { NoStore, RateLimit, RequestValidation, SessionAuthentication } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AcceptInvitation, InvitationAccepted } from "./invitation-schemas.ts"
 import { OrganizationView, SwitchWorkspaceRequest } from "./organization-view.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /**
  * `/api/mobile` routes that work for any live session, even one whose member was removed from the active workspace:

@@ -1,4 +1,5 @@
 import { InvitationId, MembershipId } from "@atrium/domain"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -7,8 +8,6 @@ import { CreateInvitation, InvitationCreated, InvitationList } from "./invitatio
 import { ChangeMemberRole, MemberList, MembershipView } from "./member-schemas.ts"
 import { PageQuery } from "./page-query.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /** `/api/mobile` team management: members, invitations and the audit log of the active workspace. */
 export class MobileTeamGroup extends HttpApiGroup.make("mobileTeam")

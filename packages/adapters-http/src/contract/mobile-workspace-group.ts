@@ -1,4 +1,5 @@
 import { AppearanceBundle } from "@atrium/domain"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -6,8 +7,6 @@ import { AppearanceWithEtag, AppearanceWriteHeaders } from "./appearance-schemas
 import { MobileEntitlementView } from "./entitlement-access.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 import { UsageView } from "./usage-view.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /** `/api/mobile` reads and settings of the active workspace that every member may use. */
 export class MobileWorkspaceGroup extends HttpApiGroup.make("mobileWorkspace")

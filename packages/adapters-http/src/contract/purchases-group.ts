@@ -2,6 +2,7 @@ import { PurchaseId } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { PageQuery } from "./page-query.ts"
 import { PurchaseProblems } from "./purchase-problems.ts"
@@ -18,8 +19,6 @@ import {
 } from "./purchase-schemas.ts"
 import { AcceptedCredentials, Authentication, Authorization, NoStore, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
 import { strictPayloads } from "./strict-payloads.ts"
-
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
 /** `/api/mobile/purchases`: availability, client sync, and the workspace's purchases. */
 export class MobilePurchasesGroup extends HttpApiGroup.make("mobilePurchases")

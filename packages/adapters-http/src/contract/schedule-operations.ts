@@ -1,12 +1,12 @@
 import { CreateScheduleInput, ScheduleId, ScheduleRunView, ScheduleView, UpdateScheduleInput } from "@atrium/domain"
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { PageQuery } from "./page-query.ts"
 import { ScheduleList, ScheduleRunList } from "./schedule-schemas.ts"
 import { RequiredPermission } from "./security.ts"
 
 const scheduleId = { id: ScheduleId }
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 const notFound = [Problems.NotFound, ...serverErrors] as const
 const reads = "Needs `schedules.read` (scope `read`; role member)."
 const writes = "Needs `schedules.write` (scope `schedules:write`; role admin)."

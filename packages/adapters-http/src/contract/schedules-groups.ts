@@ -1,4 +1,5 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { scheduleOperations } from "./schedule-operations.ts"
 import { SchedulePreview, SchedulePreviewQuery } from "./schedule-schemas.ts"
@@ -29,11 +30,11 @@ export class MobileSchedulesGroup extends HttpApiGroup.make("mobileSchedules")
       query: SchedulePreviewQuery,
       success: SchedulePreview,
       error: [Problems.InvalidInput, ...serverErrors]
-    }).annotate(RequiredPermission, "schedules.read").annotateMerge(OpenApi.annotations({
-      summary: "Preview a cron",
-      description: "The next 5 instants of `cron` in `timezone`, by the schedules' daylight saving rule; a bad cron or " +
+    }).annotate(RequiredPermission, "schedules.read").annotateMerge(docs(
+      "Preview a cron",
+      "The next 5 instants of `cron` in `timezone`, by the schedules' daylight saving rule; a bad cron or " +
         "zone is 400 with `errors[].path` naming it. Needs `schedules.read` (role member)."
-    }))
+    ))
   )
   .add(...scheduleOperations("/schedules"))
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)

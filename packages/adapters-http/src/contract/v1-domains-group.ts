@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { DomainList } from "./domain-schemas.ts"
+import { docs } from "./endpoint-docs.ts"
 import { serverErrors } from "./errors.ts"
 import { PageQuery } from "./page-query.ts"
 import { AcceptedCredentials, Authentication, Authorization, RateLimit, RequestValidation, RequiredPermission } from "./security.ts"
@@ -13,10 +14,10 @@ export class V1DomainsGroup extends HttpApiGroup.make("v1Domains")
       error: serverErrors
     })
       .annotate(RequiredPermission, "domains.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "Custom domains",
-        description: "The key's workspace's domains, newest first: status, `nextAction`, what DNS last showed. Needs scope `read`."
-      }))
+      .annotateMerge(docs(
+        "Custom domains",
+        "The key's workspace's domains, newest first: status, `nextAction`, what DNS last showed. Needs scope `read`."
+      ))
   )
   .annotate(AcceptedCredentials, ["api_key"])
   // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.

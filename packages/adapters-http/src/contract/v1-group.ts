@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { docs } from "./endpoint-docs.ts"
 import { EntitlementList } from "./entitlement-view.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { ModelRequirementList } from "./model-requirement-view.ts"
@@ -14,37 +15,37 @@ export class V1Group extends HttpApiGroup.make("v1")
       error: [Problems.NotFound, ...serverErrors]
     })
       .annotate(RequiredPermission, "workspace.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "The workspace of the API key",
-        description: "The workspace is always the key's own; a workspace id in the query or headers changes nothing. Needs scope `read`."
-      })),
+      .annotateMerge(docs(
+        "The workspace of the API key",
+        "The workspace is always the key's own; a workspace id in the query or headers changes nothing. Needs scope `read`."
+      )),
     HttpApiEndpoint.get("listEntitlements", "/entitlements", {
       success: EntitlementList,
       error: serverErrors
     })
       .annotate(RequiredPermission, "entitlements.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "Feature grants in force",
-        description: "Entitlements of the key's workspace that have not expired. Needs scope `read`."
-      })),
+      .annotateMerge(docs(
+        "Feature grants in force",
+        "Entitlements of the key's workspace that have not expired. Needs scope `read`."
+      )),
     HttpApiEndpoint.get("listModelRequirements", "/models/requirements", {
       success: ModelRequirementList,
       error: serverErrors
     })
       .annotate(RequiredPermission, "models.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "The model catalog",
-        description: "Every model, its provider, prices in micro-USD per million tokens, limits and the feature it requires. Needs scope `read`."
-      })),
+      .annotateMerge(docs(
+        "The model catalog",
+        "Every model, its provider, prices in micro-USD per million tokens, limits and the feature it requires. Needs scope `read`."
+      )),
     HttpApiEndpoint.get("getUsage", "/usage", {
       success: UsageView,
       error: serverErrors
     })
       .annotate(RequiredPermission, "usage.read")
-      .annotateMerge(OpenApi.annotations({
-        summary: "AI usage this month",
-        description: "Spend, reservations and task count of the current UTC month, the caps, and the credit balance. Needs scope `read`."
-      }))
+      .annotateMerge(docs(
+        "AI usage this month",
+        "Spend, reservations and task count of the current UTC month, the caps, and the credit balance. Needs scope `read`."
+      ))
   )
   .annotate(AcceptedCredentials, ["api_key"])
   // Listed innermost first: authentication runs outermost, then the rate limit, then the permission check.

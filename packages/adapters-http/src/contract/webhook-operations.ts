@@ -1,6 +1,7 @@
 import { DeliveryId, WebhookEndpointId } from "@atrium/domain"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
 import { EventList, EventTypeList } from "./event-schemas.ts"
 import { PageQuery } from "./page-query.ts"
@@ -30,7 +31,6 @@ export interface WebhookPaths {
 
 const endpointId = { id: WebhookEndpointId }
 const deliveryId = { id: DeliveryId }
-const docs = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 const notFound = [Problems.NotFound, ...serverErrors] as const
 
 /**

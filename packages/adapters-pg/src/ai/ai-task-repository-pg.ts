@@ -1,13 +1,31 @@
-import { AiTask, AiTaskRepository, idempotencyWindowMillis, TaskId, type WorkspaceId } from "@atrium/domain"
-import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import {
+  AiTask,
+  AiTaskRepository,
+  BillingAccount,
+  type BudgetKey,
+  Feature,
+  idempotencyWindowMillis,
+  monthOf,
+  MonthlyUsage,
+  type SubmissionBudget,
+  TaskId,
+  type WorkspaceId
+} from "@atrium/domain"
+import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AiTaskRow } from "./ai-rows.ts"
+import { BillingAccountRow, MonthlyUsageRow } from "../billing/billing-rows.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { workChannel } from "../shared/work-wakeups.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ request_hash: Schema.String, task_id: TaskId })))
+
+const decodeAccounts = Schema.decodeUnknownEffect(Schema.Array(BillingAccountRow))
+// A budget key's row: its meters (zeros when the month has none yet) and the features granted in force.
+const decodeMeters = Schema.decodeUnknownEffect(Schema.Array(MonthlyUsageRow))
+const decodeFeatures = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ features: Schema.Array(Feature) })))
 
 const columns =
   "id, workspace_id, model, status, input, max_output_tokens, metadata, output, input_tokens, output_tokens, cost_micros, " +
@@ -118,6 +136,100 @@ export const AiTaskRepositoryPg = Layer.effect(
       }
     )
 
-    return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey })
+    // Two statements on purpose: the meters and grants are read after the account locks are held, in a snapshot that
+    // already sees what the previous holder of a lock committed (one statement would read them as of before its wait).
+    const lockBudgets = Effect.fn("AiTaskRepository.lockBudgets")(function*(keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) {
+      const workspaceIds = [...new Set(keys.map((key) => key.workspaceId))]
+      // Locked in id order, so two batches sharing workspaces wait for each other instead of deadlocking.
+      const accounts = yield* sql`
+        SELECT workspace_id, credit_balance_micros, reserved_micros, spend_cap_micros, task_cap
+        FROM billing_accounts WHERE workspace_id = ANY(${workspaceIds}) ORDER BY workspace_id FOR UPDATE
+      `.pipe(Effect.flatMap(decodeAccounts), orUnavailable)
+      const rows = yield* sql`
+        SELECT
+          k.workspace_id, k.month, COALESCE(u.spent_micros, 0)::bigint AS spent_micros,
+          COALESCE(u.reserved_micros, 0)::bigint AS reserved_micros, COALESCE(u.task_count, 0)::bigint AS task_count,
+          COALESCE(u.cap_notices, '{}') AS cap_notices,
+          ARRAY(
+            SELECT DISTINCT e.feature FROM entitlements e
+            WHERE e.workspace_id = k.workspace_id AND (e.expires_at IS NULL OR e.expires_at > ${DateTime.toDateUtc(now)})
+          ) AS features
+        FROM unnest(${keys.map((key) => key.workspaceId)}::text[], ${keys.map((key) => key.month)}::text[]) WITH ORDINALITY
+          AS k(workspace_id, month, position)
+        LEFT JOIN monthly_usage u ON u.workspace_id = k.workspace_id AND u.month = k.month
+        ORDER BY k.position
+      `.pipe(orUnavailable)
+      const meters = yield* decodeMeters(rows).pipe(orUnavailable)
+      const features = yield* decodeFeatures(rows).pipe(orUnavailable)
+      const byWorkspace = new Map(accounts.map((row) => [row.workspaceId, new BillingAccount(row)]))
+      return Arr.zip(meters, features).map(([usage, granted]): SubmissionBudget => ({
+        account: byWorkspace.get(usage.workspaceId) ?? BillingAccount.empty(usage.workspaceId),
+        usage: new MonthlyUsage(usage),
+        activeFeatures: granted.features
+      }))
+    })
+
+    // One statement for the batch: the tasks travel as one JSON array; the accounts and meters grow by increments, so
+    // the statement is right whatever they held. A reservation beyond a balance breaks the table's check, and one for a
+    // workspace without an account fails the statement's last line (a deliberate cast error, as SQL has no `raise`):
+    // either way nothing of the batch is written and the caller gets a defect.
+    const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>) {
+      const rows = tasks.map((task) => ({
+        id: task.id,
+        workspace_id: task.workspaceId,
+        model: task.model,
+        status: task.status,
+        input: task.input,
+        max_output_tokens: task.maxOutputTokens,
+        metadata: task.metadata,
+        output: Option.getOrNull(task.output),
+        input_tokens: Option.getOrNull(task.inputTokens),
+        output_tokens: Option.getOrNull(task.outputTokens),
+        cost_micros: Option.getOrNull(task.costMicros),
+        reserved_micros: task.reservedMicros,
+        error: Option.getOrNull(task.error),
+        attempts: task.attempts,
+        next_attempt_at: Option.getOrNull(Option.map(task.nextAttemptAt, DateTime.formatIso)),
+        submitted_by: task.submittedBy,
+        schedule_id: Option.getOrNull(task.scheduleId),
+        created_at: DateTime.formatIso(task.createdAt),
+        started_at: Option.getOrNull(Option.map(task.startedAt, DateTime.formatIso)),
+        finished_at: Option.getOrNull(Option.map(task.finishedAt, DateTime.formatIso)),
+        month: monthOf(task.createdAt)
+      }))
+      // Idle workers of every process hear of the new tasks when the batch commits.
+      yield* sql`
+        WITH input AS MATERIALIZED (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(
+            id text, workspace_id text, model text, status text, input jsonb, max_output_tokens bigint, metadata jsonb,
+            output text, input_tokens bigint, output_tokens bigint, cost_micros bigint, reserved_micros bigint, error jsonb,
+            attempts bigint, next_attempt_at timestamptz, submitted_by jsonb, schedule_id text, created_at timestamptz,
+            started_at timestamptz, finished_at timestamptz, month text
+          )
+        ), inserted AS (
+          INSERT INTO ai_tasks (${sql.literal(columns)}) SELECT ${sql.literal(columns)} FROM input
+        ), per_month AS (
+          SELECT workspace_id, month, sum(reserved_micros) AS micros, count(*) AS tasks FROM input GROUP BY workspace_id, month
+        ), per_account AS (
+          SELECT workspace_id, sum(micros) AS micros FROM per_month GROUP BY workspace_id HAVING sum(micros) > 0
+        ), accounts AS (
+          UPDATE billing_accounts a SET reserved_micros = a.reserved_micros + p.micros
+          FROM per_account p WHERE a.workspace_id = p.workspace_id
+          RETURNING a.workspace_id
+        ), meters AS (
+          INSERT INTO monthly_usage (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
+          SELECT workspace_id, month, 0, micros, tasks, '{}' FROM per_month
+          ON CONFLICT (workspace_id, month) DO UPDATE SET
+            reserved_micros = monthly_usage.reserved_micros + EXCLUDED.reserved_micros,
+            task_count = monthly_usage.task_count + EXCLUDED.task_count
+        )
+        SELECT pg_notify(${workChannel}, 'ai_tasks'), CASE WHEN (SELECT count(*) FROM accounts) < (SELECT count(*) FROM per_account) THEN (
+          SELECT 'reservation without a billing account: ' || string_agg(p.workspace_id, ', ')
+          FROM per_account p WHERE p.workspace_id NOT IN (SELECT workspace_id FROM accounts)
+        )::integer END AS refused
+      `.pipe(orUnavailable)
+    })
+
+    return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey, lockBudgets, insertReserved })
   })
 )

@@ -1,26 +1,28 @@
 import { AuditEntry, AuditLog, type PageRequest, type WorkspaceId } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { type Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { tableReads } from "../shared/table-reads.ts"
 
 /** The `audit_entries` row as the driver returns it (`actor` as parsed `jsonb`). */
 const AuditEntryRow = Schema.Struct({
   ...AuditEntry.fields,
   createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ workspaceId: "workspace_id", createdAt: "created_at", requestId: "request_id" }))
+}).pipe(snakeCaseColumns())
 
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AuditEntryRow))
+const columns = "id, workspace_id, actor, action, target, created_at, request_id"
 
 /** Postgres audit log: append-only, listed newest first. */
 export const AuditLogPg = Layer.effect(
   AuditLog,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { newestInWorkspace } = tableReads(sql, { name: "audit_entries", columns, Row: AuditEntryRow, Class: AuditEntry })
 
     const append = Effect.fn("AuditLog.append")(function*(entry: AuditEntry) {
       yield* sql`
-        INSERT INTO audit_entries (id, workspace_id, actor, action, target, created_at, request_id)
+        INSERT INTO audit_entries (${sql.literal(columns)})
         VALUES (
           ${entry.id}, ${entry.workspaceId}, ${JSON.stringify(entry.actor)}::jsonb, ${entry.action}, ${entry.target},
           ${DateTime.toDateUtc(entry.createdAt)}, ${Option.getOrNull(entry.requestId)}
@@ -28,20 +30,29 @@ export const AuditLogPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    const list = Effect.fn("AuditLog.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-      const entries = yield* sql`
-        SELECT id, workspace_id, actor, action, target, created_at, request_id FROM audit_entries
-        WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id COLLATE "C" DESC
-        LIMIT ${fetchSize(page)}
-      `.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map((rows) => rows.map((row) => new AuditEntry(row))),
-        orUnavailable
-      )
-      return toPage(entries, page)
+    // One statement for the batch: the entries travel as one JSON array, whatever their number.
+    const appendAll = Effect.fn("AuditLog.appendAll")(function*(entries: Arr.NonEmptyReadonlyArray<AuditEntry>) {
+      const rows = entries.map((entry) => ({
+        id: entry.id,
+        workspace_id: entry.workspaceId,
+        actor: entry.actor,
+        action: entry.action,
+        target: entry.target,
+        created_at: DateTime.formatIso(entry.createdAt),
+        request_id: Option.getOrNull(entry.requestId)
+      }))
+      yield* sql`
+        INSERT INTO audit_entries (id, workspace_id, actor, action, target, created_at, request_id)
+        SELECT id, workspace_id, actor, action, target, created_at, request_id
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS t(id text, workspace_id text, actor jsonb, action text, target text, created_at timestamptz, request_id text)
+      `.pipe(orUnavailable)
     })
 
-    return AuditLog.of({ append, list })
+    const list = Effect.fn("AuditLog.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
+      return yield* newestInWorkspace(workspaceId, page)
+    })
+
+    return AuditLog.of({ append, appendAll, list })
   })
 )

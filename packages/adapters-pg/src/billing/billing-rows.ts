@@ -1,6 +1,7 @@
 import { BillingAccount, MonthlyUsage, UsageRecord } from "@atrium/domain"
 import { Schema } from "effect"
 import { CountFromBigInt, MicrosFromBigInt } from "../shared/bigint-columns.ts"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 
 /** The `billing_accounts` row as the driver returns it. */
 export const BillingAccountRow = Schema.Struct({
@@ -9,13 +10,7 @@ export const BillingAccountRow = Schema.Struct({
   reservedMicros: MicrosFromBigInt,
   spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
   taskCap: Schema.OptionFromNullOr(CountFromBigInt)
-}).pipe(Schema.encodeKeys({
-  workspaceId: "workspace_id",
-  creditBalanceMicros: "credit_balance_micros",
-  reservedMicros: "reserved_micros",
-  spendCapMicros: "spend_cap_micros",
-  taskCap: "task_cap"
-}))
+}).pipe(snakeCaseColumns())
 
 /** The `monthly_usage` row as the driver returns it (`cap_notices` as `text[]`). */
 export const MonthlyUsageRow = Schema.Struct({
@@ -23,13 +18,7 @@ export const MonthlyUsageRow = Schema.Struct({
   spentMicros: MicrosFromBigInt,
   reservedMicros: MicrosFromBigInt,
   taskCount: CountFromBigInt
-}).pipe(Schema.encodeKeys({
-  workspaceId: "workspace_id",
-  spentMicros: "spent_micros",
-  reservedMicros: "reserved_micros",
-  taskCount: "task_count",
-  capNotices: "cap_notices"
-}))
+}).pipe(snakeCaseColumns())
 
 /** The `usage_records` row as the driver returns it. */
 export const UsageRecordRow = Schema.Struct({
@@ -38,11 +27,4 @@ export const UsageRecordRow = Schema.Struct({
   outputTokens: CountFromBigInt,
   costMicros: MicrosFromBigInt,
   createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
-  taskId: "task_id",
-  workspaceId: "workspace_id",
-  inputTokens: "input_tokens",
-  outputTokens: "output_tokens",
-  costMicros: "cost_micros",
-  createdAt: "created_at"
-}))
+}).pipe(snakeCaseColumns())

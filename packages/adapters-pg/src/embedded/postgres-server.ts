@@ -22,12 +22,17 @@ export interface RunningCluster {
   readonly startedHere: boolean
 }
 
-// Nothing beyond loopback, no Unix socket; small buffers suit one app's embedded database (RSS counts).
+// Nothing beyond loopback, no Unix socket. Sized for one app's embedded database, whose memory counts with the app's:
+// small shared buffers; room for the app's pool, a CLI and an operator's psql; one I/O worker instead of three; no
+// logical-replication launcher (nothing replicates); no JIT, which loads LLVM into a backend for one big query.
 const serverSettings = [
   "listen_addresses=127.0.0.1",
   "unix_socket_directories=",
-  "shared_buffers=32MB",
-  "max_connections=50",
+  "shared_buffers=16MB",
+  "max_connections=30",
+  "io_workers=1",
+  "max_logical_replication_workers=0",
+  "jit=off",
   "logging_collector=off"
 ]
 

@@ -1,6 +1,7 @@
 import { Entitlement, EntitlementRepository, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `entitlements` row as the driver returns it. */
@@ -8,7 +9,7 @@ const EntitlementRow = Schema.Struct({
   ...Entitlement.fields,
   grantedAt: Schema.DateTimeUtcFromDate,
   expiresAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({ workspaceId: "workspace_id", sourceRef: "source_ref", grantedAt: "granted_at", expiresAt: "expires_at" }))
+}).pipe(snakeCaseColumns())
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(EntitlementRow))
 

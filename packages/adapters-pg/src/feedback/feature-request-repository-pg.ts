@@ -2,6 +2,7 @@ import { FeatureRequest, type FeatureRequestId, FeatureRequestRepository, type F
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fetchSize, toPageBy } from "../shared/keyset-page.ts"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 
 const FeatureRequestRow = Schema.Struct({
@@ -9,16 +10,7 @@ const FeatureRequestRow = Schema.Struct({
   voteCount: Schema.NumberFromString.pipe(Schema.decodeTo(Schema.Int)),
   createdAt: Schema.DateTimeUtcFromDate,
   statusChangedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
-  workspaceId: "workspace_id",
-  authorId: "author_id",
-  authorName: "author_name",
-  statusNote: "status_note",
-  mergedInto: "merged_into",
-  voteCount: "vote_count",
-  createdAt: "created_at",
-  statusChangedAt: "status_changed_at"
-}))
+}).pipe(snakeCaseColumns())
 const decodeRequests = Schema.decodeUnknownEffect(Schema.Array(FeatureRequestRow))
 const decodeTimes = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ created_at: Schema.DateTimeUtcFromDate })))
 const decodeUserIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ user_id: UserId })))

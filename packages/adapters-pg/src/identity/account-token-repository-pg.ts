@@ -1,6 +1,7 @@
 import { AccountToken, type AccountTokenId, type AccountTokenPurpose, AccountTokenRepository, type UserId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 
 /** The `account_tokens` row (`timestamptz` as `Date`). */
@@ -9,7 +10,7 @@ const AccountTokenRow = Schema.Struct({
   createdAt: Schema.DateTimeUtcFromDate,
   expiresAt: Schema.DateTimeUtcFromDate,
   usedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({ userId: "user_id", createdAt: "created_at", expiresAt: "expires_at", usedAt: "used_at" }))
+}).pipe(snakeCaseColumns())
 
 const decodeTokens = Schema.decodeUnknownEffect(Schema.Array(AccountTokenRow))
 

@@ -1,13 +1,10 @@
 import { Invitation, type InvitationId, InvitationRepository, type PageRequest, type WorkspaceId } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Fragment } from "effect/sql/Statement"
 import { InvitationRow } from "./identity-rows.ts"
-import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
-
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(InvitationRow))
+import { tableReads } from "../shared/table-reads.ts"
 
 const columns = "id, workspace_id, email, role, token_digest, invited_by, created_at, expires_at, accepted_at, accepted_by, revoked_at"
 
@@ -17,15 +14,7 @@ export const InvitationRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const toInvitations = (rows: ReadonlyArray<unknown>) =>
-      decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new Invitation(row))))
-
-    const findOne = (where: Fragment) =>
-      sql`SELECT ${sql.literal(columns)} FROM invitations WHERE ${where}`.pipe(
-        Effect.flatMap(toInvitations),
-        Effect.map((invitations) => Option.fromNullishOr(invitations[0])),
-        orUnavailable
-      )
+    const { findOne, findInWorkspace, newestInWorkspace } = tableReads(sql, { name: "invitations", columns, Row: InvitationRow, Class: Invitation })
 
     const insert = Effect.fn("InvitationRepository.insert")(function*(invitation: Invitation) {
       yield* sql`
@@ -40,7 +29,7 @@ export const InvitationRepositoryPg = Layer.effect(
     })
 
     const findById = Effect.fn("InvitationRepository.findById")(function*(workspaceId: WorkspaceId, id: InvitationId) {
-      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+      return yield* findInWorkspace(workspaceId, id)
     })
 
     // FOR UPDATE: inside the accepting transaction a second acceptance of the same token waits, then reads the first
@@ -50,13 +39,7 @@ export const InvitationRepositoryPg = Layer.effect(
     })
 
     const listByWorkspace = Effect.fn("InvitationRepository.listByWorkspace")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-      const invitations = yield* sql`
-        SELECT ${sql.literal(columns)} FROM invitations
-        WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id COLLATE "C" DESC
-        LIMIT ${fetchSize(page)}
-      `.pipe(Effect.flatMap(toInvitations), orUnavailable)
-      return toPage(invitations, page)
+      return yield* newestInWorkspace(workspaceId, page)
     })
 
     // Every mutable field; the id, workspace, token digest, inviter and creation time never change.

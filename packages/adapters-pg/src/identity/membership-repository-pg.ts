@@ -8,18 +8,20 @@ import {
   type Unavailable,
   User,
   type UserId,
-  type WorkspaceId
+  Workspace,
+  type WorkspaceId,
+  type WorkspaceMembership
 } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import type { Fragment } from "effect/sql/Statement"
-import { MembershipRow, MemberUserRow } from "./identity-rows.ts"
+import { MembershipRow, MembershipWorkspaceRow, MemberUserRow } from "./identity-rows.ts"
 import { afterCursorAscending, fetchSize, toPageBy } from "../shared/keyset-page.ts"
 import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
+import { tableReads } from "../shared/table-reads.ts"
 
-const decodeMemberships = Schema.decodeUnknownEffect(Schema.Array(MembershipRow))
 const decodeMemberUsers = Schema.decodeUnknownEffect(Schema.Array(MemberUserRow))
+const decodeMembershipWorkspaces = Schema.decodeUnknownEffect(Schema.Array(MembershipWorkspaceRow))
 const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
 
 const columns = "id, workspace_id, user_id, role, created_at"
@@ -33,15 +35,7 @@ export const MembershipRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const toMemberships = (rows: ReadonlyArray<unknown>) =>
-      decodeMemberships(rows).pipe(Effect.map((decoded) => decoded.map((row) => new Membership(row))))
-
-    const findOne = (where: Fragment) =>
-      sql`SELECT ${sql.literal(columns)} FROM memberships WHERE ${where}`.pipe(
-        Effect.flatMap(toMemberships),
-        Effect.map((memberships) => Option.fromNullishOr(memberships[0])),
-        orUnavailable
-      )
+    const { decode: toMemberships, findOne, findInWorkspace } = tableReads(sql, { name: "memberships", columns, Row: MembershipRow, Class: Membership })
 
     const insert = Effect.fn("MembershipRepository.insert")(function*(membership: Membership) {
       yield* sql`
@@ -61,7 +55,7 @@ export const MembershipRepositoryPg = Layer.effect(
     })
 
     const findById = Effect.fn("MembershipRepository.findById")(function*(workspaceId: WorkspaceId, id: MembershipId) {
-      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+      return yield* findInWorkspace(workspaceId, id)
     })
 
     // The page is cut from memberships alone, so the cursor's `created_at` and `id` are never ambiguous with the
@@ -93,6 +87,23 @@ export const MembershipRepositoryPg = Layer.effect(
       )
     })
 
+    // The organization view in one statement: memberships joined to their workspaces (by the user's index), the
+    // workspace columns prefixed `workspace_`; oldest first, ties by id in code-unit order.
+    const listWorkspacesOfUser = Effect.fn("MembershipRepository.listWorkspacesOfUser")(function*(userId: UserId) {
+      const rows = yield* sql`
+        SELECT m.id, m.workspace_id, m.user_id, m.role, m.created_at,
+          w.name AS workspace_name, w.slug AS workspace_slug, w.personal AS workspace_personal, w.created_at AS workspace_created_at
+        FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+        WHERE m.user_id = ${userId}
+        ORDER BY m.created_at, m.id COLLATE "C"
+      `.pipe(orUnavailable)
+      const [memberships, workspaces] = yield* Effect.all([toMemberships(rows), decodeMembershipWorkspaces(rows)]).pipe(orUnavailable)
+      return memberships.flatMap((membership, index): Array<WorkspaceMembership> => {
+        const workspace = workspaces[index]
+        return workspace === undefined ? [] : [{ membership, workspace: new Workspace(workspace) }]
+      })
+    })
+
     // Only the role changes: the id, workspace, user and join time are fixed at insert.
     const update = Effect.fn("MembershipRepository.update")(function*(membership: Membership) {
       yield* sql`
@@ -116,6 +127,6 @@ export const MembershipRepositoryPg = Layer.effect(
       return row.count
     })
 
-    return MembershipRepository.of({ insert, find, findById, listByWorkspace, listByUser, update, delete: remove, countOwners })
+    return MembershipRepository.of({ insert, find, findById, listByWorkspace, listByUser, listWorkspacesOfUser, update, delete: remove, countOwners })
   })
 )

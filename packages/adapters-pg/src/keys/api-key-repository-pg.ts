@@ -1,9 +1,10 @@
 import { ApiKey, type ApiKeyId, ApiKeyRepository, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Fragment } from "effect/sql/Statement"
-import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
+import { tableReads } from "../shared/table-reads.ts"
 
 /** The `api_keys` row as the driver returns it: `timestamptz` as `Date`, `scopes` as `text[]`, `created_by` as parsed `jsonb`. */
 const ApiKeyRow = Schema.Struct({
@@ -12,23 +13,10 @@ const ApiKeyRow = Schema.Struct({
   expiresAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   revokedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   lastUsedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({
-  replacedBy: "replaced_by",
-  workspaceId: "workspace_id",
-  displayPrefix: "display_prefix",
-  createdBy: "created_by",
-  createdAt: "created_at",
-  expiresAt: "expires_at",
-  revokedAt: "revoked_at",
-  lastUsedAt: "last_used_at"
-}))
-
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ApiKeyRow))
+}).pipe(snakeCaseColumns())
 
 const columns =
   "id, workspace_id, name, environment, display_prefix, digest, scopes, created_by, created_at, expires_at, revoked_at, last_used_at, replaced_by"
-
-const toDate = (time: Option.Option<DateTime.Utc>): Date | null => Option.getOrNull(Option.map(time, DateTime.toDateUtc))
 
 /** Postgres API keys: looked up by digest (unique) for authentication, by workspace for management. */
 export const ApiKeyRepositoryPg = Layer.effect(
@@ -36,15 +24,7 @@ export const ApiKeyRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const toKeys = (rows: ReadonlyArray<unknown>) =>
-      decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new ApiKey(row))))
-
-    const findOne = (where: Fragment) =>
-      sql`SELECT ${sql.literal(columns)} FROM api_keys WHERE ${where}`.pipe(
-        Effect.flatMap(toKeys),
-        Effect.map((keys) => Option.fromNullishOr(keys[0])),
-        orUnavailable
-      )
+    const { decode: toKeys, findOne, findInWorkspace, newestInWorkspace } = tableReads(sql, { name: "api_keys", columns, Row: ApiKeyRow, Class: ApiKey })
 
     const insert = Effect.fn("ApiKeyRepository.insert")(function*(key: ApiKey) {
       yield* sql`
@@ -52,7 +32,7 @@ export const ApiKeyRepositoryPg = Layer.effect(
         VALUES (
           ${key.id}, ${key.workspaceId}, ${key.name}, ${key.environment}, ${key.displayPrefix}, ${key.digest},
           ${[...key.scopes]}::text[], ${JSON.stringify(key.createdBy)}::jsonb, ${DateTime.toDateUtc(key.createdAt)},
-          ${toDate(key.expiresAt)}, ${toDate(key.revokedAt)}, ${toDate(key.lastUsedAt)}, ${Option.getOrNull(key.replacedBy)}
+          ${dateOrNull(key.expiresAt)}, ${dateOrNull(key.revokedAt)}, ${dateOrNull(key.lastUsedAt)}, ${Option.getOrNull(key.replacedBy)}
         )
       `.pipe(orUnavailable)
     })
@@ -62,17 +42,11 @@ export const ApiKeyRepositoryPg = Layer.effect(
     })
 
     const findById = Effect.fn("ApiKeyRepository.findById")(function*(workspaceId: WorkspaceId, id: ApiKeyId) {
-      return yield* findOne(sql`workspace_id = ${workspaceId} AND id = ${id}`)
+      return yield* findInWorkspace(workspaceId, id)
     })
 
     const list = Effect.fn("ApiKeyRepository.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-      const keys = yield* sql`
-        SELECT ${sql.literal(columns)} FROM api_keys
-        WHERE workspace_id = ${workspaceId} AND ${afterCursor(sql, page)}
-        ORDER BY created_at DESC, id COLLATE "C" DESC
-        LIMIT ${fetchSize(page)}
-      `.pipe(Effect.flatMap(toKeys), orUnavailable)
-      return toPage(keys, page)
+      return yield* newestInWorkspace(workspaceId, page)
     })
 
     // COALESCE keeps the first revocation time when two revocations race.

@@ -1,7 +1,8 @@
 import { MailMessage } from "@atrium/domain"
 import { Schema } from "effect"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 
-/** The `mail_messages` row as the driver returns it (`content` as parsed `jsonb`, `timestamptz` as `Date`). */
+/** The `mail_messages` row as the driver returns it (`content` as parsed `jsonb`, `timestamptz` as `Date`; `to`, an SQL keyword, is `recipient`). */
 export const MailMessageRow = Schema.Struct({
   ...MailMessage.fields,
   linkExpiresAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
@@ -9,14 +10,4 @@ export const MailMessageRow = Schema.Struct({
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate,
   sentAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({
-  dedupeKey: "dedupe_key",
-  to: "recipient",
-  sealedToken: "sealed_token",
-  linkExpiresAt: "link_expires_at",
-  lastError: "last_error",
-  nextAttemptAt: "next_attempt_at",
-  createdAt: "created_at",
-  updatedAt: "updated_at",
-  sentAt: "sent_at"
-}))
+}).pipe(snakeCaseColumns({ except: { to: "recipient" } }))

@@ -10,21 +10,15 @@ import {
 import { Array as Arr, DateTime, type Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { dateOrNull } from "../shared/sql-values.ts"
 
 const PushDeviceRow = Schema.Struct({
   ...PushDevice.fields,
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
-  userId: "user_id",
-  sessionId: "session_id",
-  installationId: "installation_id",
-  expoPushToken: "expo_push_token",
-  appVersion: "app_version",
-  createdAt: "created_at",
-  updatedAt: "updated_at"
-}))
+}).pipe(snakeCaseColumns())
 const decodeDevices = Schema.decodeUnknownEffect(Schema.Array(PushDeviceRow))
 const deviceColumns = "id, user_id, session_id, installation_id, expo_push_token, platform, app_version, locale, created_at, updated_at"
 
@@ -37,22 +31,10 @@ const PushMessageRow = Schema.Struct({
   receiptCheckAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
-  userId: "user_id",
-  deviceId: "device_id",
-  expoPushToken: "expo_push_token",
-  eventId: "event_id",
-  nextAttemptAt: "next_attempt_at",
-  ticketId: "ticket_id",
-  receiptCheckAt: "receipt_check_at",
-  lastError: "last_error",
-  createdAt: "created_at",
-  updatedAt: "updated_at"
-}))
+}).pipe(snakeCaseColumns())
 const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(PushMessageRow))
 const messageColumns =
   "id, user_id, device_id, expo_push_token, category, event_id, title, body, data, status, attempts, next_attempt_at, ticket_id, receipt_check_at, last_error, created_at, updated_at"
-const dateOrNull = (value: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(value, DateTime.toDateUtc))
 
 /** Postgres push devices and notification preferences. */
 export const PushDeviceRepositoryPg = Layer.effect(

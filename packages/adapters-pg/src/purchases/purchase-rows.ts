@@ -1,5 +1,6 @@
 import { Purchase, StoreNotification } from "@atrium/domain"
 import { Schema } from "effect"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 
 /** The `purchases` row as the driver returns it. */
 export const PurchaseRow = Schema.Struct({
@@ -11,23 +12,7 @@ export const PurchaseRow = Schema.Struct({
   nextCheckAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
-  workspaceId: "workspace_id",
-  userId: "user_id",
-  productId: "product_id",
-  storeRef: "store_ref",
-  sealedToken: "sealed_token",
-  autoRenew: "auto_renew",
-  expiresAt: "expires_at",
-  latestTransactionId: "latest_transaction_id",
-  lastEventAt: "last_event_at",
-  lastVerifiedAt: "last_verified_at",
-  acknowledgedAt: "acknowledged_at",
-  ackAttempts: "ack_attempts",
-  nextCheckAt: "next_check_at",
-  createdAt: "created_at",
-  updatedAt: "updated_at"
-}))
+}).pipe(snakeCaseColumns())
 
 /** The `store_notifications` row as the driver returns it. */
 export const StoreNotificationRow = Schema.Struct({
@@ -35,12 +20,4 @@ export const StoreNotificationRow = Schema.Struct({
   receivedAt: Schema.DateTimeUtcFromDate,
   nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   processedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
-}).pipe(Schema.encodeKeys({
-  externalId: "external_id",
-  sealedBody: "sealed_body",
-  workspaceId: "workspace_id",
-  userId: "user_id",
-  receivedAt: "received_at",
-  nextAttemptAt: "next_attempt_at",
-  processedAt: "processed_at"
-}))
+}).pipe(snakeCaseColumns())

@@ -196,8 +196,10 @@ export const DeliveryRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    // Any number of attempts in one statement: the rows travel as one jsonb parameter, the deliveries are updated from
-    // them, and the endpoints of the delivered ones leave their failing streak. A pass's attempts become one round trip.
+    // Any number of attempts in one statement: the rows travel as one jsonb parameter; each attempt is inserted once
+    // (by id), each delivery moves only from the state its attempt was judged on (a stale lease's late write moves
+    // nothing), and the endpoints of the moved deliveries end or start their failing streak. Endpoint rows are locked
+    // in id order so two workers' passes touching the same endpoints queue up instead of deadlocking.
     const recordAttempts = Effect.fn("DeliveryRepository.recordAttempts")(function*(records: ReadonlyArray<AttemptRecord>) {
       if (records.length === 0) return
       const rows = records.map(({ attempt, delivery }) => ({
@@ -235,15 +237,27 @@ export const DeliveryRepositoryPg = Layer.effect(
           SELECT id, delivery_id, number, started_at, duration_millis, status_code, error_kind, response_headers,
             response_body, remote_address, attempt_next_at
           FROM r
-        ), deliveries AS (
+          ON CONFLICT (id) DO NOTHING
+        ), moved AS (
           UPDATE webhook_deliveries d SET
             status = r.status, attempt_count = r.attempt_count, next_attempt_at = r.next_attempt_at,
             last_status_code = r.last_status_code, updated_at = r.updated_at
-          FROM r WHERE d.id = r.delivery_id
+          FROM r WHERE d.id = r.delivery_id AND d.attempt_count = r.attempt_count - 1
+          RETURNING r.endpoint_id, r.status, r.started_at, r.updated_at
+        ), streak AS (
+          SELECT endpoint_id, bool_or(status = 'succeeded') AS healed, min(started_at) AS failing_from, max(updated_at) AS updated_at
+          FROM moved GROUP BY endpoint_id
+        ), changing AS MATERIALIZED (
+          SELECT e.id FROM webhook_endpoints e JOIN streak ON streak.endpoint_id = e.id
+          WHERE (streak.healed AND e.failing_since IS NOT NULL) OR (NOT streak.healed AND e.failing_since IS NULL)
+          ORDER BY e.id
+          FOR UPDATE OF e
         )
-        UPDATE webhook_endpoints e SET failing_since = NULL, updated_at = streak.updated_at
-        FROM (SELECT endpoint_id, max(updated_at) AS updated_at FROM r WHERE status = 'succeeded' GROUP BY endpoint_id) streak
-        WHERE e.id = streak.endpoint_id AND e.failing_since IS NOT NULL
+        UPDATE webhook_endpoints e SET
+          failing_since = CASE WHEN streak.healed THEN NULL ELSE streak.failing_from END,
+          updated_at = streak.updated_at
+        FROM changing JOIN streak ON streak.endpoint_id = changing.id
+        WHERE e.id = changing.id
       `.pipe(orUnavailable)
     })
 

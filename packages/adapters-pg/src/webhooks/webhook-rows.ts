@@ -1,13 +1,16 @@
 import { DeliveryAttempt, DomainEvent, EndpointSecret, WebhookDelivery, WebhookEndpoint } from "@atrium/domain"
 import { Schema } from "effect"
 
-/** The `webhook_endpoints` row as the driver returns it: `timestamptz` as `Date`, `event_types` as `text[]` or NULL. */
-export const WebhookEndpointRow = Schema.Struct({
+/** A webhook endpoint as the driver returns it: `timestamptz` as `Date`, `event_types` as `text[]` or NULL. */
+const EndpointFromDriver = Schema.Struct({
   ...WebhookEndpoint.fields,
   failingSince: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
   createdAt: Schema.DateTimeUtcFromDate,
   updatedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
+})
+
+/** The `webhook_endpoints` row. */
+export const WebhookEndpointRow = EndpointFromDriver.pipe(Schema.encodeKeys({
   workspaceId: "workspace_id",
   eventTypes: "event_types",
   disabledReason: "disabled_reason",
@@ -69,12 +72,7 @@ export const ClaimedEventRow = Schema.Struct({
 }).pipe(Schema.encodeKeys({ id: "event_id", type: "event_type", workspaceId: "workspace_id", createdAt: "event_created_at", data: "event_data" }))
 
 /** The endpoint half of a claim row, its columns prefixed `endpoint_` (the delivery's `endpoint_id` is its id). */
-export const ClaimedEndpointRow = Schema.Struct({
-  ...WebhookEndpoint.fields,
-  failingSince: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
-  createdAt: Schema.DateTimeUtcFromDate,
-  updatedAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({
+export const ClaimedEndpointRow = EndpointFromDriver.pipe(Schema.encodeKeys({
   id: "endpoint_id",
   workspaceId: "endpoint_workspace_id",
   url: "endpoint_url",

@@ -1,17 +1,17 @@
 import { Conflict, type Unavailable, Workspace, type WorkspaceId, WorkspaceRepository, type WorkspaceSlug } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import type { Fragment } from "effect/sql/Statement"
+import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
+import { tableReads } from "../shared/table-reads.ts"
 
 /** The `workspaces` row as the driver returns it (`timestamptz` as `Date`). */
 const WorkspaceRow = Schema.Struct({
   ...Workspace.fields,
   createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ createdAt: "created_at" }))
+}).pipe(snakeCaseColumns())
 
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(WorkspaceRow))
 const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
 
 // Named in the migration, so a slug collision is told apart from a duplicate id (a bug).
@@ -23,12 +23,7 @@ export const WorkspaceRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const findOne = (where: Fragment) =>
-      sql`SELECT id, name, slug, personal, created_at FROM workspaces WHERE ${where}`.pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => new Workspace(row))),
-        orUnavailable
-      )
+    const { findOne } = tableReads(sql, { name: "workspaces", columns: "id, name, slug, personal, created_at", Row: WorkspaceRow, Class: Workspace })
 
     const insert = Effect.fn("WorkspaceRepository.insert")(function*(workspace: Workspace) {
       yield* sql`

@@ -1,5 +1,8 @@
+import type { Array as Arr } from "effect"
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { AiTask } from "./ai-task.ts"
+import type { SubmissionBudget } from "./ai-reservation.ts"
+import type { UsageMonth } from "../billing/index.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { TaskId, WorkspaceId } from "../shared/index.ts"
 
@@ -10,6 +13,12 @@ export const idempotencyWindowMillis = 24 * 60 * 60 * 1000
 export interface IdempotencyEntry {
   readonly requestHash: string
   readonly taskId: TaskId
+}
+
+/** A workspace and the month its submissions count in: what one `SubmissionBudget` is read for. */
+export interface BudgetKey {
+  readonly workspaceId: WorkspaceId
+  readonly month: UsageMonth
 }
 
 /** Port: AI tasks, the queue the task workers share, and the idempotency keys of submissions. */
@@ -39,4 +48,16 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
     taskId: TaskId,
     now: DateTime.Utc
   ) => Effect.Effect<Option.Option<IdempotencyEntry>, Unavailable>
+  /**
+   * Takes the billing lock of every workspace in `keys` (in one order, so batches never deadlock) and reads, after it,
+   * each key's budget: the account (an empty one when the workspace has none; it is not created), the month's meters,
+   * and the features granted in force at `now`. Call it in the transaction that then calls `insertReserved`.
+   * Postgres: `SELECT … FOR UPDATE` on the accounts, then one read of meters and grants (a fresh snapshot after the wait).
+   */
+  readonly lockBudgets: (keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) => Effect.Effect<ReadonlyArray<SubmissionBudget>, Unavailable>
+  /**
+   * Inserts newly submitted tasks and adds each one's `reservedMicros` to its account's reservations and to its
+   * month's (that of `createdAt`) reservations and task count, as increments. Postgres: one statement for the batch.
+   */
+  readonly insertReserved: (tasks: Arr.NonEmptyReadonlyArray<AiTask>) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/AiTaskRepository") {}

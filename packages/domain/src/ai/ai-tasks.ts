@@ -1,23 +1,23 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
-import { type Actor, systemActor } from "../shared/index.ts"
+import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import { type Actor, CurrentRequestId, makeBatchedCall, systemActor } from "../shared/index.ts"
 import { actualCostMicros, exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskError, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
 import { BillingAccount, monthOf, MonthlyUsage, UsageRecord } from "../billing/index.ts"
 import { AiTaskEvents } from "./ai-task-events.ts"
 import { BillingEvents } from "../billing/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { type CapMeter, InsufficientCredits, UsageCapReached } from "../billing/index.ts"
+import type { CapMeter, InsufficientCredits, UsageCapReached } from "../billing/index.ts"
 import { IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
-import { NotEntitled } from "../entitlements/index.ts"
+import type { Feature, NotEntitled } from "../entitlements/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { type ModelSpec } from "./model-catalog.ts"
 import { AiCompletion } from "./ai-completion.ts"
 import { AiProvider, ProviderError } from "./ai-provider.ts"
-import { AiTaskRepository } from "./ai-task-repository.ts"
+import { AiTaskRepository, type BudgetKey } from "./ai-task-repository.ts"
+import { reserveTask, type ReservationRefusal } from "./ai-reservation.ts"
 import { BillingRepository } from "../billing/index.ts"
-import { EntitlementRepository } from "../entitlements/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { WorkQueue } from "../shared/index.ts"
 
@@ -31,6 +31,12 @@ export interface AiTaskPolicy {
   readonly maxAttempts: number
   /** Delay before retry n (index n-1) after a retryable provider failure; the last one repeats. */
   readonly retryDelays: ReadonlyArray<Duration.Duration>
+  /**
+   * Settlements (and requeues) in one process at once. Each holds a database connection for its transaction while
+   * provider calls hold none, so this, not the worker's concurrency, bounds what the worker takes from the pool that
+   * submissions share.
+   */
+  readonly settlements?: number | undefined
 }
 
 /** The defaults: 60 s per provider call, 90 s lease, 3 attempts, retries after 10 s and 60 s. */
@@ -38,7 +44,8 @@ export const defaultAiTaskPolicy: AiTaskPolicy = {
   timeout: Duration.seconds(60),
   lease: Duration.seconds(90),
   maxAttempts: 3,
-  retryDelays: [Duration.seconds(10), Duration.seconds(60)]
+  retryDelays: [Duration.seconds(10), Duration.seconds(60)],
+  settlements: 4
 }
 
 /** What submitting a task needs; the workspace and actor come from the caller's principal, never the body. */
@@ -84,6 +91,16 @@ const requestDigest = (request: AiTaskRequest) => {
   )
 }
 
+/** A checked, priced submission waiting for its reservation, with the request it came in (for its audit entry). */
+interface PendingSubmission {
+  readonly task: AiTask
+  readonly feature: Feature
+  readonly requestId: Option.Option<string>
+}
+
+// Up to 128 submissions per transaction, two transactions in flight: throughput for one busy workspace, few connections.
+const submissionBatching = { maxBatch: 128, writers: 2 }
+
 /** How a provider call ended, as `settle` records it. */
 type Outcome =
   | { readonly _tag: "Succeeded"; readonly spec: ModelSpec; readonly completion: AiCompletion }
@@ -124,7 +141,6 @@ export class AiTasks extends Context.Service<AiTasks, {
       Effect.gen(function*() {
         const tasks = yield* AiTaskRepository
         const billing = yield* BillingRepository
-        const entitlements = yield* EntitlementRepository
         const catalog = yield* ModelCatalog
         const provider = yield* AiProvider
         const tx = yield* Transactor
@@ -132,6 +148,51 @@ export class AiTasks extends Context.Service<AiTasks, {
         const changes = yield* ChangeLog
 
         const invalid = (detail: string) => new InvalidInput({ detail })
+
+        // Reserves for each submission in turn against budgets read under the billing locks of their workspaces, then
+        // stores the accepted tasks with their reservations and audit entries: a few statements for the whole batch. A
+        // refusal is that submission's answer and leaves the others alone. Runs inside the caller's transaction.
+        const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) {
+          const keyOf = (task: AiTask) => `${task.workspaceId}/${monthOf(task.createdAt)}`
+          const keys = Arr.dedupeWith(
+            Arr.map(pending, ({ task }): BudgetKey => ({ workspaceId: task.workspaceId, month: monthOf(task.createdAt) })),
+            (a, b) => a.workspaceId === b.workspaceId && a.month === b.month
+          )
+          // Grants are judged at the latest submission's time, as a lone submission is at its own.
+          const latest = Arr.reduce(pending, pending[0].task.createdAt, (max, { task }) => DateTime.max(max, task.createdAt))
+          const read = yield* tasks.lockBudgets(keys, latest)
+          const budgets = new Map(Arr.zip(keys, read).map(([key, budget]) => [`${key.workspaceId}/${key.month}`, budget]))
+          const outcomes: Array<Result.Result<AiTask, ReservationRefusal>> = []
+          const accepted: Array<PendingSubmission> = []
+          for (const submission of pending) {
+            const budget = budgets.get(keyOf(submission.task))
+            if (budget === undefined) return yield* Effect.die(new Error("lockBudgets answered no budget for a key it was given"))
+            const reserved = reserveTask(budget, submission.feature, submission.task.reservedMicros)
+            if (Result.isSuccess(reserved)) {
+              budgets.set(keyOf(submission.task), reserved.success)
+              accepted.push(submission)
+            }
+            outcomes.push(Result.map(reserved, () => submission.task))
+          }
+          if (Arr.isReadonlyArrayNonEmpty(accepted)) {
+            yield* tasks.insertReserved(Arr.map(accepted, ({ task }) => task))
+            yield* changes.recordAll(accepted.map(({ requestId, task }) => ({
+              workspaceId: task.workspaceId,
+              actor: task.submittedBy,
+              action: "ai_task.submitted",
+              target: task.id,
+              requestId
+            })))
+          }
+          return outcomes
+        })
+
+        // Concurrent submissions share transactions: while one batch commits the next gathers (group commit), so a
+        // workspace's billing lock is taken once per batch rather than once per task.
+        const submissions = yield* makeBatchedCall(
+          (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) => tx.withTransaction(reserveAll(pending)),
+          submissionBatching
+        )
 
         const submit = Effect.fn("AiTasks.submit")(function*(submission: SubmitAiTaskInput) {
           // 400s first: nothing is read or reserved for a request that cannot run.
@@ -158,7 +219,6 @@ export class AiTasks extends Context.Service<AiTasks, {
           const reservedMicros = worstCaseCostMicros(spec, request.input, maxOutputTokens)
           const requestHash = key === undefined ? undefined : yield* requestDigest(request)
           const now = yield* DateTime.now
-          const month = monthOf(now)
           const task = new AiTask({
             id: TaskId.make(yield* ids.make("task")),
             workspaceId: submission.workspaceId,
@@ -182,39 +242,28 @@ export class AiTasks extends Context.Service<AiTasks, {
             finishedAt: Option.none()
           })
 
+          const pending: PendingSubmission = { task, feature: spec.requiredFeature, requestId: yield* CurrentRequestId }
+          if (key === undefined || requestHash === undefined) {
+            const reserved = yield* submissions.call(pending)
+            if (Result.isFailure(reserved)) return yield* reserved.failure
+            const created: SubmittedAiTask = { task: reserved.success, replayed: false }
+            return created
+          }
+          // A keyed submission is a batch of its own, after its key: a refusal rolls the key back with everything else.
           return yield* tx.withTransaction(Effect.gen(function*() {
-            if (key !== undefined && requestHash !== undefined) {
-              const first = yield* tasks.reserveIdempotencyKey(submission.workspaceId, key, requestHash, task.id, now)
-              if (Option.isSome(first)) {
-                if (first.value.requestHash !== requestHash) return yield* new IdempotencyKeyReused()
-                const original = yield* tasks.findById(submission.workspaceId, first.value.taskId)
-                // The key and its task commit together, so a key without its task is a broken store.
-                if (Option.isNone(original)) return yield* Effect.die(new Error("idempotency key without its task"))
-                const replay: SubmittedAiTask = { task: original.value, replayed: true }
-                return replay
-              }
+            const first = yield* tasks.reserveIdempotencyKey(submission.workspaceId, key, requestHash, task.id, now)
+            if (Option.isSome(first)) {
+              if (first.value.requestHash !== requestHash) return yield* new IdempotencyKeyReused()
+              const original = yield* tasks.findById(submission.workspaceId, first.value.taskId)
+              // The key and its task commit together, so a key without its task is a broken store.
+              if (Option.isNone(original)) return yield* Effect.die(new Error("idempotency key without its task"))
+              const replay: SubmittedAiTask = { task: original.value, replayed: true }
+              return replay
             }
-            const grants = yield* entitlements.listByWorkspace(submission.workspaceId)
-            if (!grants.some((grant) => grant.feature === spec.requiredFeature && grant.isActiveAt(now))) {
-              return yield* new NotEntitled({ feature: spec.requiredFeature })
-            }
-            // The account first: it is the per-workspace lock that makes concurrent reservations take turns.
-            const account = yield* billing.account(submission.workspaceId)
-            const usage = yield* billing.monthlyUsage(submission.workspaceId, month)
-            if (Option.isSome(account.spendCapMicros) && usage.spentMicros + usage.reservedMicros + reservedMicros > account.spendCapMicros.value) {
-              return yield* new UsageCapReached({ meter: "ai_spend" })
-            }
-            if (Option.isSome(account.taskCap) && usage.taskCount + 1 > account.taskCap.value) {
-              return yield* new UsageCapReached({ meter: "ai_tasks" })
-            }
-            if (account.availableMicros < reservedMicros) return yield* new InsufficientCredits()
-            yield* billing.saveAccount(new BillingAccount({ ...account, reservedMicros: account.reservedMicros + reservedMicros }))
-            yield* billing.saveMonthlyUsage(
-              new MonthlyUsage({ ...usage, reservedMicros: usage.reservedMicros + reservedMicros, taskCount: usage.taskCount + 1 })
-            )
-            yield* tasks.insert(task)
-            yield* changes.record({ workspaceId: task.workspaceId, actor: submission.actor, action: "ai_task.submitted", target: task.id })
-            const created: SubmittedAiTask = { task, replayed: false }
+            const [reserved] = yield* reserveAll([pending])
+            if (reserved === undefined) return yield* Effect.die(new Error("a reservation batch of one answered nothing"))
+            if (Result.isFailure(reserved)) return yield* reserved.failure
+            const created: SubmittedAiTask = { task: reserved.success, replayed: false }
             return created
           }))
         })
@@ -229,6 +278,9 @@ export class AiTasks extends Context.Service<AiTasks, {
           const now = yield* DateTime.now
           return yield* tasks.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
         })
+
+        const settlementSlots = yield* Semaphore.make(Math.max(1, policy.settlements ?? 4))
+        const settling = settlementSlots.withPermits(1)
 
         // Announces a meter's cap once per month; `usage` is updated in place of the caller's copy.
         const announceCaps = Effect.fnUntraced(function*(account: BillingAccount, usage: MonthlyUsage) {
@@ -253,20 +305,29 @@ export class AiTasks extends Context.Service<AiTasks, {
         })
 
         // Finishes a task exactly once: a task already finished (by a retry, another worker, or before a crash) is left alone.
+        // The task's own rows come first and the workspace's billing lock last, so the lock that every submission of the
+        // workspace also needs is held for the few statements that change money, not for the whole settlement.
         const settle = Effect.fnUntraced(function*(claimed: AiTask, outcome: Outcome) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
+          return yield* settling(tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
             if (Option.isNone(stored)) return claimed
             const current = stored.value
             if (current.isFinished) return current
             const now = yield* DateTime.now
-            const account = yield* billing.account(current.workspaceId)
             const month = monthOf(current.createdAt)
-            const usage = yield* billing.monthlyUsage(current.workspaceId, month)
-            const released = {
-              reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros),
-              monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros)
-            }
+            // What the account and the month's meters give back (the reservation) and take (the cost), under the lock.
+            const settleBilling = (costMicros: number) =>
+              Effect.gen(function*() {
+                const account = yield* billing.account(current.workspaceId)
+                const usage = yield* billing.monthlyUsage(current.workspaceId, month)
+                const charged = new BillingAccount({
+                  ...account,
+                  creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
+                  reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros)
+                })
+                yield* billing.saveAccount(charged)
+                return { charged, usage, monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros) }
+              })
             if (outcome._tag === "Failed") {
               const failed = new AiTask({
                 ...current,
@@ -276,11 +337,6 @@ export class AiTasks extends Context.Service<AiTasks, {
                 nextAttemptAt: Option.none(),
                 finishedAt: Option.some(now)
               })
-              yield* billing.saveAccount(new BillingAccount({ ...account, reservedMicros: released.reservedMicros }))
-              // A failed task gives its slot back: it cost nothing and counts against no cap.
-              yield* billing.saveMonthlyUsage(
-                new MonthlyUsage({ ...usage, reservedMicros: released.monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
-              )
               yield* tasks.update(failed)
               yield* changes.record({
                 workspaceId: failed.workspaceId,
@@ -292,6 +348,11 @@ export class AiTasks extends Context.Service<AiTasks, {
                   ...scheduleOf(failed)
                 })
               })
+              const { monthReservedMicros, usage } = yield* settleBilling(0)
+              // A failed task gives its slot back: it cost nothing and counts against no cap.
+              yield* billing.saveMonthlyUsage(
+                new MonthlyUsage({ ...usage, reservedMicros: monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
+              )
               // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
               yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
                 taskId: failed.id,
@@ -316,14 +377,6 @@ export class AiTasks extends Context.Service<AiTasks, {
               nextAttemptAt: Option.none(),
               finishedAt: Option.some(now)
             })
-            const charged = new BillingAccount({
-              ...account,
-              creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
-              reservedMicros: released.reservedMicros
-            })
-            yield* billing.saveAccount(charged)
-            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: released.monthReservedMicros })
-            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
             yield* tasks.update(succeeded)
             yield* billing.insertUsageRecord(
               new UsageRecord({ taskId: succeeded.id, workspaceId: succeeded.workspaceId, model: succeeded.model, inputTokens, outputTokens, costMicros, month, createdAt: now })
@@ -338,13 +391,16 @@ export class AiTasks extends Context.Service<AiTasks, {
                   ...scheduleOf(succeeded)
                 })
             })
+            const { charged, monthReservedMicros, usage } = yield* settleBilling(costMicros)
+            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: monthReservedMicros })
+            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
             return succeeded
-          }))
+          })))
         })
 
         // Puts the task back in the queue for a later attempt, unless it finished or another worker took it meanwhile.
         const requeue = Effect.fnUntraced(function*(claimed: AiTask, delay: Duration.Duration) {
-          return yield* tx.withTransaction(Effect.gen(function*() {
+          return yield* settling(tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
             if (Option.isNone(stored)) return claimed
             const current = stored.value
@@ -352,7 +408,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             const queued = new AiTask({ ...current, status: "queued", nextAttemptAt: Option.some(DateTime.addDuration(yield* DateTime.now, delay)) })
             yield* tasks.update(queued)
             return queued
-          }))
+          })))
         })
 
         const execute = Effect.fn("AiTasks.execute")(function*(task: AiTask) {

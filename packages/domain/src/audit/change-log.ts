@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { type Actor, AuditEntryId, CurrentRequestId, EventId, IdGenerator, type Unavailable, type WorkspaceId } from "../shared/index.ts"
 import { AuditEntry } from "./audit-entry.ts"
 import { AuditLog } from "./audit-log.ts"
@@ -24,6 +24,8 @@ export interface Change<Type extends string = string, Data extends EventPayload 
   readonly action: string
   readonly target: string
   readonly event?: EmittedEvent<Type, Data> | undefined
+  /** The request the change was made in, when recorded away from that request's fiber (a batch); the current one otherwise. */
+  readonly requestId?: Option.Option<string> | undefined
 }
 
 /** An event of a change, typed by its definition. */
@@ -41,6 +43,11 @@ export class ChangeLog extends Context.Service<ChangeLog, {
   readonly record: <Type extends string, Data extends EventPayload>(
     change: Change<Type, Data>
   ) => Effect.Effect<Option.Option<DomainEvent>, Unavailable>
+  /**
+   * Records many changes as `record` records each, with one write of their audit entries and one of their events (a
+   * batch of submissions); the result lists each change's event, in order.
+   */
+  readonly recordAll: (changes: ReadonlyArray<Change>) => Effect.Effect<ReadonlyArray<Option.Option<DomainEvent>>, Unavailable>
 }>()("@atrium/domain/ChangeLog") {
   static readonly layer = Layer.effect(
     ChangeLog,
@@ -60,29 +67,46 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         )
       })
 
-      const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {
-        const now = yield* DateTime.now
-        const requestId = yield* CurrentRequestId
-        yield* audit.append(
-          new AuditEntry({
-            id: AuditEntryId.make(yield* ids.make("aud")),
-            workspaceId: change.workspaceId,
-            actor: change.actor,
-            action: change.action,
-            target: change.target,
-            createdAt: now,
-            requestId
-          })
-        )
-        const event = yield* eventOf(change, now)
-        if (Option.isSome(event)) yield* outbox.append(event.value)
+      const entryOf = Effect.fnUntraced(function*(change: Change, now: DateTime.Utc) {
+        return new AuditEntry({
+          id: AuditEntryId.make(yield* ids.make("aud")),
+          workspaceId: change.workspaceId,
+          actor: change.actor,
+          action: change.action,
+          target: change.target,
+          createdAt: now,
+          requestId: change.requestId ?? (yield* CurrentRequestId)
+        })
+      })
+
+      // Every subscriber reacts to the change, in the change's transaction.
+      const notify = (change: Change, event: Option.Option<DomainEvent>) => {
         const notified = change.event?.notify === false ? Option.none<DomainEvent>() : event
         const recorded: RecordedChange = { workspaceId: change.workspaceId, actor: change.actor, action: change.action, target: change.target, event: notified }
-        yield* Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
+        return Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
+      }
+
+      const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {
+        const now = yield* DateTime.now
+        yield* audit.append(yield* entryOf(change, now))
+        const event = yield* eventOf(change, now)
+        if (Option.isSome(event)) yield* outbox.append(event.value)
+        yield* notify(change, event)
         return event
       })
 
-      const self: ChangeLog["Service"] = ChangeLog.of({ record })
+      const recordAll = Effect.fn("ChangeLog.recordAll")(function*(changes: ReadonlyArray<Change>) {
+        const now = yield* DateTime.now
+        const entries = yield* Effect.forEach(changes, (change) => entryOf(change, now))
+        const events = yield* Effect.forEach(changes, (change) => eventOf(change, now))
+        if (Arr.isReadonlyArrayNonEmpty(entries)) yield* audit.appendAll(entries)
+        const emitted = Arr.getSomes(events)
+        if (Arr.isReadonlyArrayNonEmpty(emitted)) yield* outbox.appendAll(emitted)
+        yield* Effect.forEach(Arr.zip(changes, events), ([change, event]) => notify(change, event), { discard: true })
+        return events
+      })
+
+      const self: ChangeLog["Service"] = ChangeLog.of({ record, recordAll })
       return self
     })
   )

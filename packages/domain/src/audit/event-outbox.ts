@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { type Array as Arr, Context, type Effect } from "effect"
 import type { Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
@@ -7,5 +7,7 @@ import type { DomainEvent } from "./domain-event.ts"
 /** Port: the transactional outbox; events appended inside a transaction exist only if it commits. */
 export class EventOutbox extends Context.Service<EventOutbox, {
   readonly append: (event: DomainEvent) => Effect.Effect<void, Unavailable>
+  /** Appends many events in one write. */
+  readonly appendAll: (events: Arr.NonEmptyReadonlyArray<DomainEvent>) => Effect.Effect<void, Unavailable>
   readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<DomainEvent>, Unavailable>
 }>()("@atrium/domain/EventOutbox") {}

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict, Unavailable } from "../shared/index.ts"
 import type { MembershipId, UserId, WorkspaceId } from "../shared/index.ts"
-import type { Member, Membership } from "./membership.ts"
+import type { Member, Membership, WorkspaceMembership } from "./membership.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 
 /** Port: who belongs to which workspace, with which role. */
@@ -15,6 +15,8 @@ export class MembershipRepository extends Context.Service<MembershipRepository, 
   readonly listByWorkspace: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<Member>, Unavailable>
   /** Every membership of a user, oldest first. */
   readonly listByUser: (userId: UserId) => Effect.Effect<ReadonlyArray<Membership>, Unavailable>
+  /** Every membership of a user with its workspace, oldest first, in one read: what the organization view shows. */
+  readonly listWorkspacesOfUser: (userId: UserId) => Effect.Effect<ReadonlyArray<WorkspaceMembership>, Unavailable>
   /** Replaces the stored membership (same id and workspace). */
   readonly update: (membership: Membership) => Effect.Effect<void, Unavailable>
   readonly delete: (workspaceId: WorkspaceId, id: MembershipId) => Effect.Effect<void, Unavailable>

@@ -1,19 +1,12 @@
-import { Cache, Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { NotFound, type Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
-import type { Membership } from "./membership.ts"
+import type { WorkspaceMembership } from "./membership.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { SessionRepository } from "./session-repository.ts"
-import { cachedWorkspaceLookup, WorkspaceRepository } from "../workspaces/index.ts"
 import type { Role } from "../access/index.ts"
 import { Session } from "./session.ts"
 import type { Workspace } from "../workspaces/index.ts"
-
-/** One of the user's workspaces and their role in it. */
-export interface WorkspaceMembership {
-  readonly workspace: Workspace
-  readonly membership: Membership
-}
 
 /**
  * The session's organization (`GET /api/mobile/organization`): the active workspace and role — none when the
@@ -23,6 +16,16 @@ export interface OrganizationView {
   readonly workspace: Option.Option<Workspace>
   readonly role: Option.Option<Role>
   readonly memberships: ReadonlyArray<WorkspaceMembership>
+}
+
+/** The view for the session's active workspace, from every workspace of its user. */
+export const organizationViewOf = (session: Session, memberships: ReadonlyArray<WorkspaceMembership>): OrganizationView => {
+  const active = Option.fromNullishOr(memberships.find((m) => m.workspace.id === session.activeWorkspaceId))
+  return {
+    workspace: Option.map(active, (m) => m.workspace),
+    role: Option.map(active, (m) => m.membership.role),
+    memberships
+  }
 }
 
 /** The workspaces a member belongs to, and which one their session acts in. */
@@ -35,34 +38,16 @@ export class Organization extends Context.Service<Organization, {
     Organization,
     Effect.gen(function*() {
       const memberships = yield* MembershipRepository
-      // Read on every organization request: the same one-second cache the workspace of every request goes through.
-      const workspaces = yield* cachedWorkspaceLookup(yield* WorkspaceRepository)
       const sessions = yield* SessionRepository
 
-      const viewOf = Effect.fnUntraced(function*(session: Session) {
-        const all = yield* memberships.listByUser(session.userId)
-        const joined = yield* Effect.forEach(all, (membership) =>
-          Cache.get(workspaces, membership.workspaceId).pipe(
-            Effect.map(Option.map((workspace): WorkspaceMembership => ({ workspace, membership })))
-          ))
-        const list = joined.flatMap(Option.toArray)
-        const active = Option.fromNullishOr(list.find((m) => m.workspace.id === session.activeWorkspaceId))
-        const view: OrganizationView = {
-          workspace: Option.map(active, (m) => m.workspace),
-          role: Option.map(active, (m) => m.membership.role),
-          memberships: list
-        }
-        return view
-      })
-
-      // Untraced: the app reads it on every start and screen; its repository calls carry their own spans.
-      const view = viewOf
+      // One read (memberships joined to their workspaces), served for up to a second by `MembershipCache`.
+      // Untraced: the app reads it on every start and screen; its repository call carries its own span.
+      const view = (session: Session) => Effect.map(memberships.listWorkspacesOfUser(session.userId), (all) => organizationViewOf(session, all))
 
       const switchActive = Effect.fn("Organization.switchActive")(function*(session: Session, workspaceId: WorkspaceId) {
         if (Option.isNone(yield* memberships.find(workspaceId, session.userId))) return yield* new NotFound({ resource: "workspace" })
         yield* sessions.setActiveWorkspace(session.id, workspaceId)
-        const switched = new Session({ ...session, activeWorkspaceId: workspaceId })
-        return yield* viewOf(switched)
+        return yield* view(new Session({ ...session, activeWorkspaceId: workspaceId }))
       })
 
       return Organization.of({ view, switchActive })

@@ -1,5 +1,6 @@
 import { Cause, Clock, Duration, Effect, FiberSet, Latch, Semaphore } from "effect"
-import type { Scope } from "effect"
+import type { Array as Arr, Scope } from "effect"
+import { makeBatcher } from "./batcher.ts"
 import type { Unavailable } from "./errors.ts"
 
 /**
@@ -7,13 +8,23 @@ import type { Unavailable } from "./errors.ts"
  * with `FOR UPDATE SKIP LOCKED` leases, each advanced by one whole domain step. A crashed process's leases expire and
  * another process takes the work, so every step must be safe to run again (settle-once in the domain).
  */
-export interface WorkQueue<Item, R = never> {
+export interface WorkQueue<Item, R = never, Done = unknown> {
   /** Names the queue in logs and spans. */
   readonly name: string
   /** Leases up to `limit` due items. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<Item>, Unavailable, R>
-  /** One whole step of one item: the domain calls its own ports (transport, provider) and records the outcome. */
-  readonly step: (item: Item) => Effect.Effect<unknown, unknown, R>
+  /**
+   * One whole step of one item: the domain calls its own ports (transport, provider) and records the outcome, or, with
+   * `completeMany`, returns the outcome for the worker to record together with others.
+   */
+  readonly step: (item: Item) => Effect.Effect<Done, unknown, R>
+  /**
+   * Records the outcomes of many steps at once (e.g. one statement for the attempts of a pass). The worker hands over
+   * the outcomes of steps that finished together (group commit: whatever finished while the previous call ran); a call
+   * that dies is repeated item by item, so a bad item's defect is its own (`onDefect`). An item's slot is held until its
+   * outcome is recorded, and a crash before that leaves the item to its lease.
+   */
+  readonly completeMany?: ((outcomes: Arr.NonEmptyReadonlyArray<Done>) => Effect.Effect<unknown, unknown, R>) | undefined
   /** Items sharing a key (e.g. an endpoint) are limited to `perKey` steps at once, so one slow key never takes every slot. */
   readonly keyOf?: ((item: Item) => string) | undefined
   /**
@@ -45,6 +56,11 @@ export interface WorkerOptions {
    * many items) rather than one per finished step. An idle worker claims at once. Default: a quarter of `concurrency`.
    */
   readonly claimBatch?: number | undefined
+  /**
+   * With `completeMany`: how long a finished step's outcome waits for others to share its write, so outcomes come in
+   * groups of about a pass rather than one or two per statement. Default: none (whatever finished during the last write).
+   */
+  readonly completeLinger?: Duration.Input | undefined
 }
 
 /** Defaults for a 2-core machine. */
@@ -95,8 +111,8 @@ const interruptOnly = (cause: Cause.Cause<unknown>) => Cause.hasInterruptsOnly(c
  * another and is recorded against that item by `onDefect`. Runs until its scope closes; interrupting it aborts steps
  * in flight, whose leases bring them back.
  */
-export const runWorker = <Item, R>(
-  queue: WorkQueue<Item, R>,
+export const runWorker = <Item, R, Done = unknown>(
+  queue: WorkQueue<Item, R, Done>,
   options: Partial<WorkerOptions> = {}
 ): Effect.Effect<void, never, Scope.Scope | R> =>
   Effect.gen(function*() {
@@ -111,6 +127,15 @@ export const runWorker = <Item, R>(
     let inFlight = 0
     // Wakes the loop when a step ends while every slot was taken.
     const wake = Latch.makeUnsafe(false)
+    const completeMany = queue.completeMany
+    // Two calls in flight at most: while one records, the next group gathers.
+    const recorder = completeMany === undefined
+      ? undefined
+      : yield* makeBatcher((outcomes: Arr.NonEmptyReadonlyArray<Done>) => Effect.asVoid(completeMany(outcomes)), {
+        maxBatch: concurrency,
+        writers: 2,
+        linger: settings.completeLinger
+      })
 
     const recordDefect = (item: Item, cause: Cause.Cause<unknown>) =>
       queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause).pipe(
@@ -123,7 +148,8 @@ export const runWorker = <Item, R>(
       Effect.gen(function*() {
         // A claim that waited past its lease's useful life is left to expire rather than acted on late.
         if ((yield* Clock.currentTimeMillis) - claimedAt > staleMillis) return
-        yield* queue.step(item)
+        const outcome = yield* queue.step(item)
+        if (recorder !== undefined) yield* recorder.write(outcome)
       }).pipe(
         Effect.catchCause((cause) => {
           if (interruptOnly(cause)) return Effect.failCause(cause)

@@ -1,6 +1,6 @@
 import { DateTime, Effect, Layer, Option } from "effect"
-import { AiTask } from "../ai/index.ts"
-import { BillingAccount, MonthlyUsage } from "../billing/index.ts"
+import { AiTask, type SubmissionBudget } from "../ai/index.ts"
+import { BillingAccount, monthOf, MonthlyUsage } from "../billing/index.ts"
 import { AiTaskRepository, idempotencyWindowMillis } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { pageBy, withEntry, useStore } from "./memory-store.ts"
@@ -16,6 +16,42 @@ export const AiTaskRepositoryMemory = Layer.effect(
     const save = (task: AiTask) => write((s) => ({ ...s, aiTasks: withEntry(s.aiTasks, task.id, task) }))
     return AiTaskRepository.of({
       insert: save,
+      // The memory transactor already runs one transaction at a time: reading is the lock.
+      lockBudgets: (keys, now) =>
+        read.pipe(Effect.map((s) =>
+          keys.map(({ month, workspaceId }): SubmissionBudget => ({
+            account: s.billingAccounts.get(workspaceId) ?? BillingAccount.empty(workspaceId),
+            usage: s.monthlyUsage.get(`${workspaceId}/${month}`) ?? MonthlyUsage.empty(workspaceId, month),
+            activeFeatures: [...new Set(Array.from(s.entitlements.values()).filter((e) => e.workspaceId === workspaceId && e.isActiveAt(now)).map((e) => e.feature))]
+          }))
+        )),
+      // One step for the whole batch, like the single Postgres statement: a reservation beyond a balance (the table's
+      // check there) is a bug, refused as a defect, and nothing of the batch is written.
+      insertReserved: (tasks) =>
+        modify((before) => {
+          let s = before
+          for (const task of tasks) {
+            const account = s.billingAccounts.get(task.workspaceId)
+            if (task.reservedMicros > 0 && (account === undefined || account.reservedMicros + task.reservedMicros > account.creditBalanceMicros)) {
+              return [Effect.die(new Error("billing_accounts_reserved_within_balance: reservations exceed the balance")), before] as const
+            }
+            const month = monthOf(task.createdAt)
+            const usage = s.monthlyUsage.get(`${task.workspaceId}/${month}`) ?? MonthlyUsage.empty(task.workspaceId, month)
+            s = {
+              ...s,
+              aiTasks: withEntry(s.aiTasks, task.id, task),
+              billingAccounts: account === undefined
+                ? s.billingAccounts
+                : withEntry(s.billingAccounts, task.workspaceId, new BillingAccount({ ...account, reservedMicros: account.reservedMicros + task.reservedMicros })),
+              monthlyUsage: withEntry(s.monthlyUsage, `${task.workspaceId}/${month}`, new MonthlyUsage({
+                ...usage,
+                reservedMicros: usage.reservedMicros + task.reservedMicros,
+                taskCount: usage.taskCount + 1
+              }))
+            }
+          }
+          return [Effect.void, s] as const
+        }).pipe(Effect.flatten),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
       findById: (workspaceId, id) =>

@@ -78,6 +78,14 @@ export const MembershipRepositoryMemory = Layer.effect(
           )
         )),
       listByUser: (userId) => read.pipe(Effect.map((s) => oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)))),
+      // Like the join in Postgres: a membership whose workspace is not stored is left out.
+      listWorkspacesOfUser: (userId) =>
+        read.pipe(Effect.map((s) =>
+          oldestFirst(Array.from(s.memberships.values()).filter((m) => m.userId === userId)).flatMap((membership) => {
+            const workspace = s.workspaces.get(membership.workspaceId)
+            return workspace === undefined ? [] : [{ workspace, membership }]
+          })
+        )),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (membership) =>
         write((s) =>

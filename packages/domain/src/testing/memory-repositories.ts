@@ -113,6 +113,7 @@ export const AuditLogMemory = Layer.effect(
     const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
     return AuditLog.of({
       append: (entry) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, audit: [...s.audit, entry] })))),
+      appendAll: (entries) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, audit: [...s.audit, ...entries] })))),
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
@@ -130,6 +131,7 @@ export const EventOutboxMemory = Layer.effect(
     const up = ensureUp.pipe(Effect.provideService(MemoryStore, store))
     return EventOutbox.of({
       append: (event) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, events: [...s.events, event] })))),
+      appendAll: (events) => up.pipe(Effect.andThen(Ref.update(store.state, (s) => ({ ...s, events: [...s.events, ...events] })))),
       list: (workspaceId, page) =>
         up.pipe(
           Effect.andThen(Ref.get(store.state)),

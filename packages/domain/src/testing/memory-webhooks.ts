@@ -101,15 +101,27 @@ export const DeliveryRepositoryMemory = Layer.effect(
         write((s) => ({ ...s, attempts: [...s.attempts, attempt], deliveries: withEntry(s.deliveries, delivery.id, delivery) })),
       recordAttempts: (records) =>
         write((s) => {
-          const delivered = new Set<string>(records.filter((r) => r.delivery.status === "succeeded").map((r) => r.delivery.endpointId))
+          const known = new Set(s.attempts.map((a) => a.id))
+          // As in Postgres: a delivery moves only from the state its attempt was judged on.
+          const moved = records.filter((r) => s.deliveries.get(r.delivery.id)?.attemptCount === r.delivery.attemptCount - 1)
+          const touched = new Set<string>(moved.map((r) => r.delivery.endpointId))
+          const delivered = new Set<string>(moved.filter((r) => r.delivery.status === "succeeded").map((r) => r.delivery.endpointId))
+          const firstFailure = (endpointId: string) =>
+            moved.filter((r) => r.delivery.endpointId === endpointId).map((r) => r.attempt.startedAt).reduce((a, b) => DateTime.min(a, b))
           return {
             ...s,
-            attempts: [...s.attempts, ...records.map((r) => r.attempt)],
-            deliveries: records.reduce((map, r) => withEntry(map, r.delivery.id, r.delivery), s.deliveries),
+            attempts: [...s.attempts, ...records.filter((r) => !known.has(r.attempt.id)).map((r) => r.attempt)],
+            deliveries: moved.reduce((map, r) => withEntry(map, r.delivery.id, r.delivery), s.deliveries),
             endpoints: new Map(Array.from(s.endpoints, ([id, endpoint]) => [
               id,
-              delivered.has(id) && Option.isSome(endpoint.failingSince)
-                ? new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: latestUpdate(records, id) })
+              !touched.has(id)
+                ? endpoint
+                : delivered.has(id)
+                ? Option.isSome(endpoint.failingSince)
+                  ? new WebhookEndpoint({ ...endpoint, failingSince: Option.none(), updatedAt: latestUpdate(moved, id) })
+                  : endpoint
+                : Option.isNone(endpoint.failingSince)
+                ? new WebhookEndpoint({ ...endpoint, failingSince: Option.some(firstFailure(id)), updatedAt: latestUpdate(moved, id) })
                 : endpoint
             ]))
           }

@@ -40,8 +40,11 @@ export class DeliveryRepository extends Context.Service<DeliveryRepository, {
   /** Stores an attempt and the delivery's new state together. */
   readonly recordAttempt: (attempt: DeliveryAttempt, delivery: WebhookDelivery) => Effect.Effect<void, Unavailable>
   /**
-   * Stores many attempts with their deliveries' new state in one step (one statement in Postgres), and ends the
-   * failing streak (`failingSince`) of the endpoint of every delivery that now stands `succeeded`.
+   * Stores many attempts with their deliveries' new state in one step (one statement in Postgres). Each attempt is
+   * stored once however often it is written (by id), and moves its delivery only from the state it was judged on
+   * (`attemptCount` one lower), so a stale worker whose lease ran out never moves a delivery twice. Of the endpoints
+   * whose deliveries moved: one with a success ends its failing streak (`failingSince`); one with only failures starts
+   * one at its earliest failed attempt unless it is already failing.
    */
   readonly recordAttempts: (records: ReadonlyArray<AttemptRecord>) => Effect.Effect<void, Unavailable>
   /** Failed deliveries of an endpoint created at or after `since`, for recovery. */

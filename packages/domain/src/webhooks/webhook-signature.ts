@@ -17,19 +17,37 @@ const keyBytes = (secret: Redacted.Redacted<string>) => {
   return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0))
 }
 
+/** A signing secret made ready to sign: a non-extractable HMAC-SHA256 key, so the secret text need not stay around. */
+export interface SigningKey {
+  readonly key: CryptoKey
+}
+
+/** Imports a `whsec_…` secret once, for every attempt that signs with it (a worker pass opens each secret once). */
+export const importSigningKey = (secret: Redacted.Redacted<string>): Effect.Effect<SigningKey> =>
+  Effect.promise(() => globalThis.crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])).pipe(
+    Effect.map((key) => ({ key }))
+  )
+
 /**
  * The `webhook-signature` header value: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` for each
- * valid secret, space-separated (several during a rotation's grace period).
+ * key, space-separated (several during a rotation's grace period).
  */
+export const signWebhookWith = (
+  keys: ReadonlyArray<SigningKey>,
+  message: { readonly id: string; readonly timestamp: number; readonly body: string }
+): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const content = encoder.encode(`${message.id}.${message.timestamp}.${message.body}`)
+    const signatures = await Promise.all(keys.map(async ({ key }) =>
+      `v1,${toBase64(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, content)))}`
+    ))
+    return signatures.join(" ")
+  })
+
+/** `signWebhookWith` for secrets not yet imported (one-off signatures). */
 export const signWebhook = Effect.fn("signWebhook")(function*(
   secrets: ReadonlyArray<Redacted.Redacted<string>>,
   message: { readonly id: string; readonly timestamp: number; readonly body: string }
 ) {
-  const content = encoder.encode(`${message.id}.${message.timestamp}.${message.body}`)
-  const signatures = yield* Effect.forEach(secrets, (secret) =>
-    Effect.promise(async () => {
-      const key = await globalThis.crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
-      return `v1,${toBase64(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, content)))}`
-    }))
-  return signatures.join(" ")
+  return yield* signWebhookWith(yield* Effect.forEach(secrets, importSigningKey), message)
 })

@@ -1,0 +1,98 @@
+// `node packages/app/bench/ai-main.ts`: only the AI submission part of `npm run bench`, on a temporary embedded database
+// and, when DATABASE_URL is set, on that Postgres; then the SQL statements one submission costs (counted from spans).
+// BENCH_SECONDS (default 10) sets the load time. One run on a shared machine: compare ratios, not absolutes.
+import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
+import { PostgresUrl } from "@atrium/adapters-pg"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { AppConfig } from "../src/app-config.ts"
+import { domainLayer } from "../src/domain-layer.ts"
+import autocannon from "autocannon"
+import { submissionBench } from "./ai-bench.ts"
+import { fmt } from "./percentiles.ts"
+import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
+import { benchConfig } from "./webhook-bench.ts"
+import { addressOf, start } from "./server-process.ts"
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const actor = systemActor("bench")
+
+// A workspace entitled to the local model with credits for far more tasks than a run submits, and a `write` key.
+const seed = Effect.gen(function*() {
+  const workspace = yield* (yield* Workspaces).create({ name: "AI bench", actor })
+  yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
+  yield* (yield* Usage).addCredits(workspace.id, 1_000_000_000, actor)
+  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "bench", scopes: ["write"], actor })
+  return Redacted.value(plaintext)
+})
+
+// Seeds in-process (the domain over the target), then closes that domain before the server starts on the same data.
+const seeded = async (database: AppConfig["database"], secretKey: string) => {
+  const scope = Effect.runSync(Scope.make())
+  const counter = makeSpanCounter()
+  const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig(database, secretKey)).pipe(Layer.provideMerge(counter.layer)), scope))
+  const key = await Effect.runPromise(Effect.provide(seed, context))
+  const statements = await Effect.runPromise(Effect.provide(statementsPerSubmission(counter), context))
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  return { key, statements }
+}
+
+const run = async (label: string, database: AppConfig["database"], env: Record<string, string | undefined>) => {
+  const secretKey = randomBytes(32).toString("base64")
+  const { key, statements } = await seeded(database, secretKey)
+  const server = await start(
+    "packages/app/src/main.ts",
+    { PORT: "0", ATRIUM_SECRET_KEY: secretKey, ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000", ...env },
+    [/Listening on/]
+  )
+  try {
+    const baseUrl = addressOf(server)
+    await submissionBench(baseUrl, key, 2) // warm-up: JIT, pools
+    const result = await submissionBench(baseUrl, key, seconds)
+    // The same connections on an authenticated read: how much of the machine the HTTP path alone leaves.
+    const read = await autocannon({ url: `${baseUrl}/api/v1/workspaces/current`, connections: 32, duration: seconds, headers: { authorization: `Bearer ${key}` } })
+    return [
+      `AI task submissions, ${label.padEnd(10)} ${result.line}  (target ≥ 2,500/s, p99 ≤ 25 ms)`,
+      `  GET /workspaces/current, ${label.padEnd(9)} ${fmt(read.requests.average)} req/s, p99 ${fmt(read.latency.p99, 1)} ms; submissions/read ${fmt(result.perSecond / read.requests.average, 2)}`,
+      `  SQL per submission, ${label.padEnd(9)} ${statements}`
+    ]
+  } finally {
+    await server.stop()
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "atrium-ai-bench-"))
+// The embedded server runs as the `postgres` account under root and must pass through this folder.
+chmodSync(dataDir, 0o711)
+const lines: Array<string> = []
+try {
+  const data = join(dataDir, "data")
+  lines.push(...await run("embedded", { _tag: "Embedded", dataDir: data }, { DATABASE_URL: undefined, ATRIUM_DATA_DIR: data }))
+  const base = process.env.DATABASE_URL
+  if (base !== undefined && base.length > 0) {
+    // A schema of its own (the database is shared with tests and other benches), dropped afterwards.
+    const schema = `atrium_ai_bench_${randomBytes(6).toString("hex")}`
+    const admin = (statement: string) =>
+      Effect.runPromise(SqlClient.SqlClient.pipe(
+        Effect.flatMap((sql) => sql.unsafe(statement)),
+        Effect.provide(PostgresUrl(Redacted.make(base), { maxConnections: 1 }))
+      ))
+    await admin(`CREATE SCHEMA ${schema}`)
+    const url = new URL(base)
+    url.searchParams.set("options", `-c search_path=${schema}`)
+    try {
+      lines.push(...await run("Postgres", { _tag: "Url", url: Redacted.make(url.href) }, { DATABASE_URL: url.href }))
+    } finally {
+      await admin(`DROP SCHEMA ${schema} CASCADE`)
+    }
+  } else {
+    lines.push("AI task submissions on Postgres: set DATABASE_URL to measure them too")
+  }
+} finally {
+  rmSync(dataDir, { recursive: true, force: true })
+}
+for (const line of lines) console.log(line)
