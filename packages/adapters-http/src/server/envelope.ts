@@ -100,26 +100,20 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
 
   const accessLog = options?.accessLog ?? true
   // Method, route template, status, duration, request id and principal id: never a credential, a query or a body.
-  const logRequest = (
-    sink: ((entry: AccessLogEntry) => void) | undefined,
+  const entryOf = (
     request: HttpServerRequest.HttpServerRequest,
     response: HttpServerResponse.HttpServerResponse,
     requestId: string,
     facts: RequestFacts,
     started: number
-  ) => {
-    const entry: AccessLogEntry = {
-      method: request.method,
-      route: facts.route ?? null,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      requestId,
-      principalId: facts.principal ?? null
-    }
-    if (sink === undefined) return Effect.logInfo("request").pipe(Effect.annotateLogs({ ...entry }), Effect.as(response))
-    sink(entry)
-    return Effect.succeed(response)
-  }
+  ): AccessLogEntry => ({
+    method: request.method,
+    route: facts.route ?? null,
+    status: response.status,
+    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    requestId,
+    principalId: facts.principal ?? null
+  })
 
   return HttpRouter.middleware((httpEffect) =>
     Effect.withFiber((fiber) => {
@@ -128,20 +122,29 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
       const facts: RequestFacts = { route: undefined, principal: undefined, headers: undefined }
+      const sink = accessLog ? Context.get(fiber.context, AccessLogSink) : undefined
+      // The response as it leaves, logged: by the host's sink in the same step, else through Effect's logger.
+      const done = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+        const out = finish(response, requestId, facts)
+        if (!accessLog) return Effect.succeed(out)
+        const entry = entryOf(request, out, requestId, facts, started)
+        if (sink === undefined) return Effect.logInfo("request").pipe(Effect.annotateLogs({ ...entry }), Effect.as(out))
+        sink(entry)
+        return Effect.succeed(out)
+      }
       const length = request.headers["content-length"]
-      const handled = length !== undefined && Number(length) > maxBodyBytes
-        ? Effect.succeed(tooLarge(requestId))
-        : withDeadline(httpEffect, deadline, overdue(requestId)).pipe(
-          // Added one by one: each is a cheap overlay, where merging a context would copy the whole request context.
-          Effect.provideService(CurrentRequestId, Option.some(requestId)),
-          Effect.provideService(CurrentRequestFacts, facts),
+      if (length !== undefined && Number(length) > maxBodyBytes) return done(tooLarge(requestId))
+      const served = Effect.updateContext(withDeadline(httpEffect, deadline, overdue(requestId)), (context: Context.Context<never>) =>
+        // Overlays, one step: merging a context would copy the whole request context.
+        Context.add(
+          Context.add(Context.add(context, CurrentRequestId, Option.some(requestId)), CurrentRequestFacts, facts),
           // Enforced while reading too, for bodies without a Content-Length.
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-          Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : recover(cause, request, requestId)),
-          Effect.map((response) => finish(response, requestId, facts))
-        )
-      if (!accessLog) return handled
-      const sink = Context.get(fiber.context, AccessLogSink)
-      return Effect.flatMap(handled, (response) => logRequest(sink, request, response, requestId, facts, started))
+          HttpIncomingMessage.MaxBodySize,
+          maxBodySize
+        ))
+      return Effect.matchCauseEffect(served, {
+        onFailure: (cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.flatMap(recover(cause, request, requestId), done),
+        onSuccess: done
+      })
     }), { global: true })
 }

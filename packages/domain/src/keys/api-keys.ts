@@ -258,12 +258,13 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       // a cache lookup through effects costs more than the check itself. A recently verified key is a map read.
       const authenticate = (presented: Redacted.Redacted<string>): Effect.Effect<ApiKeyPrincipal, ApiKeyRejected | Unavailable> => {
         if (Redacted.value(presented).length === 0) return Effect.fail(missing)
-        if (Option.isNone(parseApiKey(presented))) return Effect.fail(malformed)
         return Effect.flatMap(hasher.digest(presented), (digest) =>
           Effect.clockWith((clock) => {
             const nowMillis = clock.currentTimeMillisUnsafe()
+            // Only well-formed keys that were found are remembered, so a hit needs no parsing.
             const recent = verified.get(digest, nowMillis)
             if (recent !== undefined) return admit(recent, nowMillis)
+            if (Option.isNone(parseApiKey(presented))) return Effect.fail(malformed)
             return Effect.flatMap(Cache.get(byDigest, digest), (found) => {
               if (Option.isNone(found)) return Effect.fail(unknown)
               verified.set(digest, found.value, nowMillis)
