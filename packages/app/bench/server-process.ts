@@ -37,6 +37,9 @@ export const start = (script: string, env: Record<string, string | undefined>, r
         child.kill("SIGTERM")
       })
     const onData = (chunk: Buffer) => {
+      // Once ready, the server's access log is drained unread: the load generator shares this process and must not
+      // spend its time keeping every log line the server writes.
+      if (settled) return
       output += chunk.toString()
       if (!settled && ready.every((pattern) => pattern.test(output))) {
         settled = true
