@@ -1,5 +1,6 @@
 import { Cache, Duration, Effect, Exit, Layer, Option } from "effect"
-import type { SessionId } from "../shared/index.ts"
+import { makeRecentValues, type SessionId } from "../shared/index.ts"
+import type { Session } from "./session.ts"
 import { SessionRepository } from "./session-repository.ts"
 
 /** How long a verified session may be served from memory: a revocation elsewhere takes effect within this. */
@@ -20,6 +21,8 @@ export const SessionCache = Layer.effect(
       capacity,
       timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? sessionCacheTtl : Duration.zero
     })
+    // The same sessions, read without an effect on the hot path; dropped with the cache entries.
+    const recent = makeRecentValues<string, Session>(sessionCacheTtl, capacity)
     // The digests served per session, so a change to the session can drop them all.
     const digestsOf = new Map<SessionId, Set<string>>()
 
@@ -36,7 +39,9 @@ export const SessionCache = Layer.effect(
       Effect.suspend(() => {
         const digests = digestsOf.get(id)
         digestsOf.delete(id)
-        return digests === undefined ? Effect.void : Effect.forEach(digests, (digest) => Cache.invalidate(byDigest, digest), { discard: true })
+        if (digests === undefined) return Effect.void
+        for (const digest of digests) recent.delete(digest)
+        return Effect.forEach(digests, (digest) => Cache.invalidate(byDigest, digest), { discard: true })
       })
 
     // Dropped before and after the write: a read racing the write cannot leave the old state cached.
@@ -44,7 +49,16 @@ export const SessionCache = Layer.effect(
 
     return SessionRepository.of({
       ...repo,
-      findByAccessDigest: (digest) => Cache.get(byDigest, digest).pipe(Effect.map(remember(digest))),
+      findByAccessDigest: (digest) =>
+        Effect.clockWith((clock) => {
+          const nowMillis = clock.currentTimeMillisUnsafe()
+          const hit = recent.get(digest, nowMillis)
+          if (hit !== undefined) return Effect.succeed(Option.some(hit))
+          return Cache.get(byDigest, digest).pipe(Effect.map((found) => {
+            if (Option.isSome(found)) recent.set(digest, found.value, nowMillis)
+            return remember<Session>(digest)(found)
+          }))
+        }),
       rotate: (previous, next) => changing(previous.id, repo.rotate(previous, next)),
       setActiveWorkspace: (id, workspaceId) => changing(id, repo.setActiveWorkspace(id, workspaceId)),
       revoke: (id, at, reason) => changing(id, repo.revoke(id, at, reason))
