@@ -7,12 +7,13 @@ export const PageLimit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum
 })
 
 /** Opaque position after which the next page starts; text that no page produced is refused (400), never read as a date. */
-export const Cursor = Schema.String.check(
+// Described before its checks: a description on the last check went with that check, which JSON Schema cannot show.
+export const Cursor = Schema.String.annotate({
+  description: "Opaque cursor from a previous page's `nextCursor`"
+}).check(
   Schema.isPattern(/^[A-Za-z0-9_-]{1,200}$/),
   Schema.makeFilter((text) => isCursorText(text) || "not a cursor from a previous page")
-).annotate({
-  description: "Opaque cursor from a previous page's `nextCursor`"
-})
+)
 
 /** A request for one page of a list. */
 export interface PageRequest {
