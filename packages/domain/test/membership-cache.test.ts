@@ -42,6 +42,8 @@ describe("organization cache (each user's workspaces, ≤ 1 s)", () => {
       const { ownerPrincipal, workspace } = yield* team
       const bob = yield* signUp("bob@example.com")
       assert.deepStrictEqual((yield* viewOf(bob.session.accessToken)).memberships.map((m) => m.workspace.id), [bob.workspace.id])
+      // A later join lists after the own workspace (oldest first); equal times would order by random id. Well within the TTL.
+      yield* TestClock.adjust("1 millis")
       const invitations = yield* Invitations
       const invited = yield* invitations.create(ownerPrincipal, { email: "bob@example.com", role: "member" })
       yield* invitations.accept(bob.user.id, invited.token)
