@@ -1,25 +1,6 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Logger, Runtime } from "effect"
-import { appConfig } from "./app-config.ts"
-import { serverLayer } from "./server.ts"
-import { telemetryLayer } from "./telemetry-layer.ts"
+// The server's entry: Node keeps the code it compiled (types stripped, bytecode) between starts, so a restart does not
+// strip and compile every module again; then the server itself loads.
+import { enableCompileCache } from "node:module"
 
-// JSON log lines; the logger never sees a secret because none is ever logged.
-const program = Effect.gen(function*() {
-  const config = yield* appConfig
-  yield* Layer.launch(serverLayer(config).pipe(Layer.provide(telemetryLayer(config))))
-})
-
-// SIGTERM/SIGINT interrupt the program; once every layer has shut down cleanly that is a successful exit.
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  exit._tag === "Failure" && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-
-// Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.
-const JsonLogs = Logger.layer([
-  Logger.batched(Logger.formatJson, {
-    window: "50 millis",
-    flush: (lines) => Effect.sync(() => void process.stdout.write(`${lines.join("\n")}\n`))
-  })
-])
-
-program.pipe(Effect.provide(JsonLogs), NodeRuntime.runMain({ teardown }))
+enableCompileCache()
+await import("./run-server.ts")
