@@ -1,7 +1,8 @@
-import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, OpenApi } from "effect/http-api"
 import {
   AcceptedCredentials,
   Authentication,
+  bearerRequired,
   Authorization,
   type CredentialKind,
   NoStore,
@@ -26,6 +27,7 @@ const workspaceRoutes = <Id extends string, Endpoints extends HttpApiEndpoint.Co
   group
     .annotate(HttpApi.PayloadParseOptions, strictPayloads)
     .annotate(AcceptedCredentials, accepted)
+    .annotateEndpoints(OpenApi.Override, bearerRequired)
     .middleware(RequestValidation)
     .middleware(Authorization)
     .middleware(RateLimit)
@@ -49,6 +51,7 @@ export const sessionRoutes = <const Prefix extends "/api/auth" | "/api/mobile">(
 ) =>
   group
     .annotate(HttpApi.PayloadParseOptions, strictPayloads)
+    .annotateEndpoints(OpenApi.Override, bearerRequired)
     .middleware(RequestValidation)
     .middleware(RateLimit)
     .middleware(SessionAuthentication)

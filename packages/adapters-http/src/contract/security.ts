@@ -1,6 +1,6 @@
 import { CurrentPrincipal, type Permission, type Session } from "@atrium/domain"
 import { Context } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { HttpApiMiddleware } from "effect/http-api"
 import { Problems } from "./errors.ts"
 
 /** The kinds of credential a route may accept. */
@@ -19,16 +19,12 @@ export const RequiredPermission = Context.Reference<Permission | undefined>("@at
   defaultValue: () => undefined
 })
 
-/** The one bearer scheme: a workspace API key or a member session access token, per route. */
-export const bearer = HttpApiSecurity.bearer.pipe(
-  HttpApiSecurity.annotateMerge(OpenApi.annotations({
-    description: "`Authorization: Bearer <token>`: a workspace API key (`sk_live_…` / `sk_test_…`, acting in the key's " +
-      "workspace under its scopes) on `/api/v1`, or a member session access token (`at_…`, acting in the session's " +
-      "active workspace under the member's role) on `/api/auth` and `/api/mobile`; `/api/v1/ai-tasks` takes either. " +
-      "A credential of a kind the route does not take is 401 `malformed_credentials`. Never put a credential in the URL.",
-    format: "API key or session access token"
-  }))
-)
+/**
+ * The operations behind authentication, as OpenAPI states them: `Authorization: Bearer <token>`. Declared here, not by
+ * a security middleware, because the authentication middleware reads the header itself (one step per request instead
+ * of the framework's security wrapper); the documents name the scheme (`bearer`) per interface.
+ */
+export const bearerRequired = { security: [{ bearer: [] }] }
 
 /**
  * THE authentication middleware: the bearer credential, by its shape, becomes the request's `CurrentPrincipal` — an API
@@ -37,7 +33,6 @@ export const bearer = HttpApiSecurity.bearer.pipe(
 export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: CurrentPrincipal
 }>()("@atrium/adapters-http/Authentication", {
-  security: { bearer },
   error: [Problems.InvalidInput, Problems.ApiKeyRejected, Problems.SessionRejected, Problems.Forbidden, Problems.Unavailable]
 }) {}
 
@@ -51,7 +46,6 @@ export class CurrentSession extends Context.Service<CurrentSession, Session>()("
 export class SessionAuthentication extends HttpApiMiddleware.Service<SessionAuthentication, {
   provides: CurrentSession
 }>()("@atrium/adapters-http/SessionAuthentication", {
-  security: { bearer },
   error: [Problems.InvalidInput, Problems.SessionRejected, Problems.Unavailable]
 }) {}
 

@@ -18,7 +18,7 @@ import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { AcceptedCredentials, Authentication, type CredentialKind, CurrentSession, SessionAuthentication } from "../contract/security.ts"
 import { authorizationHeaderCount } from "./duplicate-headers.ts"
 import { queryCarriesApiKey } from "./key-in-url.ts"
-import { isMalformedMarker, presentedCredential } from "./presented-credential.ts"
+import { bearerCredential, isMalformedMarker, presentedCredential } from "./presented-credential.ts"
 import { CurrentRequestFacts } from "./request-facts.ts"
 import { challengeFor } from "./www-authenticate.ts"
 
@@ -34,16 +34,10 @@ const acceptedAt = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): Rea
   return own.length > 0 ? own : Context.get(group.annotations, AcceptedCredentials)
 }
 
-// Read once per endpoint: the security middleware is called per request with the same endpoint object.
-const acceptedCache = new WeakMap<HttpApiEndpoint.Top, { readonly keys: boolean; readonly members: boolean }>()
+/** What a route takes, read once when the route is built. */
 const acceptedBy = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top) => {
-  let accepted = acceptedCache.get(endpoint)
-  if (accepted === undefined) {
-    const kinds = acceptedAt(endpoint, group)
-    accepted = { keys: kinds.includes("api_key"), members: kinds.includes("member") }
-    acceptedCache.set(endpoint, accepted)
-  }
-  return accepted
+  const kinds = acceptedAt(endpoint, group)
+  return { keys: kinds.includes("api_key"), members: kinds.includes("member") }
 }
 
 // Session access tokens are `at_…`; anything else is judged as an API key where keys are accepted.
@@ -53,11 +47,12 @@ const isSessionShaped = (text: string) => text.startsWith("at_")
  * The bearer credential as presented ("" when absent, a marker when not Bearer), or why it is refused before any
  * lookup: it is in the URL, or the request carries more than one `Authorization` header.
  */
-const presented = (context: Context.Context<never>, credential: Redacted.Redacted<string>): Redacted.Redacted<string> | InvalidInput => {
+const presented = (context: Context.Context<never>): Redacted.Redacted<string> | InvalidInput => {
   if (queryCarriesApiKey(Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams))) return credentialInUrl
   const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
   if (authorizationHeaderCount(request) > 1) return twoCredentials
-  return presentedCredential(credential, request.headers.authorization)
+  const header = request.headers.authorization
+  return presentedCredential(Redacted.make(bearerCredential(header)), header)
 }
 
 /** What is wrong with a presented credential before any lookup: nothing there, or not a Bearer header. */
@@ -88,22 +83,23 @@ export const AuthenticationLive = Layer.effect(
       // A credential of a kind this route does not take: the client is misconfigured, signing in again will not help.
       return Effect.fail(accepted.keys ? new ApiKeyRejected({ code: "malformed_credentials" }) : new SessionRejected({ code: "malformed_credentials" }))
     }
-    return Authentication.of({
-      // One fiber step before the lookup: it runs on every request, and the domain calls inside it carry spans.
-      bearer: (httpEffect, { credential, endpoint, group }) =>
-        Effect.withFiber<HttpServerResponse.HttpServerResponse, Refusal | unhandled>((fiber) => {
-          const facts = Context.get(fiber.context, CurrentRequestFacts)
-          if (facts !== undefined) facts.route = endpoint.path
-          const token = presented(fiber.context, credential)
-          if (token instanceof InvalidInput) return Effect.fail(token)
-          return Effect.matchEffect(principalOf(token, acceptedBy(endpoint, group)), {
-            onFailure: refused,
-            onSuccess: (principal) => {
-              if (facts !== undefined) facts.principal = principalId(principal)
-              return Effect.provideService(httpEffect, CurrentPrincipal, principal)
-            }
-          })
+    // One fiber step before the lookup: it runs on every request, and the domain calls inside it carry spans.
+    // Called once per route when it is built; the returned effect runs per request.
+    return Authentication.of((httpEffect, { endpoint, group }) => {
+      const accepted = acceptedBy(endpoint, group)
+      return Effect.withFiber<HttpServerResponse.HttpServerResponse, Refusal | unhandled>((fiber) => {
+        const facts = Context.get(fiber.context, CurrentRequestFacts)
+        if (facts !== undefined) facts.route = endpoint.path
+        const token = presented(fiber.context)
+        if (token instanceof InvalidInput) return Effect.fail(token)
+        return Effect.matchEffect(principalOf(token, accepted), {
+          onFailure: refused,
+          onSuccess: (principal) => {
+            if (facts !== undefined) facts.principal = principalId(principal)
+            return Effect.provideService(httpEffect, CurrentPrincipal, principal)
+          }
         })
+      })
     })
   })
 )
@@ -113,26 +109,24 @@ export const SessionAuthenticationLive = Layer.effect(
   SessionAuthentication,
   Effect.gen(function*() {
     const accounts = yield* Accounts
-    const sessionOf = Effect.fnUntraced(function*(context: Context.Context<never>, credential: Redacted.Redacted<string>) {
-      const token = presented(context, credential)
+    const sessionOf = Effect.fnUntraced(function*(context: Context.Context<never>) {
+      const token = presented(context)
       if (token instanceof InvalidInput) return yield* token
       const refusal = screened(token) ?? (looksLikeApiKey(Redacted.value(token)) ? "malformed_credentials" : undefined)
       if (refusal !== undefined) return yield* new SessionRejected({ code: refusal })
       return yield* accounts.authenticateSession(token)
     })
-    return SessionAuthentication.of({
-      bearer: (httpEffect, { credential, endpoint }) =>
-        Effect.withFiber((fiber) => {
-          const facts = Context.get(fiber.context, CurrentRequestFacts)
-          if (facts !== undefined) facts.route = endpoint.path
-          return Effect.matchEffect(sessionOf(fiber.context, credential), {
-            onFailure: refused,
-            onSuccess: (session) => {
-              if (facts !== undefined) facts.principal = session.id
-              return Effect.provideService(httpEffect, CurrentSession, session)
-            }
-          })
+    return SessionAuthentication.of((httpEffect, { endpoint }) =>
+      Effect.withFiber((fiber) => {
+        const facts = Context.get(fiber.context, CurrentRequestFacts)
+        if (facts !== undefined) facts.route = endpoint.path
+        return Effect.matchEffect(sessionOf(fiber.context), {
+          onFailure: refused,
+          onSuccess: (session) => {
+            if (facts !== undefined) facts.principal = session.id
+            return Effect.provideService(httpEffect, CurrentSession, session)
+          }
         })
-    })
+      }))
   })
 )
