@@ -10,3 +10,5 @@ export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"
 /** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layer`, `layerConfig`. */
 export * as WebhookTransportNode from "./node-webhook-transport.ts"
+/** The `node:crypto` implementation of the `WebhookSigner` port: `nodeWebhookSigner`, `layer`. */
+export * as WebhookSignerNode from "./node-webhook-signer.ts"

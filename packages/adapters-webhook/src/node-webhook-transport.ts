@@ -9,6 +9,7 @@ import { Config, Duration, Effect, Layer, Result } from "effect"
 import { type AllowList, makeAllowList, parseAllowNetworks } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
 import { type Destination, type DestinationRefused, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
+import * as WebhookSignerNode from "./node-webhook-signer.ts"
 import { makePinnedConnections } from "./pinned-connections.ts"
 import { pinnedLookup } from "./pinned-lookup.ts"
 import { parseRetryAfter } from "./retry-after.ts"
@@ -228,7 +229,8 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
 })
 
 /** The `node:http(s)` webhook transport with an SSRF guard; fails to build on an invalid allow-network. */
-export const layer = (options: Options) => Layer.effect(WebhookTransport, make(options))
+// The Node transport brings the Node signer, so every process that sends webhooks signs with `node:crypto`.
+export const layer = (options: Options) => Layer.merge(Layer.effect(WebhookTransport, make(options)), WebhookSignerNode.layer)
 
 /** `layer` configured from `ATRIUM_WEBHOOK_ALLOW_NETWORKS` (comma-separated CIDRs; empty allows only public addresses). */
 export const layerConfig = Layer.unwrap(Effect.gen(function*() {

@@ -42,6 +42,9 @@ export const DeliveryRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    // Claim and attempt-record commits skip the WAL flush wait: a crash losing one only re-sends after the lease, which at-least-once (receivers dedupe on webhook-id) already allows.
+    const asyncCommit = sql.literal("async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))")
+
     const toDeliveries = (rows: ReadonlyArray<unknown>) =>
       decodeDeliveries(rows).pipe(Effect.map((decoded) => decoded.map((row) => new WebhookDelivery(row))))
 
@@ -130,7 +133,7 @@ export const DeliveryRepositoryPg = Layer.effect(
       const size = Math.max(0, Math.trunc(limit))
       if (size === 0) return []
       const rows = yield* sql`
-        WITH due AS MATERIALIZED (
+        WITH ${asyncCommit}, due AS MATERIALIZED (
           SELECT d.id, d.next_attempt_at AS due_at
           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
           WHERE d.status = 'pending' AND d.next_attempt_at <= ${DateTime.toDateUtc(now)} AND e.enabled
@@ -139,7 +142,7 @@ export const DeliveryRepositoryPg = Layer.effect(
           FOR UPDATE OF d SKIP LOCKED
         ), leased AS (
           UPDATE webhook_deliveries d SET next_attempt_at = ${DateTime.toDateUtc(leaseUntil)}
-          FROM due WHERE d.id = due.id
+          FROM due, async_commit WHERE d.id = due.id
           RETURNING d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempt_count,
             due.due_at AS next_attempt_at, d.last_status_code, d.replay_of, d.created_at, d.updated_at
         )
@@ -222,8 +225,8 @@ export const DeliveryRepositoryPg = Layer.effect(
         updated_at: DateTime.formatIso(delivery.updatedAt)
       }))
       yield* sql`
-        WITH r AS MATERIALIZED (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
+        WITH ${asyncCommit}, r AS MATERIALIZED (
+          SELECT r.* FROM async_commit, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
             id text, delivery_id text, number integer, started_at timestamptz, duration_millis integer, status_code integer,
             error_kind text, response_headers jsonb, response_body text, remote_address text, attempt_next_at timestamptz,
             endpoint_id text, status text, attempt_count integer, next_attempt_at timestamptz, last_status_code integer,

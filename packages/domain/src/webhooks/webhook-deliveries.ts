@@ -13,7 +13,7 @@ import type { WorkQueue } from "../shared/index.ts"
 import { SecretBox } from "../shared/index.ts"
 import { type AttemptVerdict, defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
 import { type EndpointSecret, WebhookEndpoint } from "./webhook-endpoint.ts"
-import { importSigningKey, type SigningKey, signWebhookWith } from "./webhook-signature.ts"
+import { importSigningKey, type SigningKey, signWebhookWith, WebhookSigner } from "./webhook-signature.ts"
 
 /** Tunables of delivery, with the documented defaults. */
 export interface DeliveryPolicy {
@@ -90,9 +90,14 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
         const box = yield* SecretBox
         const changes = yield* ChangeLog
         const transport = yield* WebhookTransport
+        const signer = yield* WebhookSigner
 
         const openSecret = (secret: EndpointSecret) =>
-          box.open(secret.sealed).pipe(Effect.flatMap(importSigningKey), Effect.map((signing): OpenedSecret => ({ secret, signing })))
+          box.open(secret.sealed).pipe(
+            Effect.flatMap(importSigningKey),
+            Effect.provideService(WebhookSigner, signer),
+            Effect.map((signing): OpenedSecret => ({ secret, signing }))
+          )
         // Opened secrets by sealed value (a rotation seals a new value, so it is never served an old key), with when opened.
         const windowMillis = Duration.toMillis(policy.openedSecretWindow ?? Duration.zero)
         const recentlyOpened = new Map<string, { readonly entry: OpenedSecret; readonly openedAt: number }>()

@@ -1,4 +1,4 @@
-import { Effect, Redacted } from "effect"
+import { Context, Effect, Redacted } from "effect"
 import { SecureRandom } from "../shared/index.ts"
 
 const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
@@ -17,16 +17,36 @@ const keyBytes = (secret: Redacted.Redacted<string>) => {
   return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0))
 }
 
-/** A signing secret made ready to sign: a non-extractable HMAC-SHA256 key, so the secret text need not stay around. */
+/** A signing secret made ready to sign: it keeps its key to itself, so the secret text need not stay around. */
 export interface SigningKey {
-  readonly key: CryptoKey
+  /** The base64 HMAC-SHA256 of `content`. */
+  readonly sign: (content: string) => Effect.Effect<string>
 }
+
+/** Port: turns HMAC-SHA256 key bytes into a `SigningKey`. */
+export interface WebhookSignerShape {
+  readonly importKey: (key: Uint8Array<ArrayBuffer>) => Effect.Effect<SigningKey>
+}
+
+/** Web Crypto signing (asynchronous `subtle.sign`), for runtimes without a faster signer. */
+export const webCryptoSigner: WebhookSignerShape = {
+  importKey: (bytes) =>
+    Effect.promise(() => globalThis.crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])).pipe(
+      Effect.map((key): SigningKey => ({
+        sign: (content) =>
+          Effect.promise(() => globalThis.crypto.subtle.sign("HMAC", key, encoder.encode(content))).pipe(
+            Effect.map((signature) => toBase64(new Uint8Array(signature)))
+          )
+      }))
+    )
+}
+
+/** The signer of webhook attempts; Web Crypto unless an adapter provides a faster one (the Node transport does). */
+export class WebhookSigner extends Context.Reference<WebhookSignerShape>("@atrium/domain/WebhookSigner", { defaultValue: () => webCryptoSigner }) {}
 
 /** Imports a `whsec_…` secret once, for every attempt that signs with it (a worker pass opens each secret once). */
 export const importSigningKey = (secret: Redacted.Redacted<string>): Effect.Effect<SigningKey> =>
-  Effect.promise(() => globalThis.crypto.subtle.importKey("raw", keyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])).pipe(
-    Effect.map((key) => ({ key }))
-  )
+  Effect.service(WebhookSigner).pipe(Effect.flatMap((signer) => signer.importKey(keyBytes(secret))))
 
 /**
  * The `webhook-signature` header value: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` for each
@@ -35,14 +55,10 @@ export const importSigningKey = (secret: Redacted.Redacted<string>): Effect.Effe
 export const signWebhookWith = (
   keys: ReadonlyArray<SigningKey>,
   message: { readonly id: string; readonly timestamp: number; readonly body: string }
-): Effect.Effect<string> =>
-  Effect.promise(async () => {
-    const content = encoder.encode(`${message.id}.${message.timestamp}.${message.body}`)
-    const signatures = await Promise.all(keys.map(async ({ key }) =>
-      `v1,${toBase64(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, content)))}`
-    ))
-    return signatures.join(" ")
-  })
+): Effect.Effect<string> => {
+  const content = `${message.id}.${message.timestamp}.${message.body}`
+  return Effect.forEach(keys, (key) => key.sign(content)).pipe(Effect.map((signatures) => signatures.map((s) => `v1,${s}`).join(" ")))
+}
 
 /** `signWebhookWith` for secrets not yet imported (one-off signatures). */
 export const signWebhook = Effect.fn("signWebhook")(function*(
