@@ -1,6 +1,5 @@
 import { normalizeEmail, type RateLimited, type Unavailable } from "@atrium/domain"
 import { Context, Effect, Layer, Option } from "effect"
-import type { HttpServerRequest } from "effect/http"
 import { makeRateLimitCheck, type RateLimitOptions } from "./rate-limit.ts"
 
 /** Attempts allowed per subject on the routes that work without a principal, guess secrets or mail people, per window. */
@@ -35,7 +34,7 @@ export const defaultThrottleLimits: ThrottleLimits = {
   redeemLink: { perAddress: perMinute(30) }
 }
 
-type Check = Effect.Effect<void, RateLimited | Unavailable, HttpServerRequest.HttpServerRequest>
+type Check = Effect.Effect<void, RateLimited | Unavailable>
 
 // The same spelling variants count as one email, as accounts compare them.
 const emailKey = (email: string) => Option.getOrElse(normalizeEmail(email), () => email.trim().toLowerCase())
