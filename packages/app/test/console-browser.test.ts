@@ -268,6 +268,8 @@ describe("Settings → Developers in Chromium", () => {
       await secret.waitFor()
       const thirdKey = await secret.inputValue()
       await page.getByRole("button", { name: "I have stored it" }).click()
+      // The dialog leaves the page on its (asynchronous) close event; read the page only after it has gone.
+      await secret.waitFor({ state: "detached" })
       expect((await call("GET", "/api/v1/workspaces/current", thirdKey)).status).toBe(200)
       const refused = await call("GET", "/api/v1/workspaces/current", secondKey)
       expect(refused.status).toBe(401)
