@@ -24,7 +24,7 @@ export { liveSealedSecrets, type LiveSealedSecret } from "./sealed-secrets-pg.ts
 export { poolSettings, PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 export { ScheduleRepositoryPg } from "./schedules/schedule-repository-pg.ts"
 export { SessionRepositoryPg } from "./identity/index.ts"
-export { isUnavailable, subscribeWork, workChannel } from "./shared/index.ts"
+export { isUnavailable, workChannel, WorkAnnouncements } from "./shared/index.ts"
 export { TransactorPg } from "./shared/index.ts"
 export { UserRepositoryPg } from "./identity/index.ts"
 export { WebhookEndpointRepositoryPg } from "./webhooks/index.ts"

@@ -2,6 +2,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Duration, type Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { makeAnsweringPgClient } from "./answering-pg-client.ts"
 
 /** Tuning for a real server; the defaults suit one app process. */
 export interface PostgresUrlOptions {
@@ -12,10 +13,22 @@ export interface PostgresUrlOptions {
   readonly statementTimeout?: Duration.Input | undefined
   /** Longest a new connection may take to open and authenticate (default 3 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
+  /**
+   * Longest the app waits for a statement's answer, its wait for a pooled connection included, and for each step of a
+   * transaction (default 5 seconds): past it the call fails as `Unavailable`, even when the server is frozen.
+   */
+  readonly queryTimeout?: Duration.Input | undefined
 }
 
 /** The default `statement_timeout`: far above any healthy query here, far below a client giving up. */
 export const defaultStatementTimeout = Duration.seconds(10)
+
+/** The default query timeout: a frozen server answers 503 within it, as the whole request did before. */
+export const defaultQueryTimeout = Duration.seconds(5)
+
+/** The query timeout of `options`; an unreadable input keeps the default. */
+export const queryTimeoutOf = (options: PostgresUrlOptions): Duration.Duration =>
+  Option.getOrElse(Option.fromNullishOr(options.queryTimeout).pipe(Option.flatMap(Duration.fromInput)), () => defaultQueryTimeout)
 
 /** The default connect timeout: a healthy local or LAN server answers in milliseconds; a frozen one never does. */
 export const defaultConnectTimeout = Duration.seconds(3)
@@ -41,20 +54,21 @@ export const poolSettings = (options: PostgresUrlOptions): PgClient.PgPoolConfig
 
 /**
  * A connection pool to a real Postgres server at `url` (e.g. `DATABASE_URL`). It connects lazily, so the app starts
- * while the server is down; a connection attempt gives up after 3 seconds (or the URL's `connect_timeout`).
+ * while the server is down; a connection attempt gives up after 3 seconds (or the URL's `connect_timeout`), a statement
+ * after the query timeout.
  */
 export const PostgresUrl = (
   url: Redacted.Redacted<string>,
   options: PostgresUrlOptions = {}
 ): Layer.Layer<PgClient.PgClient | SqlClient, SqlError> => {
   const settings = poolSettings(options)
-  return PgClient.layer({
+  return PgClient.layerFrom(makeAnsweringPgClient({
     ...settings,
     // A `connect_timeout` in the URL wins over the default (an explicit option wins over both).
     connectTimeout: options.connectTimeout === undefined && urlSetsConnectTimeout(url) ? undefined : settings.connectTimeout,
     url,
     applicationName: "atrium"
-  })
+  }, queryTimeoutOf(options)))
 }
 
 const urlSetsConnectTimeout = (url: Redacted.Redacted<string>) =>

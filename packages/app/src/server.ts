@@ -1,5 +1,5 @@
 import { HttpAppLayer, serveLean } from "@atrium/adapters-http"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import { createServer } from "node:http"
 import type { AppConfig } from "./app-config.ts"
@@ -16,6 +16,11 @@ import { secretKeyCheck } from "./secret-key.ts"
 import { workers as workersLayer } from "./workers.ts"
 
 /** The whole server: HTTP on the configured port over the domain over Postgres, once the secret key opens the stored webhook secrets; first embedded start seeds a demo. */
+// A client gets 10 s to send its whole request (headers and body); then Node answers 408 and closes. Requests carry no
+// deadline of their own (each dependency bounds its waits), so this bounds a client that stalls its body; the check
+// runs every second rather than Node's default 30.
+const requestReading = { requestTimeout: 10_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 }
+
 export const serverLayer = (config: AppConfig) => {
   const domain = domainLayer(config)
   const seed = config.database._tag === "Embedded"
@@ -24,7 +29,7 @@ export const serverLayer = (config: AppConfig) => {
   const http = serveLean(HttpAppLayer({ rateLimit: { limit: config.rateLimitPerMinute, window: "1 minute" } })).pipe(
     Layer.provide(rateLimiterLayer(config)),
     Layer.provide(AccessLogStdout),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    Layer.provide(NodeHttpServer.layer(() => createServer(requestReading), { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers

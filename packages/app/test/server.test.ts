@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { rmSync } from "node:fs"
+import { connect } from "node:net"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
 
@@ -36,6 +37,29 @@ describe("npm start on the embedded database", () => {
       expect(second.output()).not.toMatch(keyPattern)
     } finally {
       await second.stop()
+    }
+  }, 60_000)
+
+  it("answers 408 and closes a connection whose request body stalls, within seconds", async () => {
+    const server = await startServer({ ATRIUM_DATA_DIR: join(dataDir, "slow") })
+    try {
+      const { hostname, port } = new URL(server.baseUrl)
+      const started = performance.now()
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(port), hostname, () => {
+          // A body announced as 100 bytes, of which one arrives.
+          socket.write("POST /api/auth/sign-in HTTP/1.1\r\nHost: atrium\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        })
+        let received = ""
+        socket.on("data", (chunk) => {
+          received += chunk.toString()
+        })
+        socket.on("close", () => resolve(received))
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 408/)
+      expect(performance.now() - started).toBeLessThan(13_000)
+    } finally {
+      await server.stop()
     }
   }, 60_000)
 
