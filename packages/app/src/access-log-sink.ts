@@ -22,7 +22,15 @@ export const AccessLogStdout = Layer.effect(AccessLogSink, Effect.gen(function*(
     clearInterval(timer)
     flush()
   }))
+  // Many requests end within the same millisecond: its timestamp is formatted once.
+  let stampedAt = 0
+  let stamp = ""
   return (entry: AccessLogEntry) => {
-    pending.push(JSON.stringify({ message: "request", level: "INFO", timestamp: new Date().toISOString(), annotations: entry }))
+    const now = Date.now()
+    if (now !== stampedAt) {
+      stampedAt = now
+      stamp = new Date(now).toISOString()
+    }
+    pending.push(`{"message":"request","level":"INFO","timestamp":"${stamp}","annotations":${JSON.stringify(entry)}}`)
   }
 }))

@@ -29,11 +29,22 @@ export const bearerRequired = { security: [{ bearer: [] }] }
 /**
  * THE authentication middleware: the bearer credential, by its shape, becomes the request's `CurrentPrincipal` — an API
  * key or a member session acting in its active workspace — when the route accepts that kind; else 400, 401, 403 or 503.
+ * The server runs the rest of the route's front door (rate limit, permission, validation) in the same step, so its
+ * refusals are listed here too; every route lists them anyway through their own middleware, declared with this one.
  */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, {
   provides: CurrentPrincipal
 }>()("@atrium/adapters-http/Authentication", {
-  error: [Problems.InvalidInput, Problems.ApiKeyRejected, Problems.SessionRejected, Problems.Forbidden, Problems.Unavailable]
+  error: [
+    Problems.InvalidInput,
+    Problems.ApiKeyRejected,
+    Problems.SessionRejected,
+    Problems.Forbidden,
+    Problems.Unavailable,
+    Problems.RateLimited,
+    Problems.InsufficientScope,
+    Problems.NotFound
+  ]
 }) {}
 
 /** The live session of the request whatever its memberships (`/api/auth` session routes, switching, joining). */
@@ -41,12 +52,13 @@ export class CurrentSession extends Context.Service<CurrentSession, Session>()("
 
 /**
  * The same authentication for routes that act on the session itself rather than in a workspace: the member may have
- * left the active workspace and must still sign out, switch or join. Member sessions only.
+ * left the active workspace and must still sign out, switch or join. Member sessions only. Like `Authentication`, it
+ * runs the route's rate limit and validation in the same step, and lists their refusals.
  */
 export class SessionAuthentication extends HttpApiMiddleware.Service<SessionAuthentication, {
   provides: CurrentSession
 }>()("@atrium/adapters-http/SessionAuthentication", {
-  error: [Problems.InvalidInput, Problems.SessionRejected, Problems.Unavailable]
+  error: [Problems.InvalidInput, Problems.SessionRejected, Problems.Unavailable, Problems.RateLimited, Problems.NotFound]
 }) {}
 
 /** THE authorization middleware: the domain's `permits(principal, endpoint's RequiredPermission)`. */

@@ -4,10 +4,14 @@ import {
   ApiKeys,
   CurrentPrincipal,
   type Forbidden,
+  type InsufficientScope,
   InvalidInput,
   looksLikeApiKey,
+  type NotFound,
   type Principal,
   principalId,
+  type RateLimited,
+  type Session,
   SessionRejected,
   type Unavailable
 } from "@atrium/domain"
@@ -19,7 +23,12 @@ import { AcceptedCredentials, Authentication, type CredentialKind, CurrentSessio
 import { authorizationHeaderCount } from "./duplicate-headers.ts"
 import { queryCarriesApiKey } from "./key-in-url.ts"
 import { bearerCredential, isMalformedMarker, presentedCredential } from "./presented-credential.ts"
-import { CurrentRequestFacts } from "./request-facts.ts"
+import { authorized, permissionOf } from "./authorization.ts"
+import { type DoorSteps, doorStepsOf } from "./front-door.ts"
+import { noStoreHeaders } from "./no-store.ts"
+import { makeRateLimitGate, type RateLimitOptions, subjectOf } from "./rate-limit.ts"
+import { CurrentRequestFacts, respondWithUnsafe } from "./request-facts.ts"
+import { validated } from "./request-validation.ts"
 import { challengeFor } from "./www-authenticate.ts"
 
 const credentialInUrl = new InvalidInput({
@@ -59,17 +68,33 @@ const presented = (context: Context.Context<never>): Redacted.Redacted<string> |
 const screened = (token: Redacted.Redacted<string>): "missing_credentials" | "malformed_credentials" | undefined =>
   Redacted.value(token).length === 0 ? "missing_credentials" : isMalformedMarker(token) ? "malformed_credentials" : undefined
 
-type Refusal = ApiKeyRejected | SessionRejected | Forbidden | Unavailable | InvalidInput
+// What the door refuses with: the credential (here), then the rate limit, the permission and the request's schema.
+type Refusal = ApiKeyRejected | SessionRejected | Forbidden | Unavailable | InvalidInput | RateLimited | InsufficientScope | NotFound
+
+type SessionRefusal = SessionRejected | Unavailable | InvalidInput | RateLimited | NotFound
 
 // A refusal answers with its `WWW-Authenticate` challenge.
 const refused = <E>(error: E): Effect.Effect<never, E> => Effect.andThen(challengeFor(error), Effect.fail(error))
 
-/** THE `Authentication` middleware: an API key through `ApiKeys`, an access token through `Accounts`, per route. */
-export const AuthenticationLive = Layer.effect(
+// Where the door starts, on every route it guards: `no-store` when declared (refusals too), the route for the access log.
+const enterDoor = (context: Context.Context<never>, steps: DoorSteps, path: string) => {
+  if (steps.noStore) respondWithUnsafe(context, noStoreHeaders)
+  const facts = Context.get(context, CurrentRequestFacts)
+  if (facts !== undefined) facts.route = path
+  return facts
+}
+
+/**
+ * THE `Authentication` middleware: an API key through `ApiKeys`, an access token through `Accounts`, per route — and,
+ * in the same step, the rest of the route's front door: the rate limit per principal, the domain's policy for the
+ * endpoint's `RequiredPermission`, request validation, in the contract's order (those middleware hand over untouched).
+ */
+export const AuthenticationLive = (rateLimit: RateLimitOptions) => Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     const accounts = yield* Accounts
+    const gate = yield* makeRateLimitGate(rateLimit)
     const principalOf = (
       token: Redacted.Redacted<string>,
       accepted: { readonly keys: boolean; readonly members: boolean }
@@ -83,20 +108,27 @@ export const AuthenticationLive = Layer.effect(
       // A credential of a kind this route does not take: the client is misconfigured, signing in again will not help.
       return Effect.fail(accepted.keys ? new ApiKeyRejected({ code: "malformed_credentials" }) : new SessionRejected({ code: "malformed_credentials" }))
     }
-    // One fiber step before the lookup: it runs on every request, and the domain calls inside it carry spans.
-    // Called once per route when it is built; the returned effect runs per request.
+    // Called once per route when it is built; the returned effect runs per request, one fiber step before the lookup.
     return Authentication.of((httpEffect, { endpoint, group }) => {
       const accepted = acceptedBy(endpoint, group)
+      const steps = doorStepsOf(endpoint)
+      const permission = permissionOf(endpoint, group)
+      const handling = steps.validation ? validated(httpEffect) : httpEffect
+      // Once the caller is known: its rate limit, then the permission, then the handling.
+      const admit = (principal: Principal, context: Context.Context<never>) => {
+        const handled = Effect.provideService(handling, CurrentPrincipal, principal)
+        const permitted = steps.authorization ? authorized(principal, permission, handled) : handled
+        return steps.rateLimit ? gate(principalId(principal), subjectOf(principal), context, permitted) : permitted
+      }
       return Effect.withFiber<HttpServerResponse.HttpServerResponse, Refusal | unhandled>((fiber) => {
-        const facts = Context.get(fiber.context, CurrentRequestFacts)
-        if (facts !== undefined) facts.route = endpoint.path
+        const facts = enterDoor(fiber.context, steps, endpoint.path)
         const token = presented(fiber.context)
         if (token instanceof InvalidInput) return Effect.fail(token)
         return Effect.matchEffect(principalOf(token, accepted), {
           onFailure: refused,
           onSuccess: (principal) => {
             if (facts !== undefined) facts.principal = principalId(principal)
-            return Effect.provideService(httpEffect, CurrentPrincipal, principal)
+            return admit(principal, fiber.context)
           }
         })
       })
@@ -104,29 +136,39 @@ export const AuthenticationLive = Layer.effect(
   })
 )
 
-/** The `SessionAuthentication` middleware: the live session of the access token, whatever its memberships. */
-export const SessionAuthenticationLive = Layer.effect(
+/**
+ * The `SessionAuthentication` middleware: the live session of the access token, whatever its memberships — and, in
+ * the same step, the route's rate limit per session and request validation.
+ */
+export const SessionAuthenticationLive = (rateLimit: RateLimitOptions) => Layer.effect(
   SessionAuthentication,
   Effect.gen(function*() {
     const accounts = yield* Accounts
-    const sessionOf = Effect.fnUntraced(function*(context: Context.Context<never>) {
+    const gate = yield* makeRateLimitGate(rateLimit)
+    const sessionOf = (context: Context.Context<never>): Effect.Effect<Session, InvalidInput | SessionRejected | Unavailable> => {
       const token = presented(context)
-      if (token instanceof InvalidInput) return yield* token
+      if (token instanceof InvalidInput) return Effect.fail(token)
       const refusal = screened(token) ?? (looksLikeApiKey(Redacted.value(token)) ? "malformed_credentials" : undefined)
-      if (refusal !== undefined) return yield* new SessionRejected({ code: refusal })
-      return yield* accounts.authenticateSession(token)
-    })
-    return SessionAuthentication.of((httpEffect, { endpoint }) =>
-      Effect.withFiber((fiber) => {
-        const facts = Context.get(fiber.context, CurrentRequestFacts)
-        if (facts !== undefined) facts.route = endpoint.path
+      if (refusal !== undefined) return Effect.fail(new SessionRejected({ code: refusal }))
+      return accounts.authenticateSession(token)
+    }
+    return SessionAuthentication.of((httpEffect, { endpoint }) => {
+      const steps = doorStepsOf(endpoint)
+      const handling = steps.validation ? validated(httpEffect) : httpEffect
+      const admit = (session: Session, context: Context.Context<never>) => {
+        const handled = Effect.provideService(handling, CurrentSession, session)
+        return steps.rateLimit ? gate(session.id, "this session", context, handled) : handled
+      }
+      return Effect.withFiber<HttpServerResponse.HttpServerResponse, SessionRefusal | unhandled>((fiber) => {
+        const facts = enterDoor(fiber.context, steps, endpoint.path)
         return Effect.matchEffect(sessionOf(fiber.context), {
           onFailure: refused,
           onSuccess: (session) => {
             if (facts !== undefined) facts.principal = session.id
-            return Effect.provideService(httpEffect, CurrentSession, session)
+            return admit(session, fiber.context)
           }
         })
-      }))
+      })
+    })
   })
 )

@@ -1,9 +1,8 @@
 import { CurrentRequestId } from "@atrium/domain"
-import { ByteSize, Cause, Context, Duration, Effect, Option, Result } from "effect"
+import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
-import { withDeadline } from "./request-deadline.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
 import { requestIdFor } from "./request-id.ts"
 import type { RouteTable } from "./route-table.ts"
@@ -14,14 +13,11 @@ export interface EnvelopeOptions {
   readonly maxBodyBytes?: number | undefined
   /** Seconds a client should wait after a 503. */
   readonly retryAfterSeconds?: number | undefined
-  /** Longest a request may take before it is answered 503 `unavailable` (5 seconds by default), e.g. on a frozen database. */
-  readonly requestDeadline?: Duration.Input | undefined
   /** One JSON access-log line per request (on by default). */
   readonly accessLog?: boolean | undefined
 }
 
 const defaultMaxBodyBytes = 1024 * 1024
-const defaultRequestDeadline = Duration.seconds(5)
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -39,9 +35,6 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
   const maxBodyBytes = options?.maxBodyBytes ?? defaultMaxBodyBytes
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
   const retryAfter = String(options?.retryAfterSeconds ?? 1)
-  const deadline = Duration.fromInput(options?.requestDeadline ?? defaultRequestDeadline).pipe(Option.getOrElse(() => defaultRequestDeadline))
-  const overdue = (requestId: string) => () =>
-    problemResponse(503, requestId, { code: "unavailable", detail: "The service could not answer in time; try again shortly" })
 
   const tooLarge = (requestId: string) =>
     problemResponse(413, requestId, {
@@ -86,10 +79,10 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
     )
   }
 
-  // Every response leaves with its request id and the headers the middleware noted; a failure that is not already a
+  // Every response leaves with the headers noted for it (its request id first); a failure that is not already a
   // problem becomes one.
   const finish = (response: HttpServerResponse.HttpServerResponse, requestId: string, facts: RequestFacts) => {
-    const noted = facts.headers === undefined ? { "x-request-id": requestId } : { ...facts.headers, "x-request-id": requestId }
+    const noted = facts.headers
     if (response.status < 400) return HttpServerResponse.setHeaders(response, noted)
     if (!isProblem(response)) return HttpServerResponse.setHeaders(problemResponse(response.status, requestId), noted)
     const out = HttpServerResponse.setHeaders(response, noted)
@@ -115,14 +108,14 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
     principalId: facts.principal ?? null
   })
 
-  return HttpRouter.middleware((httpEffect) =>
+  // The host's sink is read once, when the router is built.
+  return HttpRouter.middleware(Effect.map(Effect.service(AccessLogSink), (sink) => (httpEffect) =>
     Effect.withFiber((fiber) => {
       // A monotonic clock for the duration alone.
       const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
-      const facts: RequestFacts = { route: undefined, principal: undefined, headers: undefined }
-      const sink = accessLog ? Context.get(fiber.context, AccessLogSink) : undefined
+      const facts: RequestFacts = { route: undefined, principal: undefined, headers: { "x-request-id": requestId } }
       // The response as it leaves, logged: by the host's sink in the same step, else through Effect's logger.
       const done = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
         const out = finish(response, requestId, facts)
@@ -134,7 +127,7 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       }
       const length = request.headers["content-length"]
       if (length !== undefined && Number(length) > maxBodyBytes) return done(tooLarge(requestId))
-      const served = Effect.updateContext(withDeadline(httpEffect, deadline, overdue(requestId)), (context: Context.Context<never>) =>
+      const served = Effect.updateContext(httpEffect, (context: Context.Context<never>) =>
         // Overlays, one step: merging a context would copy the whole request context.
         Context.add(
           Context.add(Context.add(context, CurrentRequestId, Option.some(requestId)), CurrentRequestFacts, facts),
@@ -146,5 +139,5 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
         onFailure: (cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.flatMap(recover(cause, request, requestId), done),
         onSuccess: done
       })
-    }), { global: true })
+    })), { global: true })
 }

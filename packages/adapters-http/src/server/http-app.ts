@@ -40,13 +40,14 @@ export interface HttpAppOptions extends EnvelopeOptions {
 
 /**
  * The HttpApi middleware — one authentication (keys and sessions), one authorization (the domain's `permits`), one
- * rate limit, `no-store`, request validation — and the throttles, all counting in the app's `RateLimiter`: bring
+ * rate limit, `no-store`, request validation, run by the authentication as one step per request where it guards the
+ * route — and the throttles, all counting in the app's `RateLimiter`: bring
  * `RateLimiterMemory` for one process, a Redis-backed one to share the counts among processes.
  */
 export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
   Layer.mergeAll(
-    AuthenticationLive,
-    SessionAuthenticationLive,
+    AuthenticationLive(options.rateLimit),
+    SessionAuthenticationLive(options.rateLimit),
     AuthorizationLive,
     RateLimitLive(options.rateLimit),
     NoStoreLive,

@@ -1,8 +1,15 @@
 import { Effect, Layer } from "effect"
 import { NoStore } from "../contract/security.ts"
+import { isBehindDoor } from "./front-door.ts"
 import { respondWith } from "./request-facts.ts"
 
-const noStore = respondWith({ "cache-control": "no-store" })
+/** The header of a response that carries tokens or per-member data. */
+export const noStoreHeaders: Record<string, string> = { "cache-control": "no-store" }
 
-/** The `NoStore` middleware; registered first, so refusals by later middleware are marked too. */
-export const NoStoreLive = Layer.succeed(NoStore, NoStore.of((httpEffect) => Effect.andThen(noStore, httpEffect)))
+const noStore = respondWith(noStoreHeaders)
+
+/** The `NoStore` middleware; registered first, so refusals by later middleware are marked too (by the door, behind one). */
+export const NoStoreLive = Layer.succeed(
+  NoStore,
+  NoStore.of((httpEffect, { endpoint }) => isBehindDoor(endpoint) ? httpEffect : Effect.andThen(noStore, httpEffect))
+)

@@ -1,8 +1,9 @@
-import { CurrentPrincipal, principalId, RateLimited, Unavailable } from "@atrium/domain"
+import { CurrentPrincipal, type Principal, principalId, RateLimited, Unavailable } from "@atrium/domain"
 import { Context, Duration, Effect, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { CurrentSession, RateLimit } from "../contract/security.ts"
-import { respondWith } from "./request-facts.ts"
+import { isBehindDoor } from "./front-door.ts"
+import { respondWithUnsafe } from "./request-facts.ts"
 
 /** How many requests one subject may make per window. */
 export interface RateLimitOptions {
@@ -13,13 +14,24 @@ export interface RateLimitOptions {
 /** Counts one request against `key`; over the limit it fails with 429 naming `subject` ("this API key"). */
 export type RateLimitCheck = (key: string, subject: string) => Effect.Effect<void, RateLimited | Unavailable>
 
+/**
+ * Counts one request against `key`, then runs `next`: in one step, for a front door that already holds the request's
+ * `context` (where the RateLimit headers go). Over the limit it refuses with 429 naming `subject`.
+ */
+export type RateLimitGate = <A, E, R>(
+  key: string,
+  subject: string,
+  context: Context.Context<never>,
+  next: Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | RateLimited | Unavailable, R>
+
 const seconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
 
 // The limiter could not prove the request allowed: refuse it as a retryable outage.
 const storeDown = new Unavailable({ dependency: "rate limit store" })
 
-/** A fixed-window check over the `RateLimiter`, answering the RateLimit headers and, over the limit, `Retry-After`. */
-export const makeRateLimitCheck = (options: RateLimitOptions) =>
+/** A fixed-window gate over the `RateLimiter`, answering the RateLimit headers and, over the limit, `Retry-After`. */
+export const makeRateLimitGate = (options: RateLimitOptions) =>
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.RateLimiter
     const window = Duration.fromInputUnsafe(options.window)
@@ -31,46 +43,56 @@ export const makeRateLimitCheck = (options: RateLimitOptions) =>
       "ratelimit": `limit=${limit}, remaining=${remaining}, reset=${seconds(reset)}`,
       ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
     })
-    const refuse = (subject: string, error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable> => {
+    const refuse = (subject: string, context: Context.Context<never>, error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable> => {
       if (error.reason._tag !== "RateLimitExceeded") return Effect.fail(storeDown)
       const retryAfter = seconds(error.reason.retryAfter)
-      return Effect.andThen(
-        respondWith(headers(0, error.reason.retryAfter, retryAfter)),
-        Effect.fail(new RateLimited({ retryAfter, detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` }))
-      )
+      respondWithUnsafe(context, headers(0, error.reason.retryAfter, retryAfter))
+      return Effect.fail(new RateLimited({ retryAfter, detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` }))
     }
-    const check: RateLimitCheck = (key, subject) =>
+    const gate: RateLimitGate = (key, subject, context, next) =>
       Effect.matchEffect(limiter.consume({ key, limit, window }), {
-        onFailure: (error) => refuse(subject, error),
-        onSuccess: (result) => respondWith(headers(result.remaining, result.resetAfter))
+        onFailure: (error) => refuse(subject, context, error),
+        onSuccess: (result) => {
+          respondWithUnsafe(context, headers(result.remaining, result.resetAfter))
+          return next
+        }
       })
-    return check
+    return gate
   })
+
+/** `makeRateLimitGate` as a check on its own (the throttles). */
+export const makeRateLimitCheck = (options: RateLimitOptions) =>
+  Effect.map(makeRateLimitGate(options), (gate): RateLimitCheck => (key, subject) =>
+    Effect.withFiber((fiber) => gate(key, subject, fiber.context, Effect.void)))
 
 // Listed after an authentication middleware: nothing to count by means the group is misconfigured.
 const noSubject = Effect.die(new Error("RateLimit runs after Authentication or SessionAuthentication"))
 
 /**
  * THE `RateLimit` middleware: the same limit per API key or per session (the principal's, or the session of a
- * session-only route), over an Effect `RateLimiter` (bring its store).
+ * session-only route), over an Effect `RateLimiter` (bring its store). Behind an authentication middleware — where the
+ * contract always puts it — the door counts in the same step, through the same gate.
  */
 export const RateLimitLive = (options: RateLimitOptions) =>
   Layer.effect(
     RateLimit,
     Effect.gen(function*() {
-      const check = yield* makeRateLimitCheck(options)
-      return RateLimit.of((httpEffect) =>
-        Effect.withFiber((fiber) => {
+      const gate = yield* makeRateLimitGate(options)
+      return RateLimit.of((httpEffect, { endpoint }) => {
+        if (isBehindDoor(endpoint)) return httpEffect
+        return Effect.withFiber((fiber) => {
           const principal = Context.getOrUndefined(fiber.context, CurrentPrincipal)
-          if (principal !== undefined) {
-            return Effect.andThen(check(principalId(principal), principal._tag === "ApiKeyPrincipal" ? "this API key" : "this session"), httpEffect)
-          }
+          if (principal !== undefined) return gate(principalId(principal), subjectOf(principal), fiber.context, httpEffect)
           const session = Context.getOrUndefined(fiber.context, CurrentSession)
           if (session === undefined) return noSubject
-          return Effect.andThen(check(session.id, "this session"), httpEffect)
-        }))
+          return gate(session.id, "this session", fiber.context, httpEffect)
+        })
+      })
     })
   )
+
+/** How a refusal names whom the limit counts. */
+export const subjectOf = (principal: Principal): string => principal._tag === "ApiKeyPrincipal" ? "this API key" : "this session"
 
 /** A per-process memory `RateLimiter`, shared by every limit of the app. */
 export const RateLimiterMemory = RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))

@@ -7,8 +7,11 @@ export interface RequestFacts {
   route: string | undefined
   /** The id of who called (an API key id or a session id), once authenticated; never a credential. */
   principal: string | undefined
-  /** Headers for whatever response leaves (RateLimit, Cache-Control, WWW-Authenticate): the envelope sets them. */
-  headers: Record<string, string> | undefined
+  /**
+   * Headers for whatever response leaves (the request id, RateLimit, Cache-Control, WWW-Authenticate): one record per
+   * request, added to in place, which the envelope sets on the response.
+   */
+  readonly headers: Record<string, string>
 }
 
 /** The facts of the request being served; the envelope provides a fresh record per request. */
@@ -18,20 +21,25 @@ export const CurrentRequestFacts = Context.Reference<RequestFacts | undefined>("
 
 /** Notes headers for the response of the request these facts belong to. */
 export const noteHeaders = (facts: RequestFacts, headers: Record<string, string>): void => {
-  facts.headers = facts.headers === undefined ? headers : { ...facts.headers, ...headers }
+  Object.assign(facts.headers, headers)
 }
 
 /**
- * Adds `headers` to the response of the current request, success or refusal: a note on the request's facts (no
- * per-request handler to run), or a pre-response handler where no envelope serves the request.
+ * Adds `headers` to the response of the request whose context this is, success or refusal: a note on the request's
+ * facts (no per-request handler to run), or a pre-response handler where no envelope serves the request.
  */
+export const respondWithUnsafe = (context: Context.Context<never>, headers: Record<string, string>): void => {
+  const facts = Context.get(context, CurrentRequestFacts)
+  if (facts === undefined) {
+    HttpEffect.appendPreResponseHandlerUnsafe(context, (_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
+  } else {
+    noteHeaders(facts, headers)
+  }
+}
+
+/** `respondWithUnsafe` for the current request, as an effect. */
 export const respondWith = (headers: Record<string, string>): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
-    const facts = Context.get(fiber.context, CurrentRequestFacts)
-    if (facts === undefined) {
-      HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, headers)))
-    } else {
-      noteHeaders(facts, headers)
-    }
+    respondWithUnsafe(fiber.context, headers)
     return Effect.void
   })

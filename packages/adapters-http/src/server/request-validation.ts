@@ -4,6 +4,7 @@ import type { HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { HttpApiError } from "effect/http-api"
 import { RequestValidation } from "../contract/security.ts"
+import { isBehindDoor } from "./front-door.ts"
 import { CurrentRequestFacts } from "./request-facts.ts"
 import { issuesOf } from "./schema-issues.ts"
 
@@ -23,20 +24,30 @@ const refuse = (error: HttpApiError.HttpApiSchemaError) => {
 }
 
 /**
- * The `RequestValidation` middleware (innermost, after authentication): names the route for the access log; a
- * malformed id in the path is 404 `not_found`, any other request that fails its schema 400 `invalid_request` naming
- * each failed check; a response that fails its own schema is a defect (500, logged by the envelope).
+ * A route's handling with its decoding failures answered: a malformed id in the path is 404 `not_found`, any other
+ * request that fails its schema 400 `invalid_request` naming each failed check; a response that fails its own schema
+ * is a defect (500, logged by the envelope).
+ */
+export const validated = <R>(
+  httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled | InvalidInput | NotFound, R> =>
+  Effect.catch(
+    httpEffect,
+    (error): Effect.Effect<never, unhandled | InvalidInput | NotFound> => HttpApiError.HttpApiSchemaError.is(error) ? refuse(error) : Effect.fail(error)
+  )
+
+/**
+ * The `RequestValidation` middleware (innermost, after authentication): names the route for the access log, then
+ * `validated`. Behind an authentication middleware the door does both in the same step.
  */
 export const RequestValidationLive = Layer.succeed(
   RequestValidation,
-  RequestValidation.of((httpEffect, { endpoint }) =>
-    Effect.withFiber((fiber) => {
+  RequestValidation.of((httpEffect, { endpoint }) => {
+    if (isBehindDoor(endpoint)) return httpEffect
+    return Effect.withFiber((fiber) => {
       const facts = Context.get(fiber.context, CurrentRequestFacts)
       if (facts !== undefined) facts.route = endpoint.path
-      return Effect.catch(
-        httpEffect,
-        (error): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled | InvalidInput | NotFound> =>
-          HttpApiError.HttpApiSchemaError.is(error) ? refuse(error) : Effect.fail(error)
-      )
-    }))
+      return validated(httpEffect)
+    })
+  })
 )

@@ -1,12 +1,10 @@
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { AccessLogSink } from "./access-log.ts"
 import { routerConfig } from "./http-app.ts"
 
-// Effect's own services (loggers, tracer, the HTTP platform, file system) and the access-log sink: what a request
-// reads from its fiber. Database clients, stores and every service of the domain were taken by the routes when built.
+// Effect's own services (loggers, tracer, the HTTP platform, file system): what a request reads from its fiber. Database
+// clients, stores, the access-log sink and every service of the domain were taken by the routes when built.
 const requestTime = (key: string) =>
-  key === AccessLogSink.key ||
   (key.startsWith("effect/") && !key.startsWith("effect/sql/")) ||
   (key.startsWith("~effect/") && !key.startsWith("~effect/persistence/"))
 

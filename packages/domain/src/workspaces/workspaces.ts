@@ -2,7 +2,7 @@ import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option } from 
 import type { Actor } from "../shared/index.ts"
 import { ChangeLog } from "../audit/index.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
-import { IdGenerator } from "../shared/index.ts"
+import { IdGenerator, makeRecentValues } from "../shared/index.ts"
 import { WorkspaceId } from "../shared/index.ts"
 import { freeSlugFor } from "./free-slug.ts"
 import { decodeInput, Transactor } from "../shared/index.ts"
@@ -19,11 +19,13 @@ export interface CreateWorkspaceInput {
   readonly actor: Actor
 }
 
+const workspaceTtl = Duration.seconds(1)
+
 /** Workspaces by id, found ones kept for one second: for reads on every request (misses are never kept). */
 export const cachedWorkspaceLookup = (repo: WorkspaceRepository["Service"]) =>
   Cache.makeWith(repo.findById, {
     capacity: 10_000,
-    timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Duration.seconds(1) : Duration.zero
+    timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? workspaceTtl : Duration.zero
   })
 
 /** Workspaces: the tenant boundary. */
@@ -71,10 +73,21 @@ export class Workspaces extends Context.Service<Workspaces, {
 
       // Every authenticated request reads its workspace; a one-second cache keeps that off the database.
       const byId = yield* cachedWorkspaceLookup(repo)
+      // The same workspaces, read without an effect on the hot path (the cache still coalesces misses and refreshes).
+      const recent = makeRecentValues<WorkspaceId, Workspace>(workspaceTtl, 10_000)
 
       // Untraced: every authenticated request calls it, and a cache hit costs less than a span.
       const get = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>
-        Effect.flatMap(Cache.get(byId, id), (found) => Option.isNone(found) ? Effect.fail(new NotFound({ resource: "workspace" })) : Effect.succeed(found.value))
+        Effect.clockWith((clock) => {
+          const nowMillis = clock.currentTimeMillisUnsafe()
+          const hit = recent.get(id, nowMillis)
+          if (hit !== undefined) return Effect.succeed(hit)
+          return Effect.flatMap(Cache.get(byId, id), (found) => {
+            if (Option.isNone(found)) return Effect.fail(new NotFound({ resource: "workspace" }))
+            recent.set(id, found.value, nowMillis)
+            return Effect.succeed(found.value)
+          })
+        })
 
       return Workspaces.of({ create, get, count: repo.count })
     })
