@@ -19,9 +19,9 @@ import {
   WorkspaceId
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, Exit, type Layer, Option } from "effect"
+import { DateTime, Effect, Exit, Fiber, Latch, type Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
-import { at, makeAiTask, makeUsageRecord, token } from "./fixtures.ts"
+import { at, makeAiTask, makeAuditEntry, makeEvent, makeUsageRecord, token } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
 
 const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
@@ -329,6 +329,50 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         assert.deepStrictEqual(yield* billing.monthlyUsage(bare.id, march), MonthlyUsage.empty(bare.id, march))
       }))
 
+    it.effect("lockBudgets that waited for another batch's lock reads what that batch committed, meters included", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const tx = yield* Transactor
+        const workspace = yield* seedWorkspace
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
+        const keys = [{ workspaceId: workspace.id, month: january }] as const
+        const locked = yield* Latch.make(false)
+        const first = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+          yield* repo.lockBudgets(keys, at(0))
+          yield* repo.insertReserved([reservedTask(workspace.id, 300)], { entries: [], events: [] })
+          yield* locked.open
+          // Holds the lock while the second batch starts waiting for it.
+          yield* Effect.sleep("300 millis")
+        })))
+        yield* locked.await
+        const [budget] = yield* tx.withTransaction(repo.lockBudgets(keys, at(0)))
+        yield* Fiber.join(first)
+        assert.strictEqual(budget?.account.reservedMicros, 300)
+        assert.strictEqual(budget?.usage.reservedMicros, 300)
+        assert.strictEqual(budget?.usage.taskCount, 1)
+      }))
+
+    it.effect("lockTasks returns each task as it now stands, and leaves out one never stored or of another workspace", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const tx = yield* Transactor
+        const workspace = yield* seedWorkspace
+        const other = yield* seedWorkspace
+        const [stale, kept] = yield* insertAll([reservedTask(workspace.id, 10), reservedTask(workspace.id, 20)])
+        if (stale === undefined || kept === undefined) return assert.fail("two tasks were inserted")
+        // Another worker finished the first meanwhile; the caller still holds its queued copy.
+        const finished = new AiTask({
+          ...stale, status: "succeeded", output: Option.some("done"), inputTokens: Option.some(3), outputTokens: Option.some(4),
+          costMicros: Option.some(5), attempts: 2, nextAttemptAt: Option.none(), startedAt: Option.some(at(1)), finishedAt: Option.some(at(2))
+        })
+        yield* repo.update(finished)
+        const missing = reservedTask(workspace.id, 30)
+        const elsewhere = new AiTask({ ...kept, workspaceId: other.id })
+        const locked = yield* tx.withTransaction(repo.lockTasks([stale, missing, kept, elsewhere]))
+        assert.deepStrictEqual(locked, [finished, kept])
+      }))
+
     it.effect("insertReserved stores the tasks and adds their reservations to accounts and month meters as increments", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
@@ -339,8 +383,14 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         yield* billing.saveMonthlyUsage(new MonthlyUsage({ workspaceId: one.id, month: january, spentMicros: 7, reservedMicros: 100, taskCount: 1, capNotices: ["ai_spend"] }))
         yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(two.id), creditBalanceMicros: 500 }))
         const tasks = [reservedTask(one.id, 300), reservedTask(two.id, 50), reservedTask(one.id, 200)] as const
-        yield* repo.insertReserved(tasks)
+        const entries = [makeAuditEntry(one.id, at(1)), makeAuditEntry(two.id, at(2))] as const
+        const events = [makeEvent(one.id, at(3))]
+        yield* repo.insertReserved(tasks, { entries, events })
         for (const task of tasks) assert.deepStrictEqual(yield* repo.findById(task.workspaceId, task.id), Option.some(task))
+        // The batch's audit entries and events are stored with it.
+        assert.deepStrictEqual((yield* (yield* AuditLog).list(one.id, { limit: 10, cursor: undefined })).data, [entries[0]])
+        assert.deepStrictEqual((yield* (yield* AuditLog).list(two.id, { limit: 10, cursor: undefined })).data, [entries[1]])
+        assert.deepStrictEqual((yield* (yield* EventOutbox).list(one.id, { limit: 10, cursor: undefined })).data, events)
         assert.strictEqual((yield* billing.account(one.id)).reservedMicros, 600)
         assert.strictEqual((yield* billing.account(two.id)).reservedMicros, 50)
         assert.deepStrictEqual(
@@ -361,10 +411,12 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const bare = yield* seedWorkspace
         yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(funded.id), creditBalanceMicros: 500 }))
         for (const batch of [[reservedTask(funded.id, 100), reservedTask(funded.id, 401)], [reservedTask(funded.id, 100), reservedTask(bare.id, 1)]] as const) {
-          const exit = yield* Effect.exit(repo.insertReserved(batch))
+          const exit = yield* Effect.exit(repo.insertReserved(batch, { entries: [makeAuditEntry(funded.id, at(1))], events: [makeEvent(funded.id, at(2))] }))
           assert.isTrue(Exit.hasDies(exit), "a reservation the domain could never make is a bug, not a state")
           for (const task of batch) assert.isTrue(Option.isNone(yield* repo.findById(task.workspaceId, task.id)))
         }
+        assert.deepStrictEqual((yield* (yield* AuditLog).list(funded.id, { limit: 10, cursor: undefined })).data, [])
+        assert.deepStrictEqual((yield* (yield* EventOutbox).list(funded.id, { limit: 10, cursor: undefined })).data, [])
         assert.strictEqual((yield* billing.account(funded.id)).reservedMicros, 0)
         assert.deepStrictEqual(yield* billing.monthlyUsage(funded.id, january), MonthlyUsage.empty(funded.id, january))
       }))

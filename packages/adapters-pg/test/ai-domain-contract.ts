@@ -26,15 +26,15 @@ const actor = systemActor("test")
 
 // For atrium-local-1 and the prompt "hello": worst case ceil(5 × 0.1) + ceil(4000 × 0.4) = 1601 micro-USD; the local
 // model then uses 2 input and 6 output tokens, costing 1 + 3 (see the domain's ai-tasks tests).
-const worstHello = 1601
+export const worstHello = 1601
 const costHello = 4
 
 // The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
-const domainWith = (provider: Layer.Layer<AiProvider>) =>
+export const domainWith = (provider: Layer.Layer<AiProvider>) =>
   Layer.mergeAll(DomainServices, AiServices).pipe(
     Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, provider))
   )
-const domain = domainWith(AiProvider.layerLocal)
+export const domain = domainWith(AiProvider.layerLocal)
 
 // The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.
 const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
@@ -47,7 +47,7 @@ const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
 }))
 
 /** A workspace entitled to `ai.basic`, holding `credits` micro-USD. */
-const setup = (credits: number) =>
+export const setup = (credits: number) =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
     yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
@@ -55,7 +55,7 @@ const setup = (credits: number) =>
     return workspace.id
   })
 
-const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): SubmitAiTaskInput => ({
+export const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): SubmitAiTaskInput => ({
   workspaceId,
   actor: { type: "api_key", id: "key_test" },
   model: "atrium-local-1",

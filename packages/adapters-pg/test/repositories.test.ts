@@ -4,11 +4,12 @@ import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
-import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, subscribeWork } from "../src/index.ts"
+import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, WorkAnnouncements } from "../src/index.ts"
 import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
+import { aiBatchContract, aiBatchWriteFailureContract } from "./ai-batch-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
@@ -53,12 +54,14 @@ for (const target of targets) {
   webhookContract(target.label, target.layer)
   aiContract(target.label, target.layer)
   aiDomainContract(target.label, target.layer)
+  aiBatchContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
 }
 
 // Contracts that read the database with SQL run on the two database targets.
 for (const target of sqlTargets) {
+  aiBatchWriteFailureContract(target.label, target.layer)
   scheduleRepositoryContract(target.label, target.layer)
   scheduleDomainContract(target.label, target.layer)
   mailContract(target.label, target.layer)
@@ -120,8 +123,10 @@ for (const target of [
       })
     it.live("a committed insert of deliveries or a task opens the subscribers' latch; a rolled-back one does not", () =>
       Effect.gen(function*() {
-        const deliveries = yield* subscribeWork("webhook_deliveries")
-        const tasks = yield* subscribeWork("ai_tasks")
+        // Both queues on the process's one listener.
+        const announcements = yield* WorkAnnouncements
+        const deliveries = yield* announcements.subscribe("webhook_deliveries")
+        const tasks = yield* announcements.subscribe("ai_tasks")
         // The listener announces itself once on (re)connect: wait for that, then start from closed.
         assert.isTrue(yield* opened(deliveries), "the listener announces itself")
         assert.isTrue(yield* opened(tasks), "the listener announces itself")
@@ -142,6 +147,17 @@ for (const target of [
         yield* (yield* WebhookEndpointRepository).insert(endpoint)
         yield* (yield* DeliveryRepository).insertMany([makeDelivery(event, endpoint.id)])
         assert.isTrue(yield* opened(deliveries), "committed deliveries are announced")
-      }).pipe(Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
+        // One LISTEN connection serves them all: the other three of the pool's four hold transactions side by side.
+        const sql = yield* SqlClient.SqlClient
+        const inside = yield* Latch.make(false)
+        let started = 0
+        const holdTogether = sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT 1`
+          if (++started === 3) yield* inside.open
+          yield* inside.await
+        }))
+        const together = yield* Effect.all([holdTogether, holdTogether, holdTogether], { concurrency: "unbounded" }).pipe(Effect.timeoutOption("5 seconds"))
+        assert.isTrue(together._tag === "Some", "three transactions run beside the listener")
+      }).pipe(Effect.provide(WorkAnnouncements.layer), Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
   })
 }

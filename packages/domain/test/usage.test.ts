@@ -206,4 +206,29 @@ describe("Usage", () => {
       assert.deepInclude(january, { spentMicros: tinyCost, reservedMicros: 0, taskCount: 1 })
       assert.deepStrictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.map((r) => r.month), ["1970-01"])
     }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("tasks of two months settled together charge the one account for all, each month its own, and announce each month's cap once", () =>
+    Effect.gen(function*() {
+      const ws = yield* setup(1_000)
+      const usage = yield* Usage
+      const tasks = yield* AiTasks
+      yield* usage.setCaps(ws, { spendCapMicros: 2 * tinyCost }, actor)
+      yield* TestClock.setTime(Date.UTC(1970, 0, 31, 23, 59, 59, 990))
+      const january = yield* Effect.forEach([1, 2], () => tasks.submit(tiny(ws)))
+      yield* TestClock.adjust("1 second")
+      const february = yield* Effect.forEach([1, 2], () => tasks.submit(tiny(ws)))
+      const submitted = [...january, ...february].map((s) => s.task)
+      // Every task twice at once (a second worker after a lapsed lease): the settlements share batches.
+      const finished = yield* Effect.forEach([...submitted, ...submitted], tasks.execute, { concurrency: "unbounded" })
+      assert.isTrue(finished.every((task) => task.status === "succeeded"))
+      assert.deepInclude(yield* usage.current(ws), { creditBalanceMicros: 1_000 - 4 * tinyCost, availableCreditMicros: 1_000 - 4 * tinyCost, reservedMicros: 0 })
+      const months = (yield* state).monthlyUsage
+      assert.deepInclude(months.get(`${ws}/1970-01`), { spentMicros: 2 * tinyCost, reservedMicros: 0, taskCount: 2 })
+      assert.deepInclude(months.get(`${ws}/1970-02`), { spentMicros: 2 * tinyCost, reservedMicros: 0, taskCount: 2 })
+      assert.deepStrictEqual(yield* capEvents, [
+        { meter: "ai_spend", cap: 8, used: 8, month: "1970-01" },
+        { meter: "ai_spend", cap: 8, used: 8, month: "1970-02" }
+      ])
+      assert.strictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.length, 4)
+    }).pipe(Effect.provide(DomainMemory)))
 })

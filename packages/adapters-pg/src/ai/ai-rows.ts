@@ -1,4 +1,4 @@
-import { AiTask } from "@atrium/domain"
+import { AiTask, BillingAccount } from "@atrium/domain"
 import { Schema } from "effect"
 import { CountFromBigInt, MaxOutputTokensFromBigInt, MicrosFromBigInt } from "../shared/bigint-columns.ts"
 
@@ -28,4 +28,43 @@ export const AiTaskRow = Schema.Struct({
   createdAt: "created_at",
   startedAt: "started_at",
   finishedAt: "finished_at"
+}))
+
+/** What claims and settlements change of an `ai_tasks` row, as a settlement reads it under its lock. */
+export const AiTaskProgressRow = Schema.Struct({
+  id: AiTask.fields.id,
+  workspaceId: AiTask.fields.workspaceId,
+  status: AiTask.fields.status,
+  output: AiTask.fields.output,
+  inputTokens: Schema.OptionFromNullOr(CountFromBigInt),
+  outputTokens: Schema.OptionFromNullOr(CountFromBigInt),
+  costMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
+  error: AiTask.fields.error,
+  attempts: CountFromBigInt,
+  nextAttemptAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  startedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate),
+  finishedAt: Schema.OptionFromNullOr(Schema.DateTimeUtcFromDate)
+}).pipe(Schema.encodeKeys({
+  workspaceId: "workspace_id",
+  inputTokens: "input_tokens",
+  outputTokens: "output_tokens",
+  costMicros: "cost_micros",
+  nextAttemptAt: "next_attempt_at",
+  startedAt: "started_at",
+  finishedAt: "finished_at"
+}))
+
+/** A budget's account as `lockBudgets` returns it, beside the meters in the same row (hence `account_reserved_micros`). */
+export const LockedAccountRow = Schema.Struct({
+  ...BillingAccount.fields,
+  creditBalanceMicros: MicrosFromBigInt,
+  reservedMicros: MicrosFromBigInt,
+  spendCapMicros: Schema.OptionFromNullOr(MicrosFromBigInt),
+  taskCap: Schema.OptionFromNullOr(CountFromBigInt)
+}).pipe(Schema.encodeKeys({
+  workspaceId: "workspace_id",
+  creditBalanceMicros: "credit_balance_micros",
+  reservedMicros: "account_reserved_micros",
+  spendCapMicros: "spend_cap_micros",
+  taskCap: "task_cap"
 }))

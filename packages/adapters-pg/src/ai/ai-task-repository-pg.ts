@@ -7,22 +7,27 @@ import {
   idempotencyWindowMillis,
   monthOf,
   MonthlyUsage,
+  type RecordedChanges,
+  type SettledBatch,
   type SubmissionBudget,
   TaskId,
   type WorkspaceId
 } from "@atrium/domain"
 import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { AiTaskRow } from "./ai-rows.ts"
-import { BillingAccountRow, MonthlyUsageRow } from "../billing/billing-rows.ts"
+import { AiTaskProgressRow, AiTaskRow, LockedAccountRow } from "./ai-rows.ts"
+import { MonthlyUsageRow } from "../billing/billing-rows.ts"
+import { insertAuditEntries, insertEvents } from "../audit/index.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { workChannel } from "../shared/work-wakeups.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
+const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(AiTaskProgressRow))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ request_hash: Schema.String, task_id: TaskId })))
 
-const decodeAccounts = Schema.decodeUnknownEffect(Schema.Array(BillingAccountRow))
+// A budget key's account, beside its meters in the same row (an unknown workspace's as zeros).
+const decodeLockedAccounts = Schema.decodeUnknownEffect(Schema.Array(LockedAccountRow))
 // A budget key's row: its meters (zeros when the month has none yet) and the features granted in force.
 const decodeMeters = Schema.decodeUnknownEffect(Schema.Array(MonthlyUsageRow))
 const decodeFeatures = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ features: Schema.Array(Feature) })))
@@ -33,6 +38,56 @@ const columns =
 
 // The claim's RETURNING list: the same columns, of the updated row.
 const leasedColumns = columns.split(", ").map((column) => `t.${column}`).join(", ")
+
+// A task as one element of a JSON array parameter, and the record type `jsonb_to_recordset` reads it with.
+const taskRow = (task: AiTask) => ({
+  id: task.id,
+  workspace_id: task.workspaceId,
+  model: task.model,
+  status: task.status,
+  input: task.input,
+  max_output_tokens: task.maxOutputTokens,
+  metadata: task.metadata,
+  output: Option.getOrNull(task.output),
+  input_tokens: Option.getOrNull(task.inputTokens),
+  output_tokens: Option.getOrNull(task.outputTokens),
+  cost_micros: Option.getOrNull(task.costMicros),
+  reserved_micros: task.reservedMicros,
+  error: Option.getOrNull(task.error),
+  attempts: task.attempts,
+  next_attempt_at: Option.getOrNull(Option.map(task.nextAttemptAt, DateTime.formatIso)),
+  submitted_by: task.submittedBy,
+  schedule_id: Option.getOrNull(task.scheduleId),
+  created_at: DateTime.formatIso(task.createdAt),
+  started_at: Option.getOrNull(Option.map(task.startedAt, DateTime.formatIso)),
+  finished_at: Option.getOrNull(Option.map(task.finishedAt, DateTime.formatIso))
+})
+const taskRecordColumns =
+  "id text, workspace_id text, model text, status text, input jsonb, max_output_tokens bigint, metadata jsonb, output text, " +
+  "input_tokens bigint, output_tokens bigint, cost_micros bigint, reserved_micros bigint, error jsonb, attempts bigint, " +
+  "next_attempt_at timestamptz, submitted_by jsonb, schedule_id text, created_at timestamptz, started_at timestamptz, " +
+  "finished_at timestamptz"
+
+// What claims and settlements change of a task: read under the settlement's lock, written by it.
+const progressColumns =
+  "id, workspace_id, status, output, input_tokens, output_tokens, cost_micros, error, attempts, next_attempt_at, started_at, finished_at"
+const progressRow = (task: AiTask) => ({
+  id: task.id,
+  workspace_id: task.workspaceId,
+  status: task.status,
+  output: Option.getOrNull(task.output),
+  input_tokens: Option.getOrNull(task.inputTokens),
+  output_tokens: Option.getOrNull(task.outputTokens),
+  cost_micros: Option.getOrNull(task.costMicros),
+  error: Option.getOrNull(task.error),
+  attempts: task.attempts,
+  next_attempt_at: Option.getOrNull(Option.map(task.nextAttemptAt, DateTime.formatIso)),
+  started_at: Option.getOrNull(Option.map(task.startedAt, DateTime.formatIso)),
+  finished_at: Option.getOrNull(Option.map(task.finishedAt, DateTime.formatIso))
+})
+const progressRecordColumns =
+  "id text, workspace_id text, status text, output text, input_tokens bigint, output_tokens bigint, cost_micros bigint, " +
+  "error jsonb, attempts bigint, next_attempt_at timestamptz, started_at timestamptz, finished_at timestamptz"
 
 const jsonOrNull = <A>(value: Option.Option<A>): string | null => Option.getOrNull(Option.map(value, (v) => JSON.stringify(v)))
 
@@ -90,12 +145,15 @@ export const AiTaskRepositoryPg = Layer.effect(
 
     // One statement picks, locks and leases the due rows. SKIP LOCKED lets concurrent claimers pass over each other's
     // rows instead of waiting or taking them twice; the CTE is MATERIALIZED so the locking pick with its LIMIT runs
-    // exactly once. The due time rides along only to return the tasks oldest due first.
+    // exactly once. The due time rides along only to return the tasks oldest due first. The claim's commit does not wait
+    // for its WAL flush: a database crash losing it only lets the task be claimed again one attempt short, and money
+    // moves only in settlements, whose durable commits flush the claim's records with theirs. (The setting lasts for the
+    // transaction: workers claim outside any.)
     const claimDue = Effect.fn("AiTaskRepository.claimDue")(function*(now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) {
       const size = Math.max(0, Math.trunc(limit))
       if (size === 0) return []
       return yield* sql`
-        WITH due AS MATERIALIZED (
+        WITH async_commit AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)), due AS MATERIALIZED (
           SELECT id, next_attempt_at AS due_at FROM ai_tasks
           WHERE status IN ('queued', 'running') AND next_attempt_at <= ${DateTime.toDateUtc(now)}
           ORDER BY next_attempt_at, id
@@ -107,7 +165,7 @@ export const AiTaskRepositoryPg = Layer.effect(
             attempts = t.attempts + 1,
             next_attempt_at = ${DateTime.toDateUtc(leaseUntil)},
             started_at = COALESCE(t.started_at, ${DateTime.toDateUtc(now)})
-          FROM due WHERE t.id = due.id
+          FROM due, async_commit WHERE t.id = due.id
           RETURNING ${sql.literal(leasedColumns)}, due.due_at
         )
         SELECT ${sql.literal(columns)} FROM leased ORDER BY due_at, id
@@ -136,76 +194,67 @@ export const AiTaskRepositoryPg = Layer.effect(
       }
     )
 
-    // Two statements on purpose: the meters and grants are read after the account locks are held, in a snapshot that
-    // already sees what the previous holder of a lock committed (one statement would read them as of before its wait).
+    // One statement locks and reads. The accounts and the month's meters are locked with upserts, not `SELECT … FOR
+    // UPDATE` joined to the meters: after waiting for a lock, an upsert works on (and returns) the latest committed row,
+    // whereas every plain read of a statement sees the snapshot taken before the wait — the previous holder's reservations
+    // would be missing. The accounts come first, in id order (the one-time filter over `accounts` reads them all before
+    // any meter is touched), so batches, settlements and single-account changes take their locks in one order. A missing
+    // account is created empty, as `BillingRepository.account` would; an unknown workspace reads as empty.
     const lockBudgets = Effect.fn("AiTaskRepository.lockBudgets")(function*(keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) {
       const workspaceIds = [...new Set(keys.map((key) => key.workspaceId))]
-      // Locked in id order, so two batches sharing workspaces wait for each other instead of deadlocking.
-      const accounts = yield* sql`
-        SELECT workspace_id, credit_balance_micros, reserved_micros, spend_cap_micros, task_cap
-        FROM billing_accounts WHERE workspace_id = ANY(${workspaceIds}) ORDER BY workspace_id FOR UPDATE
-      `.pipe(Effect.flatMap(decodeAccounts), orUnavailable)
       const rows = yield* sql`
+        WITH keys AS MATERIALIZED (
+          SELECT * FROM unnest(${keys.map((key) => key.workspaceId)}::text[], ${keys.map((key) => key.month)}::text[]) WITH ORDINALITY
+            AS k(workspace_id, month, position)
+        ), accounts AS (
+          INSERT INTO billing_accounts AS a (workspace_id, credit_balance_micros, reserved_micros)
+          SELECT id, 0, 0 FROM workspaces WHERE id = ANY(${workspaceIds}) ORDER BY id
+          ON CONFLICT (workspace_id) DO UPDATE SET credit_balance_micros = a.credit_balance_micros
+          RETURNING a.workspace_id, a.credit_balance_micros, a.reserved_micros, a.spend_cap_micros, a.task_cap
+        ), meters AS (
+          INSERT INTO monthly_usage AS u (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
+          SELECT k.workspace_id, k.month, 0, 0, 0, '{}' FROM keys k
+          WHERE (SELECT count(*) FROM accounts) >= 0 AND k.workspace_id IN (SELECT workspace_id FROM accounts)
+          ORDER BY k.workspace_id, k.month
+          ON CONFLICT (workspace_id, month) DO UPDATE SET task_count = u.task_count
+          RETURNING u.workspace_id, u.month, u.spent_micros, u.reserved_micros, u.task_count, u.cap_notices
+        )
         SELECT
-          k.workspace_id, k.month, COALESCE(u.spent_micros, 0)::bigint AS spent_micros,
-          COALESCE(u.reserved_micros, 0)::bigint AS reserved_micros, COALESCE(u.task_count, 0)::bigint AS task_count,
-          COALESCE(u.cap_notices, '{}') AS cap_notices,
+          k.workspace_id, k.month, COALESCE(m.spent_micros, 0)::bigint AS spent_micros,
+          COALESCE(m.reserved_micros, 0)::bigint AS reserved_micros, COALESCE(m.task_count, 0)::bigint AS task_count,
+          COALESCE(m.cap_notices, '{}') AS cap_notices,
+          COALESCE(a.credit_balance_micros, 0)::bigint AS credit_balance_micros,
+          COALESCE(a.reserved_micros, 0)::bigint AS account_reserved_micros, a.spend_cap_micros, a.task_cap,
           ARRAY(
             SELECT DISTINCT e.feature FROM entitlements e
             WHERE e.workspace_id = k.workspace_id AND (e.expires_at IS NULL OR e.expires_at > ${DateTime.toDateUtc(now)})
           ) AS features
-        FROM unnest(${keys.map((key) => key.workspaceId)}::text[], ${keys.map((key) => key.month)}::text[]) WITH ORDINALITY
-          AS k(workspace_id, month, position)
-        LEFT JOIN monthly_usage u ON u.workspace_id = k.workspace_id AND u.month = k.month
+        FROM keys k
+        LEFT JOIN meters m ON m.workspace_id = k.workspace_id AND m.month = k.month
+        LEFT JOIN accounts a ON a.workspace_id = k.workspace_id
         ORDER BY k.position
       `.pipe(orUnavailable)
       const meters = yield* decodeMeters(rows).pipe(orUnavailable)
+      const accounts = yield* decodeLockedAccounts(rows).pipe(orUnavailable)
       const features = yield* decodeFeatures(rows).pipe(orUnavailable)
-      const byWorkspace = new Map(accounts.map((row) => [row.workspaceId, new BillingAccount(row)]))
-      return Arr.zip(meters, features).map(([usage, granted]): SubmissionBudget => ({
-        account: byWorkspace.get(usage.workspaceId) ?? BillingAccount.empty(usage.workspaceId),
+      return meters.map((usage, i): SubmissionBudget => ({
+        account: Option.match(Option.fromNullishOr(accounts[i]), { onNone: () => BillingAccount.empty(usage.workspaceId), onSome: (row) => new BillingAccount(row) }),
         usage: new MonthlyUsage(usage),
-        activeFeatures: granted.features
+        activeFeatures: features[i]?.features ?? []
       }))
     })
 
     // One statement for the batch: the tasks travel as one JSON array; the accounts and meters grow by increments, so
-    // the statement is right whatever they held. A reservation beyond a balance breaks the table's check, and one for a
-    // workspace without an account fails the statement's last line (a deliberate cast error, as SQL has no `raise`):
-    // either way nothing of the batch is written and the caller gets a defect.
-    const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>) {
-      const rows = tasks.map((task) => ({
-        id: task.id,
-        workspace_id: task.workspaceId,
-        model: task.model,
-        status: task.status,
-        input: task.input,
-        max_output_tokens: task.maxOutputTokens,
-        metadata: task.metadata,
-        output: Option.getOrNull(task.output),
-        input_tokens: Option.getOrNull(task.inputTokens),
-        output_tokens: Option.getOrNull(task.outputTokens),
-        cost_micros: Option.getOrNull(task.costMicros),
-        reserved_micros: task.reservedMicros,
-        error: Option.getOrNull(task.error),
-        attempts: task.attempts,
-        next_attempt_at: Option.getOrNull(Option.map(task.nextAttemptAt, DateTime.formatIso)),
-        submitted_by: task.submittedBy,
-        schedule_id: Option.getOrNull(task.scheduleId),
-        created_at: DateTime.formatIso(task.createdAt),
-        started_at: Option.getOrNull(Option.map(task.startedAt, DateTime.formatIso)),
-        finished_at: Option.getOrNull(Option.map(task.finishedAt, DateTime.formatIso)),
-        month: monthOf(task.createdAt)
-      }))
+    // the statement is right whatever they held; the audit entries and events of the batch go in with them. A
+    // reservation beyond a balance breaks the table's check, and one for a workspace without an account fails the
+    // statement's last line (a deliberate cast error, as SQL has no `raise`): either way nothing of the batch is written
+    // and the caller gets a defect.
+    const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges) {
+      const rows = tasks.map((task) => ({ ...taskRow(task), month: monthOf(task.createdAt) }))
       // Idle workers of every process hear of the new tasks when the batch commits.
       yield* sql`
         WITH input AS MATERIALIZED (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(
-            id text, workspace_id text, model text, status text, input jsonb, max_output_tokens bigint, metadata jsonb,
-            output text, input_tokens bigint, output_tokens bigint, cost_micros bigint, reserved_micros bigint, error jsonb,
-            attempts bigint, next_attempt_at timestamptz, submitted_by jsonb, schedule_id text, created_at timestamptz,
-            started_at timestamptz, finished_at timestamptz, month text
-          )
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(${sql.literal(taskRecordColumns)}, month text)
         ), inserted AS (
           INSERT INTO ai_tasks (${sql.literal(columns)}) SELECT ${sql.literal(columns)} FROM input
         ), per_month AS (
@@ -222,6 +271,10 @@ export const AiTaskRepositoryPg = Layer.effect(
           ON CONFLICT (workspace_id, month) DO UPDATE SET
             reserved_micros = monthly_usage.reserved_micros + EXCLUDED.reserved_micros,
             task_count = monthly_usage.task_count + EXCLUDED.task_count
+        ), audit AS (
+          ${insertAuditEntries(sql, changes.entries)}
+        ), outbox AS (
+          ${insertEvents(sql, changes.events)}
         )
         SELECT pg_notify(${workChannel}, 'ai_tasks'), CASE WHEN (SELECT count(*) FROM accounts) < (SELECT count(*) FROM per_account) THEN (
           SELECT 'reservation without a billing account: ' || string_agg(p.workspace_id, ', ')
@@ -230,6 +283,94 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey, lockBudgets, insertReserved })
+    // Locked in id order, so two settlements sharing tasks wait for each other instead of deadlocking; after a wait the
+    // lock returns the row as the other one left it (finished, so it is not settled twice). Only the columns claims and
+    // settlements change are read: the rest never changes, and the caller's copy has it.
+    const lockTasks = Effect.fn("AiTaskRepository.lockTasks")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>) {
+      const rows = yield* sql`
+        SELECT ${sql.literal(progressColumns)} FROM ai_tasks WHERE id = ANY(${tasks.map((task) => task.id)}) ORDER BY id FOR UPDATE
+      `.pipe(Effect.flatMap(decodeProgress), orUnavailable)
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      return tasks.flatMap((task) => {
+        const row = byId.get(task.id)
+        if (row === undefined || row.workspaceId !== task.workspaceId) return []
+        // Status and attempts tell whether anything moved since the caller's copy (a claim, requeue or settlement changes them).
+        return row.status === task.status && row.attempts === task.attempts ? [task] : [new AiTask({ ...task, ...row })]
+      })
+    })
+
+    // One statement for a settlement batch: the finished tasks, their usage records, the accounts and meters as they now
+    // stand (written whole: the caller holds their locks), and the batch's audit entries and events.
+    const saveSettled = Effect.fn("AiTaskRepository.saveSettled")(function*(batch: SettledBatch) {
+      const accounts = batch.accounts.map((account) => ({
+        workspace_id: account.workspaceId,
+        credit_balance_micros: account.creditBalanceMicros,
+        reserved_micros: account.reservedMicros,
+        spend_cap_micros: Option.getOrNull(account.spendCapMicros),
+        task_cap: Option.getOrNull(account.taskCap)
+      }))
+      const usages = batch.usages.map((usage) => ({
+        workspace_id: usage.workspaceId,
+        month: usage.month,
+        spent_micros: usage.spentMicros,
+        reserved_micros: usage.reservedMicros,
+        task_count: usage.taskCount,
+        cap_notices: usage.capNotices
+      }))
+      const records = batch.records.map((record) => ({
+        task_id: record.taskId,
+        workspace_id: record.workspaceId,
+        model: record.model,
+        input_tokens: record.inputTokens,
+        output_tokens: record.outputTokens,
+        cost_micros: record.costMicros,
+        month: record.month,
+        created_at: DateTime.formatIso(record.createdAt)
+      }))
+      yield* sql`
+        WITH finished AS (
+          UPDATE ai_tasks t SET
+            status = r.status, output = r.output, input_tokens = r.input_tokens, output_tokens = r.output_tokens,
+            cost_micros = r.cost_micros, error = r.error, attempts = r.attempts,
+            next_attempt_at = r.next_attempt_at, started_at = r.started_at, finished_at = r.finished_at
+          FROM jsonb_to_recordset(${JSON.stringify(batch.tasks.map(progressRow))}::jsonb) AS r(${sql.literal(progressRecordColumns)})
+          WHERE t.id = r.id AND t.workspace_id = r.workspace_id
+        ), records AS (
+          INSERT INTO usage_records (task_id, workspace_id, model, input_tokens, output_tokens, cost_micros, month, created_at)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(
+            task_id text, workspace_id text, model text, input_tokens bigint, output_tokens bigint, cost_micros bigint,
+            month text, created_at timestamptz
+          )
+          ON CONFLICT (task_id) DO NOTHING
+        ), accounts AS (
+          INSERT INTO billing_accounts (workspace_id, credit_balance_micros, reserved_micros, spend_cap_micros, task_cap)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(accounts)}::jsonb) AS r(
+            workspace_id text, credit_balance_micros bigint, reserved_micros bigint, spend_cap_micros bigint, task_cap integer
+          )
+          ON CONFLICT (workspace_id) DO UPDATE SET
+            credit_balance_micros = EXCLUDED.credit_balance_micros,
+            reserved_micros = EXCLUDED.reserved_micros,
+            spend_cap_micros = EXCLUDED.spend_cap_micros,
+            task_cap = EXCLUDED.task_cap
+        ), meters AS (
+          INSERT INTO monthly_usage (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(usages)}::jsonb) AS r(
+            workspace_id text, month text, spent_micros bigint, reserved_micros bigint, task_count integer, cap_notices text[]
+          )
+          ON CONFLICT (workspace_id, month) DO UPDATE SET
+            spent_micros = EXCLUDED.spent_micros,
+            reserved_micros = EXCLUDED.reserved_micros,
+            task_count = EXCLUDED.task_count,
+            cap_notices = EXCLUDED.cap_notices
+        ), audit AS (
+          ${insertAuditEntries(sql, batch.changes.entries)}
+        ), outbox AS (
+          ${insertEvents(sql, batch.changes.events)}
+        )
+        SELECT 1
+      `.pipe(orUnavailable)
+    })
+
+    return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey, lockBudgets, insertReserved, lockTasks, saveSettled })
   })
 )

@@ -13,6 +13,28 @@ const AuditEntryRow = Schema.Struct({
 
 const columns = "id, workspace_id, actor, action, target, created_at, request_id"
 
+/**
+ * One statement for a batch of audit entries, whatever their number (they travel as one JSON array); also a fragment for
+ * a data-modifying CTE of another statement that writes its change together with them.
+ */
+export const insertAuditEntries = (sql: SqlClient.SqlClient, entries: ReadonlyArray<AuditEntry>) => {
+  const rows = entries.map((entry) => ({
+    id: entry.id,
+    workspace_id: entry.workspaceId,
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    created_at: DateTime.formatIso(entry.createdAt),
+    request_id: Option.getOrNull(entry.requestId)
+  }))
+  return sql`
+    INSERT INTO audit_entries (id, workspace_id, actor, action, target, created_at, request_id)
+    SELECT id, workspace_id, actor, action, target, created_at, request_id
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      AS t(id text, workspace_id text, actor jsonb, action text, target text, created_at timestamptz, request_id text)
+  `
+}
+
 /** Postgres audit log: append-only, listed newest first. */
 export const AuditLogPg = Layer.effect(
   AuditLog,
@@ -30,23 +52,8 @@ export const AuditLogPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    // One statement for the batch: the entries travel as one JSON array, whatever their number.
     const appendAll = Effect.fn("AuditLog.appendAll")(function*(entries: Arr.NonEmptyReadonlyArray<AuditEntry>) {
-      const rows = entries.map((entry) => ({
-        id: entry.id,
-        workspace_id: entry.workspaceId,
-        actor: entry.actor,
-        action: entry.action,
-        target: entry.target,
-        created_at: DateTime.formatIso(entry.createdAt),
-        request_id: Option.getOrNull(entry.requestId)
-      }))
-      yield* sql`
-        INSERT INTO audit_entries (id, workspace_id, actor, action, target, created_at, request_id)
-        SELECT id, workspace_id, actor, action, target, created_at, request_id
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS t(id text, workspace_id text, actor jsonb, action text, target text, created_at timestamptz, request_id text)
-      `.pipe(orUnavailable)
+      yield* insertAuditEntries(sql, entries).pipe(orUnavailable)
     })
 
     const list = Effect.fn("AuditLog.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {

@@ -13,6 +13,25 @@ const DomainEventRow = Schema.Struct({
 
 const columns = "id, workspace_id, type, created_at, data"
 
+/**
+ * One statement for a batch of events, whatever their number (they travel as one JSON array); also a fragment for a
+ * data-modifying CTE of another statement that writes its change together with them.
+ */
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<DomainEvent>) => {
+  const rows = events.map((event) => ({
+    id: event.id,
+    workspace_id: event.workspaceId,
+    type: event.type,
+    created_at: DateTime.formatIso(event.createdAt),
+    data: event.data
+  }))
+  return sql`
+    INSERT INTO events (id, workspace_id, type, created_at, data)
+    SELECT id, workspace_id, type, created_at, data
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(id text, workspace_id text, type text, created_at timestamptz, data jsonb)
+  `
+}
+
 /** Postgres transactional outbox: an event appended inside `Transactor.withTransaction` exists only if the change commits. */
 export const EventOutboxPg = Layer.effect(
   EventOutbox,
@@ -27,20 +46,8 @@ export const EventOutboxPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    // One statement for the batch: the events travel as one JSON array, whatever their number.
     const appendAll = Effect.fn("EventOutbox.appendAll")(function*(events: Arr.NonEmptyReadonlyArray<DomainEvent>) {
-      const rows = events.map((event) => ({
-        id: event.id,
-        workspace_id: event.workspaceId,
-        type: event.type,
-        created_at: DateTime.formatIso(event.createdAt),
-        data: event.data
-      }))
-      yield* sql`
-        INSERT INTO events (id, workspace_id, type, created_at, data)
-        SELECT id, workspace_id, type, created_at, data
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(id text, workspace_id text, type text, created_at timestamptz, data jsonb)
-      `.pipe(orUnavailable)
+      yield* insertEvents(sql, events).pipe(orUnavailable)
     })
 
     const list = Effect.fn("EventOutbox.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {

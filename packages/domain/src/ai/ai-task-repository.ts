@@ -2,7 +2,8 @@ import type { Array as Arr } from "effect"
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { AiTask } from "./ai-task.ts"
 import type { SubmissionBudget } from "./ai-reservation.ts"
-import type { UsageMonth } from "../billing/index.ts"
+import type { BillingAccount, MonthlyUsage, UsageMonth, UsageRecord } from "../billing/index.ts"
+import type { RecordedChanges } from "../audit/index.ts"
 import type { Unavailable } from "../shared/index.ts"
 import type { TaskId, WorkspaceId } from "../shared/index.ts"
 
@@ -19,6 +20,17 @@ export interface IdempotencyEntry {
 export interface BudgetKey {
   readonly workspaceId: WorkspaceId
   readonly month: UsageMonth
+}
+
+/** What one settlement batch stores: the finished tasks, their usage records, and the budgets and changes they leave. */
+export interface SettledBatch {
+  readonly tasks: Arr.NonEmptyReadonlyArray<AiTask>
+  readonly records: ReadonlyArray<UsageRecord>
+  /** Each account once, as it now stands. */
+  readonly accounts: ReadonlyArray<BillingAccount>
+  /** Each workspace's month once, as it now stands. */
+  readonly usages: ReadonlyArray<MonthlyUsage>
+  readonly changes: RecordedChanges
 }
 
 /** Port: AI tasks, the queue the task workers share, and the idempotency keys of submissions. */
@@ -50,14 +62,26 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
   ) => Effect.Effect<Option.Option<IdempotencyEntry>, Unavailable>
   /**
    * Takes the billing lock of every workspace in `keys` (in one order, so batches never deadlock) and reads, after it,
-   * each key's budget: the account (an empty one when the workspace has none; it is not created), the month's meters,
-   * and the features granted in force at `now`. Call it in the transaction that then calls `insertReserved`.
-   * Postgres: `SELECT … FOR UPDATE` on the accounts, then one read of meters and grants (a fresh snapshot after the wait).
+   * each key's budget: the account (an empty one when the workspace has none; it is not created), the month's meters as
+   * the previous holder of the lock left them, and the features granted in force at `now`. Call it in the transaction
+   * that then calls `insertReserved` or `saveSettled`. Postgres: one statement that locks the accounts (`FOR UPDATE`),
+   * then locks and returns the meters of the locked accounts with an upsert (which, unlike a read, sees the latest
+   * committed row after a lock wait).
    */
   readonly lockBudgets: (keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) => Effect.Effect<ReadonlyArray<SubmissionBudget>, Unavailable>
   /**
    * Inserts newly submitted tasks and adds each one's `reservedMicros` to its account's reservations and to its
-   * month's (that of `createdAt`) reservations and task count, as increments. Postgres: one statement for the batch.
+   * month's (that of `createdAt`) reservations and task count, as increments; stores `changes` (their audit entries and
+   * events) with them. Postgres: one statement for the batch.
    */
-  readonly insertReserved: (tasks: Arr.NonEmptyReadonlyArray<AiTask>) => Effect.Effect<void, Unavailable>
+  readonly insertReserved: (tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges) => Effect.Effect<void, Unavailable>
+  /**
+   * Locks the rows of `tasks` (in one order) and returns each task as it now stands, for settling it once: a task
+   * another worker settled meanwhile comes back finished; one that is gone (or of another workspace) is left out. Only
+   * what claims and settlements change is read (Postgres); the rest is the caller's copy. Call it first in the
+   * settlement's transaction.
+   */
+  readonly lockTasks: (tasks: Arr.NonEmptyReadonlyArray<AiTask>) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
+  /** Stores a settlement batch, under the locks `lockTasks` and `lockBudgets` took. Postgres: one statement. */
+  readonly saveSettled: (batch: SettledBatch) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/AiTaskRepository") {}

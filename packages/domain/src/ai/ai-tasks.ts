@@ -1,23 +1,21 @@
 import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
-import { type Actor, CurrentRequestId, makeBatchedCall, systemActor } from "../shared/index.ts"
-import { actualCostMicros, exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
-import { AiTask, type AiTaskError, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
-import { BillingAccount, monthOf, MonthlyUsage, UsageRecord } from "../billing/index.ts"
-import { AiTaskEvents } from "./ai-task-events.ts"
-import { BillingEvents } from "../billing/index.ts"
-import { ChangeLog, emit } from "../audit/index.ts"
-import type { CapMeter, InsufficientCredits, UsageCapReached } from "../billing/index.ts"
+import { type Actor, CurrentRequestId, makeBatchedCall } from "../shared/index.ts"
+import { exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
+import { AiTask, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
+import { monthOf } from "../billing/index.ts"
+import { type Change, ChangeLog } from "../audit/index.ts"
+import type { InsufficientCredits, UsageCapReached } from "../billing/index.ts"
 import { IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import type { Feature, NotEntitled } from "../entitlements/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
-import { type ModelSpec } from "./model-catalog.ts"
 import { AiCompletion } from "./ai-completion.ts"
 import { AiProvider, ProviderError } from "./ai-provider.ts"
 import { AiTaskRepository, type BudgetKey } from "./ai-task-repository.ts"
+import type { SettlementOutcome } from "./ai-settlement.ts"
+import { makeSettlements } from "./ai-settlements.ts"
 import { reserveTask, type ReservationRefusal } from "./ai-reservation.ts"
-import { BillingRepository } from "../billing/index.ts"
 import { Transactor } from "../shared/index.ts"
 import type { WorkQueue } from "../shared/index.ts"
 
@@ -32,20 +30,20 @@ export interface AiTaskPolicy {
   /** Delay before retry n (index n-1) after a retryable provider failure; the last one repeats. */
   readonly retryDelays: ReadonlyArray<Duration.Duration>
   /**
-   * Settlements (and requeues) in one process at once. Each holds a database connection for its transaction while
-   * provider calls hold none, so this, not the worker's concurrency, bounds what the worker takes from the pool that
-   * submissions share.
+   * Settlement transactions (each settling a group of tasks) and requeues in one process at once. Each holds a database
+   * connection while provider calls hold none, so this, not the worker's concurrency, bounds what the worker takes from
+   * the pool that submissions share.
    */
   readonly settlements?: number | undefined
 }
 
-/** The defaults: 60 s per provider call, 90 s lease, 3 attempts, retries after 10 s and 60 s. */
+/** The defaults: 60 s per provider call, 90 s lease, 3 attempts, retries after 10 s and 60 s, one settlement at a time. */
 export const defaultAiTaskPolicy: AiTaskPolicy = {
   timeout: Duration.seconds(60),
   lease: Duration.seconds(90),
   maxAttempts: 3,
   retryDelays: [Duration.seconds(10), Duration.seconds(60)],
-  settlements: 4
+  settlements: 1
 }
 
 /** What submitting a task needs; the workspace and actor come from the caller's principal, never the body. */
@@ -101,18 +99,11 @@ interface PendingSubmission {
 // Up to 128 submissions per transaction, two transactions in flight: throughput for one busy workspace, few connections.
 const submissionBatching = { maxBatch: 128, writers: 2 }
 
-/** How a provider call ended, as `settle` records it. */
-type Outcome =
-  | { readonly _tag: "Succeeded"; readonly spec: ModelSpec; readonly completion: AiCompletion }
-  | { readonly _tag: "Failed"; readonly error: AiTaskError }
+// Most tasks settled in one transaction: the worker's claims come 32 at a time, and a group is computed in one go on
+// the thread that also serves requests, so a bounded group keeps that stretch short.
+const settlementBatch = 64
 
-const failedWith = (code: string, message: string): Outcome => ({ _tag: "Failed", error: { code, message: message.slice(0, maxErrorMessage) } })
-
-const runnerActor = systemActor("ai-tasks")
-
-// `ai_task.*` payloads name the schedule of a scheduled task, and carry no such key otherwise.
-const scheduleOf = (task: AiTask): { readonly scheduleId?: string } =>
-  Option.isSome(task.scheduleId) ? { scheduleId: task.scheduleId.value } : {}
+const failedWith = (code: string, message: string): SettlementOutcome => ({ _tag: "Failed", error: { code, message: message.slice(0, maxErrorMessage) } })
 
 // Every provider answer passes the schema before it is settled: an absurd count fails its own task, nothing else.
 const decodeCompletion = Schema.decodeUnknownEffect(AiCompletion)
@@ -140,7 +131,6 @@ export class AiTasks extends Context.Service<AiTasks, {
       AiTasks,
       Effect.gen(function*() {
         const tasks = yield* AiTaskRepository
-        const billing = yield* BillingRepository
         const catalog = yield* ModelCatalog
         const provider = yield* AiProvider
         const tx = yield* Transactor
@@ -162,27 +152,31 @@ export class AiTasks extends Context.Service<AiTasks, {
           const latest = Arr.reduce(pending, pending[0].task.createdAt, (max, { task }) => DateTime.max(max, task.createdAt))
           const read = yield* tasks.lockBudgets(keys, latest)
           const budgets = new Map(Arr.zip(keys, read).map(([key, budget]) => [`${key.workspaceId}/${key.month}`, budget]))
+          // An account is shared by its workspace's months (a batch may straddle two): each reservation sees the last one.
+          const accounts = new Map(read.map(({ account }) => [account.workspaceId, account]))
           const outcomes: Array<Result.Result<AiTask, ReservationRefusal>> = []
           const accepted: Array<PendingSubmission> = []
           for (const submission of pending) {
             const budget = budgets.get(keyOf(submission.task))
             if (budget === undefined) return yield* Effect.die(new Error("lockBudgets answered no budget for a key it was given"))
-            const reserved = reserveTask(budget, submission.feature, submission.task.reservedMicros)
+            const account = accounts.get(submission.task.workspaceId) ?? budget.account
+            const reserved = reserveTask({ ...budget, account }, submission.feature, submission.task.reservedMicros)
             if (Result.isSuccess(reserved)) {
               budgets.set(keyOf(submission.task), reserved.success)
+              accounts.set(submission.task.workspaceId, reserved.success.account)
               accepted.push(submission)
             }
             outcomes.push(Result.map(reserved, () => submission.task))
           }
           if (Arr.isReadonlyArrayNonEmpty(accepted)) {
-            yield* tasks.insertReserved(Arr.map(accepted, ({ task }) => task))
-            yield* changes.recordAll(accepted.map(({ requestId, task }) => ({
+            const submitted = accepted.map(({ requestId, task }): Change => ({
               workspaceId: task.workspaceId,
               actor: task.submittedBy,
               action: "ai_task.submitted",
               target: task.id,
               requestId
-            })))
+            }))
+            yield* changes.recordAllWith(submitted, (recorded) => tasks.insertReserved(Arr.map(accepted, ({ task }) => task), recorded))
           }
           return outcomes
         })
@@ -279,128 +273,13 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* tasks.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
         })
 
-        const settlementSlots = yield* Semaphore.make(Math.max(1, policy.settlements ?? 4))
-        const settling = settlementSlots.withPermits(1)
-
-        // Announces a meter's cap once per month; `usage` is updated in place of the caller's copy.
-        const announceCaps = Effect.fnUntraced(function*(account: BillingAccount, usage: MonthlyUsage) {
-          const reached: Array<{ readonly meter: CapMeter; readonly cap: number; readonly used: number }> = []
-          if (Option.isSome(account.spendCapMicros) && usage.spentMicros >= account.spendCapMicros.value) {
-            reached.push({ meter: "ai_spend", cap: account.spendCapMicros.value, used: usage.spentMicros })
-          }
-          if (Option.isSome(account.taskCap) && usage.taskCount >= account.taskCap.value) {
-            reached.push({ meter: "ai_tasks", cap: account.taskCap.value, used: usage.taskCount })
-          }
-          const fresh = reached.filter((r) => !usage.capNotices.includes(r.meter))
-          for (const notice of fresh) {
-            yield* changes.record({
-              workspaceId: usage.workspaceId,
-              actor: runnerActor,
-              action: "usage.cap_reached",
-              target: notice.meter,
-              event: emit(BillingEvents.capReached, { meter: notice.meter, cap: notice.cap, used: notice.used, month: usage.month })
-            })
-          }
-          return fresh.length === 0 ? usage : new MonthlyUsage({ ...usage, capNotices: [...usage.capNotices, ...fresh.map((r) => r.meter)] })
-        })
-
-        // Finishes a task exactly once: a task already finished (by a retry, another worker, or before a crash) is left alone.
-        // The task's own rows come first and the workspace's billing lock last, so the lock that every submission of the
-        // workspace also needs is held for the few statements that change money, not for the whole settlement.
-        const settle = Effect.fnUntraced(function*(claimed: AiTask, outcome: Outcome) {
-          return yield* settling(tx.withTransaction(Effect.gen(function*() {
-            const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
-            if (Option.isNone(stored)) return claimed
-            const current = stored.value
-            if (current.isFinished) return current
-            const now = yield* DateTime.now
-            const month = monthOf(current.createdAt)
-            // What the account and the month's meters give back (the reservation) and take (the cost), under the lock.
-            const settleBilling = (costMicros: number) =>
-              Effect.gen(function*() {
-                const account = yield* billing.account(current.workspaceId)
-                const usage = yield* billing.monthlyUsage(current.workspaceId, month)
-                const charged = new BillingAccount({
-                  ...account,
-                  creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
-                  reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros)
-                })
-                yield* billing.saveAccount(charged)
-                return { charged, usage, monthReservedMicros: Math.max(0, usage.reservedMicros - current.reservedMicros) }
-              })
-            if (outcome._tag === "Failed") {
-              const failed = new AiTask({
-                ...current,
-                status: "failed",
-                costMicros: Option.some(0),
-                error: Option.some(outcome.error),
-                nextAttemptAt: Option.none(),
-                finishedAt: Option.some(now)
-              })
-              yield* tasks.update(failed)
-              yield* changes.record({
-                workspaceId: failed.workspaceId,
-                actor: runnerActor,
-                action: "ai_task.failed",
-                target: failed.id,
-                event: emit(AiTaskEvents.failed, {
-                  task: { id: failed.id, model: failed.model, status: "failed", error: outcome.error, finishedAt: DateTime.formatIso(now) },
-                  ...scheduleOf(failed)
-                })
-              })
-              const { monthReservedMicros, usage } = yield* settleBilling(0)
-              // A failed task gives its slot back: it cost nothing and counts against no cap.
-              yield* billing.saveMonthlyUsage(
-                new MonthlyUsage({ ...usage, reservedMicros: monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) })
-              )
-              // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
-              yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
-                taskId: failed.id,
-                workspaceId: failed.workspaceId,
-                model: failed.model,
-                errorCode: outcome.error.code,
-                attempts: failed.attempts
-              }))
-              return failed
-            }
-            const { completion, spec } = outcome
-            const { inputTokens, outputTokens } = completion
-            const costMicros = actualCostMicros(spec, { inputTokens, outputTokens }, current.reservedMicros)
-            const succeeded = new AiTask({
-              ...current,
-              status: "succeeded",
-              output: Option.some(completion.output),
-              inputTokens: Option.some(inputTokens),
-              outputTokens: Option.some(outputTokens),
-              costMicros: Option.some(costMicros),
-              error: Option.none(),
-              nextAttemptAt: Option.none(),
-              finishedAt: Option.some(now)
-            })
-            yield* tasks.update(succeeded)
-            yield* billing.insertUsageRecord(
-              new UsageRecord({ taskId: succeeded.id, workspaceId: succeeded.workspaceId, model: succeeded.model, inputTokens, outputTokens, costMicros, month, createdAt: now })
-            )
-            yield* changes.record({
-              workspaceId: succeeded.workspaceId,
-              actor: runnerActor,
-              action: "ai_task.succeeded",
-              target: succeeded.id,
-              event: emit(AiTaskEvents.succeeded, {
-                  task: { id: succeeded.id, model: succeeded.model, status: "succeeded", usage: { inputTokens, outputTokens, costMicros }, finishedAt: DateTime.formatIso(now) },
-                  ...scheduleOf(succeeded)
-                })
-            })
-            const { charged, monthReservedMicros, usage } = yield* settleBilling(costMicros)
-            const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: monthReservedMicros })
-            yield* billing.saveMonthlyUsage(yield* announceCaps(charged, spent))
-            return succeeded
-          })))
-        })
+        const settlements = yield* makeSettlements({ maxBatch: settlementBatch, writers: Math.max(1, policy.settlements ?? 1) })
+        const settle = settlements.settle
+        const requeueSlots = yield* Semaphore.make(Math.max(1, policy.settlements ?? 1))
 
         // Puts the task back in the queue for a later attempt, unless it finished or another worker took it meanwhile.
         const requeue = Effect.fnUntraced(function*(claimed: AiTask, delay: Duration.Duration) {
-          return yield* settling(tx.withTransaction(Effect.gen(function*() {
+          return yield* requeueSlots.withPermits(1)(tx.withTransaction(Effect.gen(function*() {
             const stored = yield* tasks.findById(claimed.workspaceId, claimed.id)
             if (Option.isNone(stored)) return claimed
             const current = stored.value

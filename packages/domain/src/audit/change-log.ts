@@ -28,6 +28,12 @@ export interface Change<Type extends string = string, Data extends EventPayload 
   readonly requestId?: Option.Option<string> | undefined
 }
 
+/** The rows a batch of changes leaves: their audit entries and the events they emit, for one write of a caller's own. */
+export interface RecordedChanges {
+  readonly entries: ReadonlyArray<AuditEntry>
+  readonly events: ReadonlyArray<DomainEvent>
+}
+
 /** An event of a change, typed by its definition. */
 export const emit = <Type extends string, Data extends EventPayload>(
   definition: EventDefinition<Type, Data>,
@@ -48,6 +54,14 @@ export class ChangeLog extends Context.Service<ChangeLog, {
    * batch of submissions); the result lists each change's event, in order.
    */
   readonly recordAll: (changes: ReadonlyArray<Change>) => Effect.Effect<ReadonlyArray<Option.Option<DomainEvent>>, Unavailable>
+  /**
+   * Records many changes as `recordAll` does, except that `write` stores their audit entries and events, in the same
+   * statement as the change itself (a batch's one write); the subscribers react after it, in the same transaction.
+   */
+  readonly recordAllWith: <A, E, R>(
+    changes: ReadonlyArray<Change>,
+    write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | Unavailable, R>
 }>()("@atrium/domain/ChangeLog") {
   static readonly layer = Layer.effect(
     ChangeLog,
@@ -79,11 +93,22 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         })
       })
 
-      // Every subscriber reacts to the change, in the change's transaction.
-      const notify = (change: Change, event: Option.Option<DomainEvent>) => {
-        const notified = change.event?.notify === false ? Option.none<DomainEvent>() : event
-        const recorded: RecordedChange = { workspaceId: change.workspaceId, actor: change.actor, action: change.action, target: change.target, event: notified }
-        return Effect.forEach(subscribers, (subscriber) => subscriber.onChange(recorded).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
+      const recordedOf = (change: Change, event: Option.Option<DomainEvent>): RecordedChange => ({
+        workspaceId: change.workspaceId,
+        actor: change.actor,
+        action: change.action,
+        target: change.target,
+        event: change.event?.notify === false ? Option.none<DomainEvent>() : event
+      })
+
+      // Every subscriber reacts to the changes, in their transaction: at once when it takes a batch, else one by one.
+      const notifyAll = (changes: ReadonlyArray<Change>, events: ReadonlyArray<Option.Option<DomainEvent>>) => {
+        const recorded = Arr.zipWith(changes, events, recordedOf)
+        if (recorded.length === 0) return Effect.void
+        return Effect.forEach(subscribers, (subscriber) =>
+          (subscriber.onChanges === undefined
+            ? Effect.forEach(recorded, subscriber.onChange, { discard: true })
+            : subscriber.onChanges(recorded)).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
       }
 
       const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {
@@ -91,22 +116,35 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         yield* audit.append(yield* entryOf(change, now))
         const event = yield* eventOf(change, now)
         if (Option.isSome(event)) yield* outbox.append(event.value)
-        yield* notify(change, event)
+        yield* notifyAll([change], [event])
         return event
       })
 
-      const recordAll = Effect.fn("ChangeLog.recordAll")(function*(changes: ReadonlyArray<Change>) {
+      const prepare = Effect.fnUntraced(function*(changes: ReadonlyArray<Change>) {
         const now = yield* DateTime.now
         const entries = yield* Effect.forEach(changes, (change) => entryOf(change, now))
         const events = yield* Effect.forEach(changes, (change) => eventOf(change, now))
+        return { entries, events }
+      })
+
+      const recordAll = Effect.fn("ChangeLog.recordAll")(function*(changes: ReadonlyArray<Change>) {
+        const { entries, events } = yield* prepare(changes)
         if (Arr.isReadonlyArrayNonEmpty(entries)) yield* audit.appendAll(entries)
         const emitted = Arr.getSomes(events)
         if (Arr.isReadonlyArrayNonEmpty(emitted)) yield* outbox.appendAll(emitted)
-        yield* Effect.forEach(Arr.zip(changes, events), ([change, event]) => notify(change, event), { discard: true })
+        yield* notifyAll(changes, events)
         return events
       })
 
-      const self: ChangeLog["Service"] = ChangeLog.of({ record, recordAll })
+      const recordAllWith = <A, E, R>(changes: ReadonlyArray<Change>, write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>) =>
+        Effect.gen(function*() {
+          const { entries, events } = yield* prepare(changes)
+          const written = yield* write({ entries, events: Arr.getSomes(events) })
+          yield* notifyAll(changes, events)
+          return written
+        }).pipe(Effect.withSpan("ChangeLog.recordAllWith"))
+
+      const self: ChangeLog["Service"] = ChangeLog.of({ record, recordAll, recordAllWith })
       return self
     })
   )

@@ -21,6 +21,8 @@ export interface RecordedChange {
 export interface EventSubscriber {
   readonly name: string
   readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable, ChangeLog>
+  /** Reacts to a batch of changes at once (one lookup for many events); without it each change goes to `onChange`. */
+  readonly onChanges?: ((changes: ReadonlyArray<RecordedChange>) => Effect.Effect<void, Unavailable, ChangeLog>) | undefined
 }
 
 /** The subscribers the change log notifies, in order; the composition root picks them. */

@@ -27,7 +27,7 @@ export const AiTaskRepositoryMemory = Layer.effect(
         )),
       // One step for the whole batch, like the single Postgres statement: a reservation beyond a balance (the table's
       // check there) is a bug, refused as a defect, and nothing of the batch is written.
-      insertReserved: (tasks) =>
+      insertReserved: (tasks, changes) =>
         modify((before) => {
           let s = before
           for (const task of tasks) {
@@ -50,7 +50,29 @@ export const AiTaskRepositoryMemory = Layer.effect(
               }))
             }
           }
-          return [Effect.void, s] as const
+          return [Effect.void, { ...s, audit: [...s.audit, ...changes.entries], events: [...s.events, ...changes.events] }] as const
+        }).pipe(Effect.flatten),
+      // The memory transactor already runs one transaction at a time: reading is the lock.
+      lockTasks: (tasks) =>
+        read.pipe(Effect.map((s) =>
+          tasks.flatMap((task) => Option.toArray(Option.filter(Option.fromNullishOr(s.aiTasks.get(task.id)), (stored) => stored.workspaceId === task.workspaceId)))
+        )),
+      // One step, like the single Postgres statement: an account reserving beyond its balance is a defect and nothing is written.
+      saveSettled: (batch) =>
+        modify((s) => {
+          if (batch.accounts.some((account) => account.reservedMicros > account.creditBalanceMicros)) {
+            return [Effect.die(new Error("billing_accounts_reserved_within_balance: reservations exceed the balance")), s] as const
+          }
+          const recorded = new Set(s.usageRecords.map((r) => r.taskId))
+          return [Effect.void, {
+            ...s,
+            aiTasks: batch.tasks.reduce((map, task) => map.get(task.id)?.workspaceId === task.workspaceId ? withEntry(map, task.id, task) : map, s.aiTasks),
+            usageRecords: [...s.usageRecords, ...batch.records.filter((r) => !recorded.has(r.taskId))],
+            billingAccounts: batch.accounts.reduce((map, account) => withEntry(map, account.workspaceId, account), s.billingAccounts),
+            monthlyUsage: batch.usages.reduce((map, usage) => withEntry(map, `${usage.workspaceId}/${usage.month}`, usage), s.monthlyUsage),
+            audit: [...s.audit, ...batch.changes.entries],
+            events: [...s.events, ...batch.changes.events]
+          }] as const
         }).pipe(Effect.flatten),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
