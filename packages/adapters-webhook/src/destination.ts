@@ -70,11 +70,11 @@ export interface ResolveOptions {
 /**
  * Parses and checks a webhook URL: `https:` (or `http:` to allow-listed networks only), no credentials, a valid
  * port, and a host whose every address passes the SSRF guard (one bad answer refuses all: a rebinding
- * resolver could otherwise hand the connection the bad one).
+ * resolver could otherwise hand the connection the bad one). Untraced: it runs before every attempt.
  */
-export const resolveDestination = Effect.fn("Destination.resolve")(function*(text: string, options: ResolveOptions) {
-  if (!URL.canParse(text)) return yield* refuse("not a valid absolute URL")
-  const url = new URL(text)
+export const resolveDestination = Effect.fnUntraced(function*(text: string, options: ResolveOptions) {
+  const url = URL.parse(text)
+  if (url === null) return yield* refuse("not a valid absolute URL")
   if (url.protocol !== "https:" && url.protocol !== "http:") return yield* refuse(`scheme ${url.protocol} is not allowed`)
   if (url.username !== "" || url.password !== "") return yield* refuse("credentials in the URL are not allowed")
   // The WHATWG parser already rejects non-numeric and out-of-range ports and normalises odd IPv4 spellings.

@@ -66,6 +66,10 @@ const requestHeaders = (request: TransportRequest, destination: Destination): Re
   return headers
 }
 
+// The first 4 KiB of the answer as text; NUL (which no database text holds) as U+FFFD. Most answers have no body.
+const bodyText = (chunks: ReadonlyArray<Buffer>): string =>
+  chunks.length === 0 ? "" : Buffer.concat(chunks).subarray(0, maxResponseBodyBytes).toString("utf8").replaceAll("\u0000", "\uFFFD")
+
 const failure = (errorKind: AttemptErrorKind, durationMillis: number, remoteAddress: string | null): TransportResult => ({
   ok: false,
   errorKind,
@@ -127,7 +131,7 @@ const exchange = (request: TransportRequest, destination: Destination, times: Ex
         errorKind: ok ? null : "non_2xx",
         statusCode,
         responseHeaders,
-        responseBody: Buffer.concat(chunks).subarray(0, maxResponseBodyBytes).toString("utf8"),
+        responseBody: bodyText(chunks),
         retryAfterSeconds: statusCode === 429 || statusCode === 503
           ? parseRetryAfter(responseHeaders["retry-after"], Date.now())
           : null,
@@ -197,7 +201,8 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
     (pool) => Effect.sync(pool.close)
   )
 
-  const send = Effect.fn("WebhookTransportNode.send")(function*(request: TransportRequest) {
+  // Untraced like the attempt that calls it: a span per attempt is the worker's hot path, not a diagnosis.
+  const send = Effect.fnUntraced(function*(request: TransportRequest) {
     const started = yield* now
     const totalMillis = timerMillis(request.timeout)
     const connectMillis = Math.min(timerMillis(request.connectTimeout), totalMillis)

@@ -143,8 +143,7 @@ export type AddressVerdict =
   | { readonly _tag: "Allowed"; readonly address: string; readonly allowListed: boolean }
   | { readonly _tag: "Blocked"; readonly address: string; readonly category: BlockCategory; readonly reason: string }
 
-/** Allows public addresses and allow-listed networks; refuses everything else. */
-export const checkAddress = (allowList: AllowList, text: string): AddressVerdict => {
+const judge = (allowList: AllowList, text: string): AddressVerdict => {
   const parsed = parseIpAddress(text)
   const allowListed = Option.isSome(parsed) && isAllowListed(allowList, parsed.value)
   if (allowListed) return { _tag: "Allowed", address: text, allowListed }
@@ -152,4 +151,24 @@ export const checkAddress = (allowList: AllowList, text: string): AddressVerdict
   return verdict._tag === "Public"
     ? { _tag: "Allowed", address: text, allowListed }
     : { _tag: "Blocked", address: text, category: verdict.category, reason: `${text} is ${verdict.description}` }
+}
+
+// A verdict depends on the allow-list and the address alone: each address is judged once per allow-list, not before
+// every attempt to it (the addresses themselves are still resolved before every attempt). Bounded: cleared when full.
+const judged = new WeakMap<AllowList, Map<string, AddressVerdict>>()
+const maxJudged = 4096
+
+/** Allows public addresses and allow-listed networks; refuses everything else. */
+export const checkAddress = (allowList: AllowList, text: string): AddressVerdict => {
+  let verdicts = judged.get(allowList)
+  if (verdicts === undefined) {
+    verdicts = new Map()
+    judged.set(allowList, verdicts)
+  }
+  const known = verdicts.get(text)
+  if (known !== undefined) return known
+  const verdict = judge(allowList, text)
+  if (verdicts.size >= maxJudged) verdicts.clear()
+  verdicts.set(text, verdict)
+  return verdict
 }

@@ -2,7 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import {
   ApiKeys,
+  type AttemptRecord,
   defaultDeliveryPolicy,
+  DeliveryRepository,
   type DeliveryPolicy,
   domainServices,
   WebhookDeliveries,
@@ -13,10 +15,11 @@ import {
   SecretBox,
   systemActor,
   WebhookEndpoints,
+  WebhookTransport,
   Workspaces
 } from "@atrium/domain"
 import { MemoryStore, ownerPrincipal, PortsMemory } from "@atrium/domain/testing"
-import { Duration, Effect, Exit, Layer, Redacted, Ref, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import { type ReceivedRequest, receiver } from "./receiver.ts"
@@ -35,17 +38,43 @@ const countingSecretBox = Layer.effect(
   })
 ).pipe(Layer.provide(SecretBox.layerRandom))
 
+const nodeTransport = WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
+
 /** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
-const domainWith = (policy: Partial<DeliveryPolicy>) =>
+const domainWith = (
+  policy: Partial<DeliveryPolicy>,
+  ports: Layer.Layer<Layer.Success<typeof PortsMemory>> = PortsMemory,
+  transport: Layer.Layer<Layer.Success<typeof nodeTransport>, Layer.Error<typeof nodeTransport>> = nodeTransport
+) =>
   domainServices({ ...defaultDeliveryPolicy, ...policy }).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      PortsMemory,
-      Primitives(),
-      ModelCatalog.layer,
-      countingSecretBox,
-      WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
-    ))
+    Layer.provideMerge(Layer.mergeAll(ports, Primitives(), ModelCatalog.layer, countingSecretBox, transport))
   )
+
+/** The memory ports, but the delivery store refuses (dies on) any attempt whose response body says so, as Postgres refuses some text. */
+const portsRefusing = (marker: string) =>
+  Layer.effect(
+    DeliveryRepository,
+    Effect.map(DeliveryRepository, (store) => {
+      const refuses = (record: AttemptRecord) => record.attempt.responseBody.includes(marker)
+      return DeliveryRepository.of({
+        ...store,
+        recordAttempt: (attempt, delivery) => refuses({ attempt, delivery }) ? Effect.die(new Error("the store refuses")) : store.recordAttempt(attempt, delivery),
+        recordAttempts: (records) => records.some(refuses) ? Effect.die(new Error("the store refuses")) : store.recordAttempts(records)
+      })
+    })
+  ).pipe(Layer.provideMerge(PortsMemory))
+
+/** The Node transport, but its first `send` dies (a bug while sending). */
+const transportDyingOnce = Layer.effect(
+  WebhookTransport,
+  Effect.map(WebhookTransport, (transport) => {
+    let sends = 0
+    return WebhookTransport.of({
+      ...transport,
+      send: (request) => Effect.suspend(() => ++sends === 1 ? Effect.die(new Error("a bug while sending")) : transport.send(request))
+    })
+  })
+).pipe(Layer.provideMerge(nodeTransport))
 
 const fast = { retryDelays: [Duration.millis(200), Duration.millis(200), Duration.millis(200)], timeout: Duration.seconds(2) }
 
@@ -196,6 +225,42 @@ describe("a pass of deliveries", () => {
 })
 
 describe("delivery worker resilience", () => {
+  it.live("an attempt the store refuses to record is recorded without the receiver's answer body, and the worker goes on", () =>
+    Effect.gen(function*() {
+      const refused = yield* receiver((_request, response) => response.writeHead(200).end("refused by the store"))
+      const fine = yield* receiver((_request, response) => response.writeHead(204).end())
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: refused.url() })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: fine.url() })
+      yield* startWorker()
+      for (let i = 0; i < 3; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).filter((d) => d.status === "succeeded").length === 6))
+      const s = yield* state
+      // Each delivery was sent once and recorded once, the refused ones with their status but without the body.
+      assert.strictEqual(refused.requests.length, 3)
+      assert.strictEqual(fine.requests.length, 3)
+      assert.strictEqual(s.attempts.length, 6)
+      const toRefused = s.attempts.filter((a) => a.statusCode._tag === "Some" && a.statusCode.value === 200)
+      assert.strictEqual(toRefused.length, 3)
+      for (const attempt of toRefused) assert.deepStrictEqual([attempt.responseBody, attempt.responseHeaders], ["", {}])
+    }).pipe(Effect.provide(domainWith(fast, portsRefusing("refused by the store")))))
+
+  it.live("a send that dies is recorded as a failed attempt without an answer, and the delivery is retried on the schedule", () =>
+    Effect.gen(function*() {
+      const hook = yield* receiver((_request, response) => response.writeHead(204).end())
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
+      yield* startWorker()
+      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
+      const attempts = (yield* state).attempts
+      assert.deepStrictEqual(attempts.map((a) => [a.number, Option.getOrNull(a.statusCode), Option.getOrNull(a.errorKind)]), [
+        [1, null, "network"],
+        [2, 204, null]
+      ])
+      assert.strictEqual(hook.requests.length, 1)
+    }).pipe(Effect.provide(domainWith(fast, PortsMemory, transportDyingOnce))))
+
   it.live("a pass that dies does not end the worker: it backs off and polls again", () =>
     Effect.gen(function*() {
       let claims = 0
@@ -204,6 +269,7 @@ describe("delivery worker resilience", () => {
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
         send: () => Effect.die(new Error("unused")),
         record: () => Effect.die(new Error("unused")),
+        recordDefect: () => Effect.die(new Error("unused")),
         deliver: () => Effect.die(new Error("unused")),
         runDue: () => Effect.die(new Error("unused"))
       }))

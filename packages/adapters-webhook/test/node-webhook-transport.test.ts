@@ -78,6 +78,17 @@ describe("WebhookTransportNode", () => {
       assert.strictEqual(result.responseBody, `{"error":"boom"}`)
     }).pipe(Effect.provide(loopback)))
 
+  it.live("keeps a body's NUL characters as U+FFFD: no database text column can hold NUL, and the attempt must be recorded", () =>
+    Effect.gen(function*() {
+      const server = yield* receiver((_request, response) => {
+        response.writeHead(200, { "content-type": "text/plain" })
+        response.end("ok\u0000done\u0000")
+      })
+      const result = yield* send(post(server.url()))
+      assert.isTrue(result.ok)
+      assert.strictEqual(result.responseBody, "ok\uFFFDdone\uFFFD")
+    }).pipe(Effect.provide(loopback)))
+
   it.live("reads Retry-After of a 429 (seconds) and a 503 (HTTP-date)", () =>
     Effect.gen(function*() {
       const server = yield* receiver((request, response) => {

@@ -154,6 +154,11 @@ describe("SSRF guard", () => {
       // An allow-list does not open NAT64/6to4 gateways towards the allowed IPv4 network.
       assert.strictEqual(checkAddress(allowList, "64:ff9b::127.0.0.1")._tag, "Blocked")
       assert.deepStrictEqual(checkAddress(allowList, "8.8.8.8"), { _tag: "Allowed", address: "8.8.8.8", allowListed: false })
+      // Verdicts are remembered per allow-list: another list judges the same address afresh, both ways round.
+      assert.strictEqual(checkAddress(emptyAllowList, "127.0.0.1")._tag, "Blocked")
+      assert.strictEqual(checkAddress(allowList, "127.0.0.1")._tag, "Allowed")
+      assert.strictEqual(checkAddress(yield* makeAllowList(["10.0.0.0/8"]), "10.0.0.1")._tag, "Allowed")
+      assert.strictEqual(checkAddress(allowList, "10.0.0.1")._tag, "Blocked")
     }))
 
   it.effect("parses ATRIUM_WEBHOOK_ALLOW_NETWORKS", () =>

@@ -1,4 +1,4 @@
-import { subscribeWork } from "@atrium/adapters-pg"
+import { WorkAnnouncements } from "@atrium/adapters-pg"
 import { AiTasks, runWorker, WebhookDeliveries, type WorkerOptions, type WorkQueue } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 
@@ -10,21 +10,25 @@ export interface WakeUps {
 
 const start = <Item, Done>(queue: WorkQueue<Item, never, Done>, channel: string, wakeUps: WakeUps, options: Partial<WorkerOptions>) =>
   Effect.gen(function*() {
-    const wakeUp = wakeUps.listen ? yield* subscribeWork(channel) : undefined
+    const wakeUp = wakeUps.listen ? yield* (yield* WorkAnnouncements).subscribe(channel) : undefined
     yield* runWorker({ ...queue, wakeUp }, options)
   })
 
 /**
- * The webhook delivery worker: attempts to one endpoint are limited to `perKey` at once; new deliveries wake it. Claims
- * wait for half the slots and attempts linger 2 ms for company, so a pass is one claim and about one record statement.
+ * The webhook delivery worker: attempts to one endpoint are limited to `perKey` at once; new deliveries wake it. An
+ * attempt keeps its slot until its record is written, a few milliseconds after its send, so there are 128 slots for
+ * sends to go on while records are written; claims wait for 32 free slots and attempts linger 2 ms for company, so
+ * claim and record statements each serve tens of attempts (about 60 and 40 in the bench).
  */
 export const deliveryWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
   Layer.effectDiscard(Effect.flatMap(WebhookDeliveries.queue, (queue) =>
-    start(queue, "webhook_deliveries", wakeUps, { claimBatch: 32, completeLinger: "2 millis", ...options })))
+    start(queue, "webhook_deliveries", wakeUps, { concurrency: 128, claimBatch: 32, completeLinger: "2 millis", ...options }))).pipe(Layer.provide(WorkAnnouncements.layer))
 
 /** The AI task worker: provider calls can take a minute, so fewer at once than deliveries; new tasks wake it. */
 export const aiTaskWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
-  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 16, ...options })))
+  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 64, claimBatch: 32, ...options }))).pipe(
+    Layer.provide(WorkAnnouncements.layer)
+  )
 
 /** Every background worker; each app process runs them all and leased claims share the work out. */
 export const workers = (wakeUps: WakeUps) => Layer.mergeAll(deliveryWorker({}, wakeUps), aiTaskWorker({}, wakeUps))

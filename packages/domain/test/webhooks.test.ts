@@ -158,6 +158,23 @@ describe("webhook delivery", () => {
       assert.strictEqual((yield* deliveries.claim(10)).length, 1)
     }).pipe(Effect.provide(DomainMemory)))
 
+  it.effect("an attempt written twice (a repeated write) is stored once and moves its delivery once", () =>
+    Effect.gen(function*() {
+      const { workspace } = yield* setup
+      yield* createKey(workspace.id)
+      yield* script(500)
+      const deliveries = yield* WebhookDeliveries
+      const [claimed] = yield* deliveries.claim(10)
+      if (claimed === undefined) return assert.fail("nothing claimed")
+      const sent = yield* deliveries.send(claimed)
+      const [first] = yield* deliveries.record([sent])
+      const [again] = yield* deliveries.record([sent])
+      assert.strictEqual(again?.id, first?.id)
+      const s = yield* state
+      assert.deepStrictEqual(s.attempts.map((a) => a.id), [sent.id])
+      assert.strictEqual(Array.from(s.deliveries.values())[0]?.attemptCount, 1)
+    }).pipe(Effect.provide(DomainMemory)))
+
   it.effect("410 Gone disables the endpoint and tells the workspace's other endpoints", () =>
     Effect.gen(function*() {
       const { workspace, endpoint } = yield* setup

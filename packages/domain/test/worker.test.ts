@@ -1,6 +1,6 @@
 import { makeKeyedSlots, runWorker, Unavailable, type WorkQueue } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Fiber, Latch, Ref } from "effect"
+import { Cause, Effect, Fiber, Latch, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 interface Item {
@@ -186,19 +186,26 @@ describe("runWorker", () => {
 
 describe("runWorker with completeMany", () => {
   /** A queue whose steps return their item's id and whose outcomes are recorded by `record`, each call logged. */
-  const recordingQueue = (items: ReadonlyArray<Item>, record: (ids: ReadonlyArray<string>) => Effect.Effect<void, unknown>) =>
+  const recordingQueue = (
+    items: ReadonlyArray<Item>,
+    record: (ids: ReadonlyArray<string>) => Effect.Effect<void, unknown>,
+    step: (item: Item) => Effect.Effect<string> = (i) => Effect.succeed(i.id)
+  ) =>
     Effect.gen(function*() {
       const calls = yield* Ref.make<ReadonlyArray<ReadonlyArray<string>>>([])
       const defects = yield* Ref.make<ReadonlyArray<string>>([])
+      const defectOutcomes = yield* Ref.make<ReadonlyArray<Option.Option<string>>>([])
       let served = false
       const queue: WorkQueue<Item, never, string> = {
         name: "Recorded",
         claim: () => Effect.sync(() => served ? [] : (served = true, items)),
-        step: (i) => Effect.succeed(i.id),
+        step,
         completeMany: (ids) => Ref.update(calls, (all) => [...all, ids]).pipe(Effect.andThen(record(ids))),
-        onDefect: (i) => Ref.update(defects, (all) => [...all, i.id])
+        keyOf: (i) => i.key,
+        onDefect: (i, _cause, outcome) =>
+          Ref.update(defects, (all) => [...all, i.id]).pipe(Effect.andThen(Ref.update(defectOutcomes, (all) => [...all, outcome])))
       }
-      return { queue, calls, defects }
+      return { queue, calls, defects, defectOutcomes }
     })
 
   it.effect("the outcomes of a pass are recorded together, each exactly once", () =>
@@ -218,12 +225,47 @@ describe("runWorker with completeMany", () => {
     Effect.gen(function*() {
       const recorded: Array<string> = []
       const items = Array.from({ length: 8 }, (_, i) => item(`t${i}`))
-      const { queue, defects } = yield* recordingQueue(items, (ids) =>
+      const { queue, defects, defectOutcomes } = yield* recordingQueue(items, (ids) =>
         ids.includes("t3") ? Effect.die(new Error("a value the store refuses")) : Effect.sync(() => recorded.push(...ids)))
       yield* runWorker(queue, { concurrency: 8, idlePoll: "1 minute" })
       yield* settle
       assert.deepStrictEqual([...recorded].sort(), ["t0", "t1", "t2", "t4", "t5", "t6", "t7"])
       assert.deepStrictEqual(yield* Ref.get(defects), ["t3"])
+      // The step had ended: its outcome goes with the defect, so the item can still be recorded some other way.
+      assert.deepStrictEqual(yield* Ref.get(defectOutcomes), [Option.some("t3")])
+    }))
+
+  it.effect("a step that dies is a defect without an outcome, and nothing of it is recorded", () =>
+    Effect.gen(function*() {
+      const recorded: Array<string> = []
+      const { queue, defects, defectOutcomes } = yield* recordingQueue(
+        [item("a"), item("b")],
+        (ids) => Effect.sync(() => recorded.push(...ids)),
+        (i) => i.id === "a" ? Effect.die(new Error("poison")) : Effect.succeed(i.id)
+      )
+      yield* runWorker(queue, { concurrency: 2, idlePoll: "1 minute" })
+      yield* settle
+      assert.deepStrictEqual(recorded, ["b"])
+      assert.deepStrictEqual(yield* Ref.get(defects), ["a"])
+      assert.deepStrictEqual(yield* Ref.get(defectOutcomes), [Option.none()])
+    }))
+
+  it.effect("a key's slot is given back when its step ends, while the outcome waits for its record", () =>
+    Effect.gen(function*() {
+      const gate = Latch.makeUnsafe(false)
+      const stepped: Array<string> = []
+      // Two items of one key with one slot per key; every record waits until the gate opens.
+      const { queue, calls } = yield* recordingQueue(
+        [item("a", "endpoint"), item("b", "endpoint")],
+        () => gate.await,
+        (i) => Effect.sync(() => (stepped.push(i.id), i.id))
+      )
+      yield* runWorker(queue, { concurrency: 2, perKey: 1, idlePoll: "1 minute" })
+      yield* settle
+      assert.deepStrictEqual(stepped, ["a", "b"])
+      gate.openUnsafe()
+      yield* settle
+      assert.sameMembers((yield* Ref.get(calls)).flat(), ["a", "b"])
     }))
 
   it.effect("a record that fails (an outage) is left to the leases: no item is recorded or called a defect", () =>

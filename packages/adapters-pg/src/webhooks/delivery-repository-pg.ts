@@ -5,11 +5,8 @@ import {
   type DeliveryId,
   DeliveryRepository,
   type DeliveryStatus,
-  DomainEvent,
-  EndpointSecret,
   type PageRequest,
   WebhookDelivery,
-  WebhookEndpoint,
   type WebhookEndpointId,
   type WorkspaceId
 } from "@atrium/domain"
@@ -19,19 +16,12 @@ import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { workChannel } from "../shared/work-wakeups.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
-import {
-  ClaimedEndpointRow,
-  ClaimedEventRow,
-  DeliveryAttemptRow,
-  EndpointSecretRow,
-  WebhookDeliveryRow
-} from "./webhook-rows.ts"
+import { ClaimedBatchJson, DeliveryAttemptRow, WebhookDeliveryRow } from "./webhook-rows.ts"
 
 const decodeDeliveries = Schema.decodeUnknownEffect(Schema.Array(WebhookDeliveryRow))
 const decodeAttempts = Schema.decodeUnknownEffect(Schema.Array(DeliveryAttemptRow))
-const decodeSecrets = Schema.decodeUnknownEffect(Schema.Array(EndpointSecretRow))
-const decodeClaimedEvents = Schema.decodeUnknownEffect(Schema.Array(ClaimedEventRow))
-const decodeClaimedEndpoints = Schema.decodeUnknownEffect(Schema.Array(ClaimedEndpointRow))
+// A claim answers exactly one row holding the whole batch.
+const decodeClaim = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ claimed: ClaimedBatchJson })]))
 
 const columns =
   "id, workspace_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at, last_status_code, replay_of, created_at, updated_at"
@@ -104,35 +94,15 @@ export const DeliveryRepositoryPg = Layer.effect(
       )
     })
 
-    // Every secret of the claimed endpoints in one query, grouped per endpoint, newest first.
-    const secretsOf = (endpointIds: ReadonlyArray<WebhookEndpointId>) =>
-      sql`
-        SELECT endpoint_id, sealed, created_at, expires_at FROM webhook_endpoint_secrets
-        WHERE endpoint_id = ANY (${[...endpointIds]}::text[])
-        ORDER BY created_at DESC, seq DESC
-      `.pipe(
-        Effect.flatMap(decodeSecrets),
-        Effect.map((rows) => {
-          const byEndpoint = new Map<string, Array<EndpointSecret>>()
-          for (const row of rows) {
-            const secret = new EndpointSecret(row)
-            const list = byEndpoint.get(secret.endpointId)
-            if (list === undefined) byEndpoint.set(secret.endpointId, [secret])
-            else list.push(secret)
-          }
-          return byEndpoint
-        }),
-        orUnavailable
-      )
-
-    // One statement picks, locks and leases the due rows and returns them joined with their events and endpoints.
-    // SKIP LOCKED lets concurrent claimers pass over each other's rows instead of waiting or taking them twice; the
-    // CTE is MATERIALIZED so the locking pick with its LIMIT runs exactly once. The returned delivery carries its
-    // due time (as the in-memory queue does); the stored row carries the lease.
+    // One statement picks, locks and leases the due rows and answers them as one JSON document: each delivery with its
+    // event, and each of their endpoints once with its secrets, so a claim is one round trip and one decode. SKIP LOCKED
+    // lets concurrent claimers pass over each other's rows instead of waiting or taking them twice; the CTE is
+    // MATERIALIZED so the locking pick with its LIMIT runs exactly once. The returned delivery carries its due time (as
+    // the in-memory queue does); the stored row carries the lease.
     const claimDue = Effect.fn("DeliveryRepository.claimDue")(function*(now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) {
       const size = Math.max(0, Math.trunc(limit))
       if (size === 0) return []
-      const rows = yield* sql`
+      const [{ claimed }] = yield* sql`
         WITH ${asyncCommit}, due AS MATERIALIZED (
           SELECT d.id, d.next_attempt_at AS due_at
           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -144,35 +114,44 @@ export const DeliveryRepositoryPg = Layer.effect(
           UPDATE webhook_deliveries d SET next_attempt_at = ${DateTime.toDateUtc(leaseUntil)}
           FROM due, async_commit WHERE d.id = due.id
           RETURNING d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.status, d.attempt_count,
-            due.due_at AS next_attempt_at, d.last_status_code, d.replay_of, d.created_at, d.updated_at
+            due.due_at, d.last_status_code, d.replay_of, d.created_at, d.updated_at
         )
-        SELECT leased.*,
-          ev.created_at AS event_created_at, ev.data AS event_data,
-          e.workspace_id AS endpoint_workspace_id, e.url AS endpoint_url, e.description AS endpoint_description,
-          e.event_types AS endpoint_event_types, e.enabled AS endpoint_enabled, e.disabled_reason AS endpoint_disabled_reason,
-          e.failing_since AS endpoint_failing_since, e.created_at AS endpoint_created_at, e.updated_at AS endpoint_updated_at
-        FROM leased
-        JOIN events ev ON ev.id = leased.event_id
-        JOIN webhook_endpoints e ON e.id = leased.endpoint_id
-        ORDER BY leased.next_attempt_at, leased.id
-      `.pipe(orUnavailable)
-      if (rows.length === 0) return []
-      const [deliveries, events, endpoints] = yield* Effect.all([
-        toDeliveries(rows),
-        decodeClaimedEvents(rows),
-        decodeClaimedEndpoints(rows)
-      ]).pipe(orUnavailable)
-      const secrets = yield* secretsOf(Array.from(new Set(deliveries.map((d) => d.endpointId))))
-      return deliveries.flatMap((delivery, index): Array<ClaimedDelivery> => {
-        const event = events[index]
-        const endpoint = endpoints[index]
-        if (event === undefined || endpoint === undefined) return []
-        return [{
-          delivery,
-          event: new DomainEvent(event),
-          endpoint: new WebhookEndpoint(endpoint),
-          secrets: secrets.get(delivery.endpointId) ?? []
-        }]
+        SELECT json_build_object(
+          'deliveries', coalesce((
+            SELECT json_agg(json_build_object(
+              'delivery', json_build_object(
+                'id', l.id, 'workspaceId', l.workspace_id, 'endpointId', l.endpoint_id, 'eventId', l.event_id,
+                'eventType', l.event_type, 'status', l.status, 'attemptCount', l.attempt_count, 'nextAttemptAt', l.due_at,
+                'lastStatusCode', l.last_status_code, 'replayOf', l.replay_of, 'createdAt', l.created_at, 'updatedAt', l.updated_at
+              ),
+              'event', json_build_object(
+                'id', ev.id, 'type', ev.type, 'workspaceId', ev.workspace_id, 'createdAt', ev.created_at, 'data', ev.data
+              )
+            ) ORDER BY l.due_at, l.id)
+            FROM leased l JOIN events ev ON ev.id = l.event_id
+          ), '[]'),
+          'endpoints', coalesce((
+            SELECT json_agg(json_build_object(
+              'endpoint', json_build_object(
+                'id', e.id, 'workspaceId', e.workspace_id, 'url', e.url, 'description', e.description,
+                'eventTypes', e.event_types, 'enabled', e.enabled, 'disabledReason', e.disabled_reason,
+                'failingSince', e.failing_since, 'createdAt', e.created_at, 'updatedAt', e.updated_at
+              ),
+              'secrets', coalesce((
+                SELECT json_agg(json_build_object(
+                  'endpointId', s.endpoint_id, 'sealed', s.sealed, 'createdAt', s.created_at, 'expiresAt', s.expires_at
+                ) ORDER BY s.created_at DESC, s.seq DESC)
+                FROM webhook_endpoint_secrets s WHERE s.endpoint_id = e.id
+              ), '[]')
+            ))
+            FROM webhook_endpoints e WHERE e.id IN (SELECT endpoint_id FROM leased)
+          ), '[]')
+        ) AS claimed
+      `.pipe(Effect.flatMap(decodeClaim), orUnavailable)
+      const endpoints = new Map(claimed.endpoints.map((entry) => [entry.endpoint.id, entry]))
+      return claimed.deliveries.flatMap(({ delivery, event }): Array<ClaimedDelivery> => {
+        const entry = endpoints.get(delivery.endpointId)
+        return entry === undefined ? [] : [{ delivery, event, endpoint: entry.endpoint, secrets: entry.secrets }]
       })
     })
 

@@ -63,24 +63,10 @@ export const DeliveryAttemptRow = Schema.Struct({
 }))
 
 /**
- * The event half of a claim row. The delivery's own `event_id`, `event_type` and `workspace_id` are the event's,
- * so only its time and payload travel in columns of their own.
+ * One claim statement's answer as one JSON document: the claimed deliveries with their events, and each of their
+ * endpoints once with its secrets (newest first). One decode per claim builds the domain's instances directly.
  */
-export const ClaimedEventRow = Schema.Struct({
-  ...DomainEvent.fields,
-  createdAt: Schema.DateTimeUtcFromDate
-}).pipe(Schema.encodeKeys({ id: "event_id", type: "event_type", workspaceId: "workspace_id", createdAt: "event_created_at", data: "event_data" }))
-
-/** The endpoint half of a claim row, its columns prefixed `endpoint_` (the delivery's `endpoint_id` is its id). */
-export const ClaimedEndpointRow = EndpointFromDriver.pipe(Schema.encodeKeys({
-  id: "endpoint_id",
-  workspaceId: "endpoint_workspace_id",
-  url: "endpoint_url",
-  description: "endpoint_description",
-  eventTypes: "endpoint_event_types",
-  enabled: "endpoint_enabled",
-  disabledReason: "endpoint_disabled_reason",
-  failingSince: "endpoint_failing_since",
-  createdAt: "endpoint_created_at",
-  updatedAt: "endpoint_updated_at"
+export const ClaimedBatchJson = Schema.toCodecJson(Schema.Struct({
+  deliveries: Schema.Array(Schema.Struct({ delivery: WebhookDelivery, event: DomainEvent })),
+  endpoints: Schema.Array(Schema.Struct({ endpoint: WebhookEndpoint, secrets: Schema.Array(EndpointSecret) }))
 }))

@@ -154,8 +154,9 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         if (pending.length > 0) yield* messages.insertMany(pending)
       })
 
+      // Told apart before any effect runs: while push is off, most changes (a settled task) concern it not at all.
       const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> =>
-        Effect.gen(function*() {
+        !sessionEndings.has(change.action) && (!service.enabled || Option.isNone(change.event)) ? Effect.void : Effect.gen(function*() {
           if (sessionEndings.has(change.action) && isSessionId(change.target)) yield* devices.deleteBySession(change.target)
           if (!service.enabled || Option.isNone(change.event)) return
           const notice = yield* noticeOf(change.event.value)

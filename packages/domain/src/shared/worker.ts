@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, FiberSet, Latch, Semaphore } from "effect"
+import { Cause, Clock, Duration, Effect, FiberSet, Latch, Option, Semaphore } from "effect"
 import type { Array as Arr, Scope } from "effect"
 import { makeBatcher } from "./batcher.ts"
 import type { Unavailable } from "./errors.ts"
@@ -21,17 +21,19 @@ export interface WorkQueue<Item, R = never, Done = unknown> {
   /**
    * Records the outcomes of many steps at once (e.g. one statement for the attempts of a pass). The worker hands over
    * the outcomes of steps that finished together (group commit: whatever finished while the previous call ran); a call
-   * that dies is repeated item by item, so a bad item's defect is its own (`onDefect`). An item's slot is held until its
-   * outcome is recorded, and a crash before that leaves the item to its lease.
+   * that dies is repeated item by item, so a bad item's defect is its own (`onDefect`, with the outcome). An item holds
+   * one of `concurrency`'s slots until its outcome is recorded (a crash before that leaves it to its lease), but its
+   * key's slot (`perKey`) only while its step runs.
    */
   readonly completeMany?: ((outcomes: Arr.NonEmptyReadonlyArray<Done>) => Effect.Effect<unknown, unknown, R>) | undefined
   /** Items sharing a key (e.g. an endpoint) are limited to `perKey` steps at once, so one slow key never takes every slot. */
   readonly keyOf?: ((item: Item) => string) | undefined
   /**
    * Records a step that died (a defect, not an expected failure such as an outage) against that item only, e.g. fails
-   * that task; without it the item's lease brings it back.
+   * that task; without it the item's lease brings it back. `outcome` is the step's when the step ended and recording
+   * it (`completeMany`) died.
    */
-  readonly onDefect?: ((item: Item, cause: Cause.Cause<unknown>) => Effect.Effect<unknown, unknown, R>) | undefined
+  readonly onDefect?: ((item: Item, cause: Cause.Cause<unknown>, outcome: Option.Option<Done>) => Effect.Effect<unknown, unknown, R>) | undefined
   /**
    * Opened when new work is announced (e.g. Postgres `NOTIFY` from any process): an idle worker claims at once instead
    * of at its next poll. The worker closes it before each claim, so an announcement during a claim is not lost.
@@ -137,35 +139,39 @@ export const runWorker = <Item, R, Done = unknown>(
         linger: settings.completeLinger
       })
 
-    const recordDefect = (item: Item, cause: Cause.Cause<unknown>) =>
-      queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause).pipe(
+    const recordDefect = (item: Item, cause: Cause.Cause<unknown>, outcome: Option.Option<Done>) =>
+      queue.onDefect === undefined ? Effect.void : queue.onDefect(item, cause, outcome).pipe(
         Effect.catchCause((recordCause) =>
           interruptOnly(recordCause) ? Effect.failCause(recordCause) : Effect.logError(`${queue.name}: could not record a failed step`, recordCause)
         )
       )
 
+    // An expected failure (an outage) is the lease's business; a defect belongs to this item alone.
+    const isolate = (item: Item, outcome: Option.Option<Done>) => (cause: Cause.Cause<unknown>) => {
+      if (interruptOnly(cause)) return Effect.failCause(cause)
+      if (!Cause.hasDies(cause)) return Effect.logWarning(`${queue.name}: step failed; the item is retried when its lease ends`, cause)
+      return Effect.logError(`${queue.name}: step died; recorded against its item only`, cause).pipe(Effect.andThen(recordDefect(item, cause, outcome)))
+    }
+
+    // A claim that waited past its lease's useful life (for its key's slot) is left to expire rather than acted on late.
+    const stepUnlessStale = (item: Item, claimedAt: number) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => now - claimedAt > staleMillis ? Effect.succeedNone : Effect.asSome(queue.step(item)))
+
     const isolated = (item: Item, claimedAt: number) =>
       Effect.gen(function*() {
-        // A claim that waited past its lease's useful life is left to expire rather than acted on late.
-        if ((yield* Clock.currentTimeMillis) - claimedAt > staleMillis) return
-        const outcome = yield* queue.step(item)
-        if (recorder !== undefined) yield* recorder.write(outcome)
-      }).pipe(
-        Effect.catchCause((cause) => {
-          if (interruptOnly(cause)) return Effect.failCause(cause)
-          // An expected failure (an outage) is the lease's business; a defect belongs to this item alone.
-          if (!Cause.hasDies(cause)) return Effect.logWarning(`${queue.name}: step failed; the item is retried when its lease ends`, cause)
-          return Effect.logError(`${queue.name}: step died; recorded against its item only`, cause).pipe(Effect.andThen(recordDefect(item, cause)))
-        })
-      )
+        const step = stepUnlessStale(item, claimedAt)
+        // The key's slot is held while the step runs, not while its outcome waits for the next write.
+        const outcome = yield* (queue.keyOf === undefined ? step : slots.withSlot(queue.keyOf(item), step)).pipe(
+          Effect.catchCause((cause) => Effect.as(isolate(item, Option.none())(cause), Option.none<Done>()))
+        )
+        if (recorder !== undefined && Option.isSome(outcome)) yield* recorder.write(outcome.value).pipe(Effect.catchCause(isolate(item, outcome)))
+      })
 
-    const process = (item: Item, claimedAt: number) => {
-      const step = queue.keyOf === undefined ? isolated(item, claimedAt) : slots.withSlot(queue.keyOf(item), isolated(item, claimedAt))
-      return step.pipe(Effect.ensuring(Effect.sync(() => {
+    const process = (item: Item, claimedAt: number) =>
+      isolated(item, claimedAt).pipe(Effect.ensuring(Effect.sync(() => {
         inFlight--
         wake.openUnsafe()
       })))
-    }
 
     const pass = Effect.gen(function*() {
       // Closed before looking, so a step ending after the look still wakes the wait below.

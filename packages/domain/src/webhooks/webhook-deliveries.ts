@@ -53,8 +53,12 @@ export interface OpenedDelivery extends ClaimedDelivery {
   readonly opened: ReadonlyArray<OpenedSecret>
 }
 
-/** An attempt made and not yet recorded: what was sent when, and what came back. */
+/**
+ * An attempt made and not yet recorded: what was sent when, and what came back. Its id is given when it is sent, so
+ * writing it again (a repeated write after a failure) stores it once.
+ */
 export interface SentAttempt {
+  readonly id: AttemptId
   readonly claimed: OpenedDelivery
   readonly startedAt: DateTime.Utc
   readonly result: TransportResult
@@ -74,6 +78,12 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
    * that disables its endpoint (410 Gone, or failing too long) is recorded in a transaction of its own with the disable.
    */
   readonly record: (sent: Arr.NonEmptyReadonlyArray<SentAttempt>) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, Unavailable>
+  /**
+   * Records an attempt whose handling broke (a defect: a bug, or an answer the store refuses) so that its delivery moves
+   * on by the retry policy rather than waiting out its lease unrecorded: with the attempt's outcome when it was sent,
+   * less the receiver's response body and headers; otherwise as a failed attempt without an answer.
+   */
+  readonly recordDefect: (claimed: OpenedDelivery, sent: Option.Option<SentAttempt>) => Effect.Effect<DeliveryAttempt, Unavailable>
   /** One whole attempt: `send` then `record`. */
   readonly deliver: (claimed: OpenedDelivery) => Effect.Effect<DeliveryAttempt, Unavailable>
   /** One pass by hand (tests, tools): claims up to `limit`, sends each in turn and records them together. */
@@ -147,20 +157,23 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return request
         })
 
-        const send = Effect.fn("WebhookDeliveries.send")(function*(claimed: OpenedDelivery) {
+        // Untraced: one span per attempt cost more than signing it; the pass's claim and record spans cover attempts.
+        const send = Effect.fnUntraced(function*(claimed: OpenedDelivery) {
+          const id = AttemptId.make(yield* ids.make("att"))
           const startedAt = yield* DateTime.now
           const result = yield* transport.send(yield* prepare(claimed, startedAt))
-          const sent: SentAttempt = { claimed, startedAt, result }
+          const sent: SentAttempt = { id, claimed, startedAt, result }
           return sent
         })
 
         /** The attempt and the delivery's new state by the retry policy. */
-        const judge = Effect.fnUntraced(function*({ claimed, result, startedAt }: SentAttempt, now: DateTime.Utc) {
+        const judge = Effect.fnUntraced(function*(sent: SentAttempt, now: DateTime.Utc) {
+          const { claimed, result, startedAt } = sent
           const number = claimed.delivery.attemptCount + 1
           const verdict = judgeAttempt(number, result, (yield* Random.next) * 2 - 1, policy.retryDelays)
           const nextAttemptAt = verdict._tag === "RetryAfter" ? Option.some(DateTime.addDuration(now, verdict.delay)) : Option.none()
           const attempt = new DeliveryAttempt({
-            id: AttemptId.make(yield* ids.make("att")),
+            id: sent.id,
             deliveryId: claimed.delivery.id,
             number,
             startedAt,
@@ -180,7 +193,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
             lastStatusCode: Option.fromNullishOr(result.statusCode),
             updatedAt: now
           })
-          return { sent: { claimed, result, startedAt }, verdict, record: { attempt, delivery } }
+          return { sent, verdict, record: { attempt, delivery } }
         })
 
         // Whether this attempt disables its endpoint, judged on the endpoint as claimed (its streak is at most a pass old).
@@ -248,6 +261,26 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return judged.map((entry) => entry.record.attempt)
         })
 
+        // What a broken attempt leaves on record: no answer, nothing of the receiver's that the store could refuse.
+        const withoutAnswer: TransportResult = {
+          ok: false,
+          errorKind: "network",
+          statusCode: null,
+          responseHeaders: {},
+          responseBody: "",
+          retryAfterSeconds: null,
+          durationMillis: 0,
+          remoteAddress: null
+        }
+
+        const recordDefect = Effect.fn("WebhookDeliveries.recordDefect")(function*(claimed: OpenedDelivery, sent: Option.Option<SentAttempt>) {
+          const attempt: SentAttempt = Option.isSome(sent)
+            ? { ...sent.value, result: { ...sent.value.result, responseHeaders: {}, responseBody: "" } }
+            : { id: AttemptId.make(yield* ids.make("att")), claimed, startedAt: yield* DateTime.now, result: withoutAnswer }
+          const [recorded] = yield* record([attempt])
+          return recorded ?? (yield* Effect.die(new Error("a broken attempt was recorded without its result")))
+        })
+
         const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: OpenedDelivery) {
           const [attempt] = yield* record([yield* send(claimed)])
           return attempt ?? (yield* Effect.die(new Error("an attempt was recorded without its result")))
@@ -258,15 +291,15 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return first === undefined ? [] : yield* record([first, ...rest])
         })
 
-        return WebhookDeliveries.of({ claim, send, record, deliver, runDue })
+        return WebhookDeliveries.of({ claim, send, record, recordDefect, deliver, runDue })
       })
     )
 
   static readonly layer = WebhookDeliveries.layerWith(defaultDeliveryPolicy)
 
   /**
-   * The delivery queue for `runWorker`: one attempt per step, at most `perKey` attempts at once to one endpoint, and
-   * the attempts that finish together recorded in one write.
+   * The delivery queue for `runWorker`: one attempt per step, at most `perKey` attempts at once to one endpoint, the
+   * attempts that finish together recorded in one write, and an attempt whose handling broke recorded on its own.
    */
   static readonly queue = Effect.gen(function*() {
     const deliveries = yield* WebhookDeliveries
@@ -275,7 +308,8 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
       claim: deliveries.claim,
       step: deliveries.send,
       completeMany: deliveries.record,
-      keyOf: (claimed) => claimed.endpoint.id
+      keyOf: (claimed) => claimed.endpoint.id,
+      onDefect: (claimed, _cause, sent) => deliveries.recordDefect(claimed, sent)
     }
     return queue
   })

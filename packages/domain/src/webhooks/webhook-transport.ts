@@ -25,7 +25,7 @@ export interface TransportResult {
   readonly statusCode: number | null
   /** Response headers of note (content-type, retry-after, …), lower-cased names. */
   readonly responseHeaders: Readonly<Record<string, string>>
-  /** At most the first 4 KiB of the response body, as text. */
+  /** At most the first 4 KiB of the response body, as text (NUL, which no database text holds, as U+FFFD). */
   readonly responseBody: string
   /** `Retry-After` of a 429/503 answer, in seconds, when present and parseable. */
   readonly retryAfterSeconds: number | null
