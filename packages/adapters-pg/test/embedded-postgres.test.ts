@@ -57,12 +57,12 @@ describe("the embedded PostgreSQL server", () => {
       assert.strictEqual(cluster.mode & 0o777, 0o700)
     }), 60_000)
 
-  it.live("is sized for one app: small buffers, one I/O worker, no JIT, no replication launcher, a pool of four", () =>
+  it.live("is sized for one app: small buffers, one I/O worker, no JIT, no replication launcher, a pool of three", () =>
     Effect.gen(function*() {
       const dataDir = yield* tempDataDir
       const found = yield* Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        // Eight statements at once: the pool opens at most its four connections for them.
+        // Eight statements at once: the pool opens at most its three connections for them.
         yield* Effect.all(Array.from({ length: 8 }, () => sql`SELECT pg_sleep(0.05)`), { concurrency: "unbounded" })
         const [settings] = yield* sql<{ buffers: string; io: string; jit: string; replication: string }>`
           SELECT current_setting('shared_buffers') AS buffers, current_setting('io_workers') AS io,
@@ -74,7 +74,7 @@ describe("the embedded PostgreSQL server", () => {
         return { settings, clients: clients?.count, launchers: launchers?.count }
       }).pipe(Effect.provide(EmbeddedPostgres({ dataDir })))
       assert.deepStrictEqual(found.settings, { buffers: "16MB", io: "1", jit: "off", replication: "0" })
-      assert.strictEqual(found.clients, 4)
+      assert.strictEqual(found.clients, 3)
       assert.strictEqual(found.launchers, 0)
     }), 60_000)
 

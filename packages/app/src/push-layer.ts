@@ -1,5 +1,5 @@
 import { ExpoPushService } from "@atrium/adapters-http/outbound"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer, Option } from "effect"
 import type { AppConfig } from "./app-config.ts"
 

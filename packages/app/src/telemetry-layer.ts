@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer, Option } from "effect"
 import { Otlp } from "effect/observability"
 import type { AppConfig } from "./app-config.ts"

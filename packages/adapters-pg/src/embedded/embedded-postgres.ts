@@ -2,7 +2,8 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Duration, Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { poolSettings, type PostgresUrlOptions } from "../postgres-url.ts"
+import { makeAnsweringPgClient } from "../answering-pg-client.ts"
+import { poolSettings, type PostgresUrlOptions, queryTimeoutOf } from "../postgres-url.ts"
 import { findBinaries, reachableBinaries } from "./binaries.ts"
 import { dataLayout, prepareLayout } from "./data-layout.ts"
 import type { EmbeddedPostgresError } from "./embedded-postgres-error.ts"
@@ -19,10 +20,11 @@ export interface EmbeddedPostgresOptions extends Omit<PostgresUrlOptions, "schem
 const host = "127.0.0.1"
 
 /**
- * The embedded default's pool: each connection is a PostgreSQL backend of its own (about 4 MB PSS, 20 MB RSS under
- * load) on the same machine as the app, whose cores it shares; a few keep those cores busy.
+ * The embedded default's pool: each connection is a PostgreSQL backend of its own (4 to 8 MB PSS, 20 MB RSS under
+ * load) on the same machine as the app, whose cores it shares; a few keep those cores busy. One of the three is the
+ * workers' LISTEN connection, so two run queries (as many as when each worker listened on one of four).
  */
-export const embeddedMaxConnections = 4
+export const embeddedMaxConnections = 3
 
 // Every user of the server names its connections `atrium-<pid>-<n>`, so the last one out can tell whether anyone else
 // is still using it; the users of this process that are still open are listed here.
@@ -66,7 +68,7 @@ export const EmbeddedPostgres = (
       const cluster: RunningCluster = yield* Effect.scoped(startLock(layout.lockFile).pipe(Effect.andThen(ensureRunning(binaries, layout, user))))
       const applicationName = `atrium-${process.pid}-${++users}`
       yield* Effect.acquireRelease(Effect.sync(() => openUsers.add(applicationName)), () => Effect.sync(() => openUsers.delete(applicationName)))
-      const client = yield* PgClient.make({
+      const client = yield* makeAnsweringPgClient({
         ...poolSettings({ ...options, maxConnections: options.maxConnections ?? embeddedMaxConnections }),
         // One connection held open marks this process as a user of the server, so another never stops it under us.
         minConnections: 1,
@@ -76,7 +78,7 @@ export const EmbeddedPostgres = (
         password: cluster.password,
         database: "postgres",
         applicationName
-      })
+      }, queryTimeoutOf(options))
       // Registered after the pool, so it runs while the pool is still open.
       yield* Effect.addFinalizer(() =>
         Effect.scoped(Effect.gen(function*() {

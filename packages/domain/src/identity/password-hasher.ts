@@ -2,11 +2,11 @@ import { Context, type Effect, Option, Redacted } from "effect"
 import { InvalidInput } from "../shared/index.ts"
 
 /**
- * Port: slow, salted password hashing. The production adapter is Argon2id from `node:crypto` (46 MiB, 1 pass,
+ * Port: slow, salted password hashing. The production adapter is Argon2id from `node:crypto` (12 MiB, 3 passes,
  * 1 lane) in PHC format; the domain imports only `effect`, so it lives in the app.
  */
 export class PasswordHasher extends Context.Service<PasswordHasher, {
-  /** A PHC string (`$argon2id$v=19$m=47104,t=1,p=1$<salt>$<hash>`) with a fresh random salt. */
+  /** A PHC string (`$argon2id$v=19$m=12288,t=3,p=1$<salt>$<hash>`) with a fresh random salt. */
   readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   /** Whether `password` matches `stored`, compared in constant time; a malformed `stored` is `false`. */
   readonly verify: (password: Redacted.Redacted<string>, stored: string) => Effect.Effect<boolean>
