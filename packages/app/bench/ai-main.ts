@@ -1,45 +1,21 @@
 // `node packages/app/bench/ai-main.ts`: only the AI submission part of `npm run bench`, on a temporary embedded database
 // and, when DATABASE_URL is set, on that Postgres; then the SQL statements one submission costs (counted from spans).
 // BENCH_SECONDS (default 10) sets the load time. One run on a shared machine: compare ratios, not absolutes.
-import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
 import { PostgresUrl } from "@atrium/adapters-pg"
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AppConfig } from "../src/app-config.ts"
-import { domainLayer } from "../src/domain-layer.ts"
 import autocannon from "autocannon"
 import { submissionBench } from "./ai-bench.ts"
 import { fmt } from "./percentiles.ts"
-import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
-import { benchConfig } from "./webhook-bench.ts"
+import { seeded } from "./seeded-workspace.ts"
 import { addressOf, start } from "./server-process.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const actor = systemActor("bench")
-
-// A workspace entitled to the local model with credits for far more tasks than a run submits, and a `write` key.
-const seed = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "AI bench", actor })
-  yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
-  yield* (yield* Usage).addCredits(workspace.id, 1_000_000_000, actor)
-  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "bench", scopes: ["write"], actor })
-  return Redacted.value(plaintext)
-})
-
-// Seeds in-process (the domain over the target), then closes that domain before the server starts on the same data.
-const seeded = async (database: AppConfig["database"], secretKey: string) => {
-  const scope = Effect.runSync(Scope.make())
-  const counter = makeSpanCounter()
-  const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig(database, secretKey)).pipe(Layer.provideMerge(counter.layer)), scope))
-  const key = await Effect.runPromise(Effect.provide(seed, context))
-  const statements = await Effect.runPromise(Effect.provide(statementsPerSubmission(counter), context))
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-  return { key, statements }
-}
 
 const run = async (label: string, database: AppConfig["database"], env: Record<string, string | undefined>) => {
   const secretKey = randomBytes(32).toString("base64")

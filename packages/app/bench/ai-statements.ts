@@ -2,6 +2,7 @@
 // BEGIN/COMMIT per transaction and SAVEPOINT/RELEASE per nested one (these run without a statement span).
 import { AiTasks, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
 import { Effect, Layer, Tracer } from "effect"
+import { aiTaskWorker } from "../src/workers.ts"
 
 const actor = systemActor("bench")
 const sequential = 20
@@ -68,6 +69,24 @@ export const statementsPerSubmission = (counter: SpanCounter) =>
     const began = performance.now()
     const concurrent = yield* counted(counter, Effect.forEach(Array.from({ length: many }, (_, i) => i), (i) => submit(i), { concurrency: 32, discard: true }))
     const perSecond = many / ((performance.now() - began) / 1000)
+    // The app's task worker settles them (claims, provider calls, settlement groups); the polls for the end are not counted.
+    const usage = yield* Usage
+    let polls = 0
+    const settleBegan = performance.now()
+    const settled = yield* counted(counter, Effect.scoped(Effect.gen(function*() {
+      yield* Layer.build(aiTaskWorker({ idlePoll: "20 millis" }))
+      for (;;) {
+        const from = counter.spans.length
+        const held = (yield* usage.current(workspace.id)).reservedMicros
+        polls += counter.spans.slice(from).filter((span) => span.attributes.has("db.query.text")).length
+        if (held === 0) return
+        yield* Effect.sleep("20 millis")
+      }
+    })))
+    const settledPerSecond = many / ((performance.now() - settleBegan) / 1000)
+    const settlementStatements = settled.statements - polls
     return `${describe(plain, sequential)}; with an Idempotency-Key ${describe(keyed, sequential)}\n` +
-      `  in-process, 32 at once: ${Math.round(perSecond)} submissions/s, ${describe(concurrent, many)}, ${(many / Math.max(1, concurrent.roots)).toFixed(1)} per batch`
+      `  in-process, 32 at once: ${Math.round(perSecond)} submissions/s, ${describe(concurrent, many)}, ${(many / Math.max(1, concurrent.roots)).toFixed(1)} per batch\n` +
+      `  settled by the task worker: ${Math.round(settledPerSecond)}/s, ${((settlementStatements + 2 * settled.roots) / many).toFixed(2)} round trips a task ` +
+      `(${(settlementStatements / many).toFixed(2)} statements, ${(settled.roots / many).toFixed(3)} transactions, ${(settled.nested / many).toFixed(3)} savepoints)`
   }).pipe(Effect.orDie)

@@ -1,19 +1,23 @@
-// `npm run bench`: the real server (embedded PostgreSQL) against a bare node:http server, loaded in one run, plus
-// webhook delivery, AI task submission and mobile figures. Ratios matter more than absolutes on a shared machine.
+// `npm run bench`: the real server against a trivial HttpApi endpoint and a bare node:http server, loaded in one run, on
+// the embedded PostgreSQL and (with DATABASE_URL) on that server, plus webhook delivery, AI submission and mobile
+// figures. Ratios matter more than absolutes on a shared machine.
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import { layerPorts } from "@atrium/adapters-pg"
 import { EmbeddedPostgresTemp } from "@atrium/adapters-pg/testing"
 import { ApiKeys, DomainServices, ModelCatalog, SecretBox, systemActor, Workspaces } from "@atrium/domain"
 import autocannon from "autocannon"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { submissionBench } from "./ai-bench.ts"
+import { freshDatabase } from "./fresh-database.ts"
 import { mobileBench } from "./mobile-bench.ts"
 import { fmt, percentile } from "./percentiles.ts"
 import { peakRssOf, watchTree } from "./process-tree-memory.ts"
 import { NodePrimitives } from "../src/node-secret-hasher.ts"
+import { seeded } from "./seeded-workspace.ts"
 import { addressOf, start } from "./server-process.ts"
 import { webhookBench } from "./webhook-bench.ts"
 
@@ -47,27 +51,26 @@ const keyVerification = Effect.gen(function*() {
 const row = (label: string, result: { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number }) =>
   `${label.padEnd(42)}${[fmt(result.requests.average), fmt(result.latency.p50, 1), fmt(result.latency.p99, 1), String(result.non2xx)].map((c) => c.padStart(10)).join("")}`
 
-const main = async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "atrium-bench-"))
-  // The embedded server runs as the `postgres` account under root and must pass through this folder.
-  chmodSync(dataDir, 0o711)
-  // The first start creates the database (initdb); start-to-listening is measured on the second start.
-  // The HTTP figures are for the embedded default; DATABASE_URL (if set) is only for the webhook section.
-  const first = await start("packages/app/src/main.ts", { PORT: "0", DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dataDir, "data") }, [/Listening on/, /sk_live_[0-9A-Za-z]{39}/])
-  const key = /sk_live_[0-9A-Za-z]{39}/.exec(first.output())?.[0] ?? ""
-  await first.stop()
-  const atrium = await start(
-    "packages/app/src/main.ts",
-    { PORT: "0", DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dataDir, "data"), ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000" },
-    [/Listening on/]
-  )
+/** Where the server's data lives for one set of HTTP figures. */
+interface Target {
+  readonly label: string
+  readonly env: Record<string, string | undefined>
+  /** The key to load with, and whether the process tree's memory is the figure (the embedded default only). */
+  readonly key: string
+  readonly wholeTree: boolean
+}
+
+// The HTTP figures on one database: the v1 read against the trivial HttpApi endpoint and bare node:http (started
+// fresh, loaded back to back), the mobile read, sign-ins, AI submissions and the peak memory under that load.
+const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
+  const atrium = await start("packages/app/src/main.ts", { PORT: "0", ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000", ...target.env }, [/Listening on/])
   const baseUrl = addressOf(atrium)
   // The whole tree under load: the server and the embedded PostgreSQL it started (postmaster and backends).
   const memory = watchTree(atrium.child.pid ?? 0)
   const lines: Array<string> = []
   try {
     const url = `${baseUrl}/api/v1/workspaces/current`
-    const headers = { authorization: `Bearer ${key}` }
+    const headers = { authorization: `Bearer ${target.key}` }
     const body = await (await fetch(url, { headers })).text()
     const bare = await start("packages/app/bench/bare-server.ts", { PORT: "0", BENCH_BODY: body }, [/listening \d+/])
     const barePort = /listening (\d+)/.exec(bare.output())?.[1] ?? ""
@@ -79,10 +82,9 @@ const main = async () => {
       const real = await load(url, headers)
       const ceiling = await load(`http://127.0.0.1:${trivialPort}/`, {})
       const baseline = await load(`http://127.0.0.1:${barePort}/`, {})
-      const verification = await Effect.runPromise(keyVerification)
       const mobile = await mobileBench(baseUrl, seconds)
-      const submissions = await submissionBench(baseUrl, key, seconds)
-      lines.push(`\n${connections} connections, ${seconds} s each, one run on this machine\n`)
+      const submissions = await submissionBench(baseUrl, target.key, seconds)
+      lines.push(`\n${target.label}: ${connections} connections, ${seconds} s each, one run on this machine\n`)
       lines.push(`${"".padEnd(42)}${["req/s", "p50 ms", "p99 ms", "non-2xx"].map((c) => c.padStart(10)).join("")}`)
       lines.push(row("atrium GET /api/v1/workspaces/current", real))
       lines.push(row("atrium GET /api/mobile/organization", mobile.organization))
@@ -94,13 +96,14 @@ const main = async () => {
       lines.push(`throughput ratio trivial HttpApi/bare   ${fmt(ceiling.requests.average / baseline.requests.average, 2)}  (the framework's ceiling)`)
       lines.push(`p99 ratio v1/bare                       ${fmt(real.latency.p99 / Math.max(baseline.latency.p99, 1), 2)}  (target ≤ 2)`)
       lines.push(`throughput ratio mobile/v1              ${fmt(mobile.organization.requests.average / real.requests.average, 2)}  (target ≥ 0.6)`)
-      lines.push(`key verification in-process p50/p99    ${fmt(verification.p50, 3)} / ${fmt(verification.p99, 3)} ms  (target p99 ≤ 1 ms)`)
-      lines.push(`start to listening (existing data)      ${fmt(atrium.startMillis)} ms  (target ≤ 1500 ms); first start ${fmt(first.startMillis)} ms (target ≤ 3000 ms)`)
-      const tree = memory.peak()
+      lines.push(...extra)
       lines.push(`peak RSS of the server under load       ${fmt(peakRssOf(atrium.child.pid))} MB  (VmHWM of the server process alone)`)
-      lines.push(`peak RSS of the whole process tree      ${fmt(tree.rss)} MB, PSS ${fmt(tree.pss)} MB  (target ≤ 250 MB; server + ${tree.processes - 1} PostgreSQL processes, sampled every 100 ms)`)
+      if (target.wholeTree) {
+        const tree = memory.peak()
+        lines.push(`peak RSS of the whole process tree      ${fmt(tree.rss)} MB, PSS ${fmt(tree.pss)} MB  (target ≤ 250 MB; server + ${tree.processes - 1} PostgreSQL processes, sampled every 100 ms)`)
+      }
       lines.push(mobile.signIn)
-      lines.push(`AI task submissions, embedded           ${submissions.line}  (target ≥ 2,500/s, p99 ≤ 25 ms)`)
+      lines.push(`AI task submissions                     ${submissions.line}  (target ≥ 2,500/s, p99 ≤ 25 ms)`)
     } finally {
       await bare.stop()
       await trivial.stop()
@@ -109,6 +112,39 @@ const main = async () => {
     memory.stop()
     await atrium.stop()
   }
+  return lines
+}
+
+// The same figures on a fresh database of the DATABASE_URL server, seeded in-process (no demo workspace there).
+const onPostgres = async (url: string) => {
+  const database = await freshDatabase(url, "http")
+  try {
+    const secretKey = randomBytes(32).toString("base64")
+    const { key } = await seeded({ _tag: "Url", url: Redacted.make(database.url) }, secretKey)
+    return await httpFigures({ label: "Postgres at DATABASE_URL", env: { DATABASE_URL: database.url, ATRIUM_SECRET_KEY: secretKey }, key, wholeTree: false }, [])
+  } finally {
+    await database.drop()
+  }
+}
+
+const main = async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "atrium-bench-"))
+  // The embedded server runs as the `postgres` account under root and must pass through this folder.
+  chmodSync(dataDir, 0o711)
+  const embedded = { DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dataDir, "data") }
+  // The first start creates the database (initdb) and prints the demo key; start-to-listening is measured on the next.
+  const first = await start("packages/app/src/main.ts", { PORT: "0", ...embedded }, [/Listening on/, /sk_live_[0-9A-Za-z]{39}/])
+  const key = /sk_live_[0-9A-Za-z]{39}/.exec(first.output())?.[0] ?? ""
+  await first.stop()
+  const restart = await start("packages/app/src/main.ts", { PORT: "0", ...embedded }, [/Listening on/])
+  await restart.stop()
+  const verification = await Effect.runPromise(keyVerification)
+  const lines = await httpFigures({ label: "Embedded PostgreSQL (the default)", env: embedded, key, wholeTree: true }, [
+    `key verification in-process p50/p99    ${fmt(verification.p50, 3)} / ${fmt(verification.p99, 3)} ms  (target p99 ≤ 1 ms)`,
+    `start to listening (existing data)      ${fmt(restart.startMillis)} ms  (target ≤ 1500 ms); first start ${fmt(first.startMillis)} ms (target ≤ 3000 ms)`
+  ])
+  const url = process.env.DATABASE_URL
+  lines.push(...(url === undefined || url === "" ? ["\nHTTP figures on Postgres: set DATABASE_URL to measure them too"] : await onPostgres(url)))
   for (const line of lines) console.log(line)
   for (const line of await webhookBench(join(dataDir, "webhooks"))) console.log(line)
   rmSync(dataDir, { recursive: true, force: true })

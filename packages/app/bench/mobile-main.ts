@@ -1,14 +1,12 @@
 // `node packages/app/bench/mobile-main.ts`: only GET /api/mobile/organization against GET /api/v1/workspaces/current,
 // loaded in one run on one server, with the whole process tree's peak memory. The embedded default in a temporary
 // folder; with BENCH_DATABASE_URL, a fresh database made (and dropped) on that server instead.
-import { PostgresUrl } from "@atrium/adapters-pg"
 import autocannon, { type Result } from "autocannon"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freshDatabase } from "./fresh-database.ts"
 import { mobileBench } from "./mobile-bench.ts"
 import { fmt } from "./percentiles.ts"
 import { peakRssOf, watchTree } from "./process-tree-memory.ts"
@@ -23,23 +21,11 @@ const load = (url: string, headers: Record<string, string>) => autocannon({ url,
 const row = (label: string, result: Result) =>
   `${label.padEnd(42)}${[fmt(result.requests.average), fmt(result.latency.p50, 1), fmt(result.latency.p99, 1), String(result.non2xx)].map((c) => c.padStart(10)).join("")}`
 
-const admin = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
-  Effect.runPromise(SqlClient.SqlClient.pipe(Effect.flatMap(statement), Effect.provide(PostgresUrl(Redacted.make(url), { maxConnections: 1 }))))
-
-// A database of its own on the server of `url`, so no other run's rows (or schema) meet ours.
-const freshDatabase = async (url: string) => {
-  const name = `atrium_mobile_bench_${process.pid}`
-  await admin(url, (sql) => sql`CREATE DATABASE ${sql(name)}`)
-  const fresh = new URL(url)
-  fresh.pathname = `/${name}`
-  return { url: fresh.toString(), drop: () => admin(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`) }
-}
-
 const main = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "atrium-mobile-bench-"))
   chmodSync(dataDir, 0o711)
   const url = process.env.BENCH_DATABASE_URL
-  const database = url === undefined || url === "" ? undefined : await freshDatabase(url)
+  const database = url === undefined || url === "" ? undefined : await freshDatabase(url, "mobile")
   const env = {
     PORT: "0",
     DATABASE_URL: database?.url,

@@ -20,6 +20,7 @@ import { domainLayer } from "../src/domain-layer.ts"
 import { deliveryWorker } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { fmt, percentile } from "./percentiles.ts"
+import { freshDatabase } from "./fresh-database.ts"
 import { addressOf, start } from "./server-process.ts"
 
 const actor = systemActor("bench")
@@ -34,8 +35,13 @@ const createKey = (workspaceId: WorkspaceId, name: string) =>
     return yield* (yield* ApiKeys).create({ workspaceId, name, actor })
   })
 const endpointsPerWorkspace = 10
-// Events per throughput run (× endpoints = deliveries); BENCH_WEBHOOK_EVENTS overrides.
-const eventsPerRun = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300)
+// Events per throughput run (× endpoints = deliveries): 20,000 deliveries last several seconds, long enough for a steady
+// figure; BENCH_WEBHOOK_EVENTS overrides.
+const eventsPerRun = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000)
+// Events delivered before the measured ones per worker process, unmeasured: a fresh worker process spends its first
+// ~15,000 deliveries compiling its hot code (a fifth of its CPU in a profile), which a long-running worker no longer
+// does. BENCH_WEBHOOK_WARMUP=0 measures from a cold start.
+const warmUpEvents = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 1000)
 
 /** A configuration for the bench's own in-process domain. */
 export const benchConfig = (database: AppConfig["database"], secretKey: string): AppConfig => ({
@@ -72,8 +78,18 @@ export const enqueueFor = (url: string, events: number) =>
       (i) => createKey(workspace.id, `bench-${i}`),
       { concurrency: 8, discard: true }
     )
+    yield* analyzeQueue
     return workspace
   })
+
+/**
+ * Planner statistics for the new queue, as autovacuum gathers them on a server that runs it: a test server may run
+ * without it (this one does), and a table never analyzed is planned as a few rows, every due row read and sorted per claim.
+ */
+const analyzeQueue = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ANALYZE webhook_deliveries, webhook_endpoints, events`
+}).pipe(Effect.orDie)
 
 const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
 
@@ -97,6 +113,15 @@ export const removeEndpoints = (workspaceId: WorkspaceId) =>
     yield* sql`DELETE FROM webhook_endpoints WHERE workspace_id = ${workspaceId}`
   }).pipe(Effect.orDie)
 
+const decodePids = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ pid: Schema.Int })))
+
+/** Process ids of the backends connected to the current database. */
+const databaseBackends = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`.pipe(Effect.flatMap(decodePids))
+  return rows.map((row) => row.pid)
+}).pipe(Effect.orDie)
+
 // CPU seconds (user + system) a child process has used so far, from /proc (Linux); 0 elsewhere.
 const cpuSecondsOf = (pid: number | undefined): number => {
   if (pid === undefined) return 0
@@ -108,26 +133,45 @@ const cpuSecondsOf = (pid: number | undefined): number => {
   }
 }
 
+/** The processes whose CPU a run counts, taken when it begins: the worker processes and the database's backends. */
+interface Counted {
+  readonly workers: ReadonlyArray<number | undefined>
+  readonly database: ReadonlyArray<number>
+}
+const nothingCounted = () => Promise.resolve<Counted>({ workers: [], database: [] })
+
+const cpuOf = (processes: ReadonlyArray<number | undefined>) => processes.reduce<number>((sum, pid) => sum + cpuSecondsOf(pid), 0)
+const cpuNow = (counted: Counted) => ({ workers: cpuOf(counted.workers), database: cpuOf(counted.database) })
+
 const waitFor = async (check: () => boolean, limitMillis: number) => {
   const until = Date.now() + limitMillis
   while (!check() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
-/** One throughput run: enqueue, then start `workers` (a function that starts the workers and returns a stop). */
+/**
+ * One throughput run: enqueue the warm-up's deliveries and then the measured ones (claims take the oldest due first),
+ * start `workers` (a function that starts the workers and returns a stop), and measure from the first delivery past
+ * the warm-up to the last measured one recorded.
+ */
 const throughput = async (
   run: Run,
   events: number,
   startWorkers: () => Promise<() => Promise<void>>,
-  workerCpuSeconds: () => number = () => 0
+  counted: () => Promise<Counted> = nothingCounted,
+  workerCount = 1
 ) => {
   const receiver = await startReceiver()
+  const warmUpShare = warmUpEvents * workerCount
+  const warmUp = warmUpShare > 0 ? await run(enqueueFor(receiver.url, warmUpShare)) : undefined
+  const warmUpTotal = warmUpShare * endpointsPerWorkspace
   const workspace = await run(enqueueFor(receiver.url, events))
   const total = events * endpointsPerWorkspace
   const stop = await startWorkers()
-  await waitFor(() => receiver.received() >= 1, 30_000)
+  await waitFor(() => receiver.received() > warmUpTotal, 120_000)
   const began = performance.now()
-  const cpuBefore = workerCpuSeconds()
-  await waitFor(() => receiver.received() >= total, 120_000)
+  const processes = await counted()
+  const cpuBefore = cpuNow(processes)
+  await waitFor(() => receiver.received() >= warmUpTotal + total, 120_000)
   // Counted once every attempt is recorded, not when the receiver has them.
   let recorded = 0
   const until = Date.now() + 60_000
@@ -137,12 +181,16 @@ const throughput = async (
   }
   const seconds = (performance.now() - began) / 1000
   const delivered = recorded
-  // Worker CPU per delivery: steadier than deliveries/s when other work shares the cores.
-  const cpuMicros = (workerCpuSeconds() - cpuBefore) * 1e6 / Math.max(1, delivered)
+  // CPU per delivery: steadier than deliveries/s when other work shares the cores.
+  const cpuAfter = cpuNow(processes)
+  const perDelivery = (before: number, after: number) => (after - before) * 1e6 / Math.max(1, delivered)
+  const cpuMicros = perDelivery(cpuBefore.workers, cpuAfter.workers)
+  const databaseMicros = perDelivery(cpuBefore.database, cpuAfter.database)
   await stop()
   await receiver.close()
   await run(removeEndpoints(workspace.id))
-  return { perSecond: delivered / seconds, delivered, total, cpuMicros }
+  if (warmUp !== undefined) await run(removeEndpoints(warmUp.id))
+  return { perSecond: delivered / seconds, delivered, total, cpuMicros, databaseMicros }
 }
 
 /** Latency from an event's creation to its first attempt, with workers already running. */
@@ -167,7 +215,8 @@ const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>
 
 /** Runs the webhook benchmark on the embedded database (in-process worker) and, with `DATABASE_URL`, on Postgres with 1 and 2 worker processes. */
 export const webhookBench = async (dataDir: string, options: { readonly embedded: boolean } = { embedded: true }) => {
-  const lines: Array<string> = []
+  const measured = fmt(eventsPerRun * endpointsPerWorkspace)
+  const lines = [`webhook runs: ${measured} measured deliveries each, after ${fmt(warmUpEvents * endpointsPerWorkspace)} unmeasured warm-up ones per worker`]
   const secretKey = randomBytes(32).toString("base64")
   if (options.embedded) lines.push(...await embeddedRun(dataDir, secretKey))
   return [...lines, ...await postgresRun(secretKey)]
@@ -193,20 +242,30 @@ const embeddedRun = async (dataDir: string, secretKey: string) => {
   return lines
 }
 
-// DATABASE_URL with 1 and 2 worker processes.
+// A fresh database of the DATABASE_URL server with 1 and 2 worker processes: the shared database keeps every earlier
+// run's dead rows (no autovacuum on a test server), which the claims would scan past.
 const postgresRun = async (secretKey: string) => {
-  const lines: Array<string> = []
-  const url = process.env.DATABASE_URL
-  if (url === undefined || url.length === 0) {
-    lines.push("webhook deliveries/s on Postgres: set DATABASE_URL to measure 1 vs 2 worker processes (target ≥ 3,000/s)")
-    return lines
+  const server = process.env.DATABASE_URL
+  if (server === undefined || server.length === 0) {
+    return ["webhook deliveries/s on Postgres: set DATABASE_URL to measure 1 vs 2 worker processes (target ≥ 3,000/s)"]
   }
+  const database = await freshDatabase(server, "webhooks")
+  try {
+    return await postgresFigures(database.url, secretKey)
+  } finally {
+    await database.drop()
+  }
+}
+
+const postgresFigures = async (url: string, secretKey: string) => {
+  const lines: Array<string> = []
   const postgres = domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, secretKey))
   const pgScope = Effect.runSync(Scope.make())
   const pgContext = await Effect.runPromise(Layer.buildWithScope(postgres, pgScope))
   const runPg: Run = (effect) => Effect.runPromise(Effect.provide(effect, pgContext))
   let pids: ReadonlyArray<number | undefined> = []
-  const workerCpu = () => pids.reduce<number>((sum, pid) => sum + cpuSecondsOf(pid), 0)
+  // With the database's backends serving the run (the workers' and the bench's own), when the server runs on this machine.
+  const counted = async (): Promise<Counted> => ({ workers: pids, database: await runPg(databaseBackends) })
   const workerProcesses = (count: number) => async () => {
     const started = await Promise.all(Array.from({ length: count }, () =>
       start("packages/app/src/main.ts", {
@@ -221,12 +280,12 @@ const postgresRun = async (secretKey: string) => {
       await Promise.all(started.map((s) => s.stop()))
     }
   }
-  const one = await throughput(runPg, eventsPerRun, workerProcesses(1), workerCpu)
-  const two = await throughput(runPg, eventsPerRun, workerProcesses(2), workerCpu)
+  const one = await throughput(runPg, eventsPerRun, workerProcesses(1), counted)
+  const two = await throughput(runPg, eventsPerRun, workerProcesses(2), counted, 2)
   const pgLatency = await latency(runPg, workerProcesses(1))
   await Effect.runPromise(Scope.close(pgScope, Exit.void))
-  lines.push(`webhook deliveries/s, Postgres, 1 worker process    ${fmt(one.perSecond)}  (${one.delivered}/${one.total})  ${fmt(one.cpuMicros)} µs worker CPU/delivery  (target ≥ 3,000)`)
-  lines.push(`webhook deliveries/s, Postgres, 2 worker processes  ${fmt(two.perSecond)}  (${two.delivered}/${two.total})  ${fmt(two.cpuMicros)} µs worker CPU/delivery  ratio ${fmt(two.perSecond / one.perSecond, 2)}`)
+  lines.push(`webhook deliveries/s, Postgres, 1 worker process    ${fmt(one.perSecond)}  (${one.delivered}/${one.total})  ${fmt(one.cpuMicros)} µs worker CPU/delivery, ${fmt(one.databaseMicros)} µs Postgres  (target ≥ 3,000)`)
+  lines.push(`webhook deliveries/s, Postgres, 2 worker processes  ${fmt(two.perSecond)}  (${two.delivered}/${two.total})  ${fmt(two.cpuMicros)} µs worker CPU/delivery, ${fmt(two.databaseMicros)} µs Postgres  ratio ${fmt(two.perSecond / one.perSecond, 2)}`)
   lines.push(`event → first attempt p50/p99, Postgres             ${fmt(pgLatency.p50)} / ${fmt(pgLatency.p99)} ms  (target p50 ≤ 30 ms)`)
   return lines
 }

@@ -1,14 +1,17 @@
-// Profiles one in-process delivery worker on DATABASE_URL: CPU profile of the delivery phase only.
+// Profiles one in-process delivery worker on a fresh database of the DATABASE_URL server: CPU profile of the delivery
+// phase only.
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { domainLayer } from "../src/domain-layer.ts"
+import { freshDatabase } from "./fresh-database.ts"
 import { deliveryWorker } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { benchConfig, enqueueFor, removeEndpoints, succeededDeliveries } from "./webhook-bench.ts"
 
-const url = process.env.DATABASE_URL ?? ""
+const database = await freshDatabase(process.env.DATABASE_URL ?? "", "webhook_profile")
+const url = database.url
 const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000)
 const scope = Effect.runSync(Scope.make())
 const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
@@ -38,3 +41,4 @@ await Effect.runPromise(Scope.close(workerScope, Exit.void))
 await receiver.close()
 await run(Effect.provide(removeEndpoints(workspace.id), context))
 await Effect.runPromise(Scope.close(scope, Exit.void))
+await database.drop()
