@@ -1,8 +1,9 @@
-import { Invitations, Organization, PushNotifications } from "@atrium/domain"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import { Invitations, Organization, type OrganizationView, PushNotifications, type Session, type WorkspaceId, type WorkspaceMembership } from "@atrium/domain"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
+import { OrganizationView as OrganizationWire } from "../../contract/organization-view.ts"
 import { CurrentSession } from "../../contract/security.ts"
 import { clientAddress } from "../client-address.ts"
 import { leanGroup } from "../lean-group.ts"
@@ -15,10 +16,25 @@ export const MobileSessionHandlers = Layer.unwrap(Effect.gen(function*() {
     const invitations = yield* Invitations
     const throttles = yield* Throttles
     const features = { push: (yield* PushNotifications).enabled }
+    const encode = Schema.encodeSync(OrganizationWire)
+    // The app's most frequent read: its JSON is built once per cached membership list (a new array after each refresh
+    // or change) and active workspace, then served as is; the schema encodes it that once, so the body is the same.
+    const responses = new WeakMap<ReadonlyArray<WorkspaceMembership>, Map<WorkspaceId, HttpServerResponse.HttpServerResponse>>()
+    const organizationResponse = (session: Session, view: OrganizationView) => {
+      let byActive = responses.get(view.memberships)
+      if (byActive === undefined) responses.set(view.memberships, byActive = new Map())
+      let response = byActive.get(session.activeWorkspaceId)
+      if (response === undefined) {
+        response = HttpServerResponse.text(JSON.stringify(encode(toOrganizationView(view, features))), { contentType: "application/json" })
+        byActive.set(session.activeWorkspaceId, response)
+      }
+      return response
+    }
     return leanGroup(HttpApiBuilder.group(Api, "mobileSession", (handlers) => handlers
-      .handle("getOrganization", Effect.fn("Mobile.getOrganization")(function*() {
-        return toOrganizationView(yield* organization.view(yield* CurrentSession), features)
-      }))
+      // The hot path in two steps, like v1's workspace read: no span, no generator.
+      .handle("getOrganization", () =>
+        Effect.flatMap(Effect.service(CurrentSession), (session) =>
+          Effect.map(organization.view(session), (view) => organizationResponse(session, view))))
       .handle("switchWorkspace", Effect.fn("Mobile.switchWorkspace")(function*({ payload }) {
         return toOrganizationView(yield* organization.switchActive(yield* CurrentSession, payload.workspaceId), features)
       }))
