@@ -2,11 +2,19 @@ import { withDeadline } from "@atrium/domain"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as PgConnection from "@effect/sql-pg/PgConnection"
 import * as PgPool from "@effect/sql-pg/PgPool"
-import { Duration, Effect, Exit, Predicate, Stream } from "effect"
+import { Context, Duration, Effect, Exit, Predicate, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
+
+/**
+ * How long a statement may wait for its answer where the client's query timeout is too short for the work: schema
+ * migrations, whose statements may rewrite a large table. `undefined` (the default) keeps the client's timeout.
+ */
+export const StatementBudget = Context.Reference<Duration.Duration | undefined>("@atrium/adapters-pg/StatementBudget", {
+  defaultValue: () => undefined
+})
 
 /** Whether a call may take its time (a pooled statement, bounded as a whole) or must answer in time (in a transaction). */
 type Bound = <A>(effect: Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
@@ -52,6 +60,9 @@ const PgJson = Statement.custom<Statement.Custom<"PgJson", unknown>>("PgJson")
 export const makeAnsweringPgClient = Effect.fnUntraced(function*(config: PgClient.PgPoolConfig, queryTimeout: Duration.Duration) {
   const pool = yield* PgPool.make(config)
   const millis = Duration.toMillis(queryTimeout)
+  // The bound of a call: the query timeout, or the longer budget its fiber was given.
+  const within = <A, E, R>(effect: Effect.Effect<A, E, R>, onLate: () => Exit.Exit<A, E>) =>
+    Effect.flatMap(StatementBudget, (budget) => withDeadline(effect, budget === undefined ? millis : Duration.toMillis(budget), onLate))
   const late = (operation: string) => () =>
     Exit.fail(new SqlError({ reason: new ConnectionError({ cause: new Error(`No answer within ${millis} ms`), message: "PostgreSQL did not answer in time", operation }) }))
   const pooled = (session: PgConnection.PgConnection) => connectionOf(session, unbounded)
@@ -59,7 +70,7 @@ export const makeAnsweringPgClient = Effect.fnUntraced(function*(config: PgClien
   // ROLLBACK) fail at once — releasing the session with work outstanding makes the driver close it.
   const inTransaction = (session: PgConnection.PgConnection) => {
     let lost = false
-    const bound: Bound = (effect) => lost ? late("query")() : withDeadline(effect, millis, () => {
+    const bound: Bound = (effect) => lost ? late("query")() : within(effect, () => {
       lost = true
       return late("query")()
     })
@@ -71,7 +82,7 @@ export const makeAnsweringPgClient = Effect.fnUntraced(function*(config: PgClien
   const acquirer = Effect.map(withDeadline(pool.get, millis, late("acquire")), pooled)
   const client = yield* SqlClient.make({
     acquirer,
-    borrower: (f) => withDeadline(pool.use((session) => f(pooled(session))), millis, late("query")),
+    borrower: (f) => within(pool.use((session) => f(pooled(session))), late("query")),
     transactionAcquirer: Effect.map(withDeadline(pool.reserve, millis, late("acquire")), inTransaction),
     compiler: PgClient.makeCompiler(config.transformQueryNames, config.transformJson),
     driver: "pg",

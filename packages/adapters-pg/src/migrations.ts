@@ -1,5 +1,8 @@
-import { Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import { map as mapValues } from "effect/Record"
 import * as Migrator from "effect/sql/Migrator"
+import { SqlClient } from "effect/sql/SqlClient"
+import { StatementBudget } from "./answering-pg-client.ts"
 import initial from "./migrations/0001_initial.ts"
 import webhooks from "./migrations/0002_webhooks.ts"
 import aiTasks from "./migrations/0003_ai_tasks.ts"
@@ -30,8 +33,25 @@ export const migrations = {
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.
 const run = Migrator.make({})
 
+/** How long one migration statement may run: rewriting a large table takes far longer than a request's query may. */
+export const migrationStatementBudget = Duration.minutes(30)
+
+// Raises `statement_timeout` for the rest of the migrator's transaction (every pending migration runs in one).
+const raiseStatementTimeout = Effect.flatMap(SqlClient, (sql) =>
+  sql`SELECT set_config('statement_timeout', ${`${Duration.toMillis(migrationStatementBudget)}ms`}, true)`)
+
+/**
+ * Applies the pending migrations of `record` (keyed `<id>_<name>`), their statements given `migrationStatementBudget`
+ * on the server (`statement_timeout`) and in the client, instead of the few seconds a request's statement gets.
+ */
+export const migrateWith = (record: Record<string, Effect.Effect<void, unknown, SqlClient>>) =>
+  run({
+    loader: Migrator.fromRecord(mapValues(record, (migration) => Effect.andThen(raiseStatementTimeout, migration))),
+    table: "atrium_migrations"
+  }).pipe(Effect.provideService(StatementBudget, migrationStatementBudget))
+
 /** Applies pending migrations (none when up to date) and returns the ones it ran. Safe to run concurrently: Postgres locks the migrations table. */
-export const runMigrations = run({ loader: Migrator.fromRecord(migrations), table: "atrium_migrations" })
+export const runMigrations = migrateWith(migrations)
 
 /** A layer that brings the schema up to date while it is built. */
 export const Migrations = Layer.effectDiscard(runMigrations)
