@@ -97,7 +97,10 @@ export const AiTaskRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const toTasks = (rows: ReadonlyArray<unknown>) => decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new AiTask(row))))
+    // The rows were decoded with every check already: the constructor need not run them again (the input's byte count,
+    // the metadata's keys) on each claimed task.
+    const toTasks = (rows: ReadonlyArray<unknown>) =>
+      decodeRows(rows).pipe(Effect.map((decoded) => decoded.map((row) => new AiTask(row, { disableChecks: true }))))
 
     const insert = Effect.fn("AiTaskRepository.insert")(function*(task: AiTask) {
       // Idle workers of every process hear of the new task when the submission commits.
@@ -295,7 +298,7 @@ export const AiTaskRepositoryPg = Layer.effect(
         const row = byId.get(task.id)
         if (row === undefined || row.workspaceId !== task.workspaceId) return []
         // Status and attempts tell whether anything moved since the caller's copy (a claim, requeue or settlement changes them).
-        return row.status === task.status && row.attempts === task.attempts ? [task] : [new AiTask({ ...task, ...row })]
+        return row.status === task.status && row.attempts === task.attempts ? [task] : [new AiTask({ ...task, ...row }, { disableChecks: true })]
       })
     })
 
