@@ -48,6 +48,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   host: "127.0.0.1",
   port: 0,
   database,
+  databaseTimeout: Duration.seconds(5),
   keyPepper: Option.none(),
   secretKey: Option.some(Redacted.make(secretKey)),
   webhookAllowNetworks: ["127.0.0.0/8"],

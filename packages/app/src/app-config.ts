@@ -12,6 +12,8 @@ export interface AppConfig {
   readonly host: string
   readonly port: number
   readonly database: DatabaseTarget
+  /** How long a database call may go unanswered before it fails as unavailable (503); statements get twice that on the server. */
+  readonly databaseTimeout: Duration.Duration
   readonly keyPepper: Option.Option<Redacted.Redacted<string>>
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly webhookAllowNetworks: ReadonlyArray<string>
@@ -68,6 +70,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   // 0 asks the OS for a free port (tests); the address is logged once listening.
   port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(Config.withDefault(3000)),
   database,
+  databaseTimeout: Config.Duration("ATRIUM_DATABASE_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   keyPepper: Config.option(Config.Redacted("ATRIUM_KEY_PEPPER")),
   secretKey: Config.option(Config.Redacted("ATRIUM_SECRET_KEY")),
   webhookAllowNetworks: Config.String("ATRIUM_WEBHOOK_ALLOW_NETWORKS").pipe(

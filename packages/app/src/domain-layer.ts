@@ -44,7 +44,7 @@ export const domainLayer = (config: AppConfig) => {
     )),
     Layer.provideMerge(
       Layer.mergeAll(
-        databaseLayer(config.database),
+        databaseLayer(config.database, config.databaseTimeout),
         NodePrimitives(config.keyPepper),
         ModelCatalog.layerFrom(config.modelCatalog),
         secretBoxLayer(config),
