@@ -28,7 +28,7 @@ const run = async (label: string, database: AppConfig["database"], env: Record<s
   try {
     const baseUrl = addressOf(server)
     await submissionBench(baseUrl, key, 2) // warm-up: JIT, pools
-    const result = await submissionBench(baseUrl, key, seconds)
+    const result = await submissionBench(baseUrl, key, seconds, server.child.pid)
     // The same connections on an authenticated read: how much of the machine the HTTP path alone leaves.
     const read = await autocannon({ url: `${baseUrl}/api/v1/workspaces/current`, connections: 32, duration: seconds, headers: { authorization: `Bearer ${key}` } })
     return [

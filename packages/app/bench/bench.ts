@@ -83,7 +83,7 @@ const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
       const ceiling = await load(`http://127.0.0.1:${trivialPort}/`, {})
       const baseline = await load(`http://127.0.0.1:${barePort}/`, {})
       const mobile = await mobileBench(baseUrl, seconds)
-      const submissions = await submissionBench(baseUrl, target.key, seconds)
+      const submissions = await submissionBench(baseUrl, target.key, seconds, atrium.child.pid)
       lines.push(`\n${target.label}: ${connections} connections, ${seconds} s each, one run on this machine\n`)
       lines.push(`${"".padEnd(42)}${["req/s", "p50 ms", "p99 ms", "non-2xx"].map((c) => c.padStart(10)).join("")}`)
       lines.push(row("atrium GET /api/v1/workspaces/current", real))
