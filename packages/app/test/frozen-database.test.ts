@@ -3,6 +3,7 @@ import { embeddedServerProcesses } from "@atrium/adapters-pg/testing"
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { statusesOnceRecovered, timed } from "./support/timed-requests.ts"
 
 const workDir = tempWorkDir("atrium-frozen-")
 const dataDir = join(workDir, "data")
@@ -15,17 +16,11 @@ const signalPostgres = (signal: NodeJS.Signals) => {
   for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, signal)
 }
 
-const timed = async (url: string, headers: Record<string, string>) => {
-  const started = Date.now()
-  const response = await fetch(url, { headers, signal: AbortSignal.timeout(20_000) })
-  return { status: response.status, body: await response.json(), millis: Date.now() - started, retryAfter: response.headers.get("retry-after") }
-}
-
 describe("a frozen database (SIGSTOP)", () => {
   it("makes every request answer 503 unavailable within ATRIUM_DATABASE_TIMEOUT, and the server recovers by itself on SIGCONT", async () => {
     // One second instead of the default five: the answers below come sooner than the default would allow.
     const server = await startServer({ ATRIUM_DATA_DIR: dataDir, ATRIUM_DATABASE_TIMEOUT: "1 second" }, keyPattern)
-    const auth = { authorization: `Bearer ${keyPattern.exec(server.output())?.[0] ?? ""}` }
+    const auth = { headers: { authorization: `Bearer ${keyPattern.exec(server.output())?.[0] ?? ""}` } }
     const paths = ["/api/v1/usage", "/api/v1/events", "/api/v1/entitlements", "/api/v1/webhook-endpoints"]
     try {
       for (const path of paths) expect((await timed(`${server.baseUrl}${path}`, auth)).status).toBe(200)
@@ -45,13 +40,7 @@ describe("a frozen database (SIGSTOP)", () => {
         signalPostgres("SIGCONT")
       }
       // Nothing restarts anything: the pool replaces what the freeze broke and requests succeed again.
-      const deadline = Date.now() + 20_000
-      let recovered: ReadonlyArray<number> = []
-      while (Date.now() < deadline) {
-        recovered = await Promise.all(paths.map(async (path) => (await timed(`${server.baseUrl}${path}`, auth)).status))
-        if (recovered.every((status) => status === 200)) break
-        await new Promise((resolve) => setTimeout(resolve, 250))
-      }
+      const recovered = await statusesOnceRecovered(paths.map((path) => `${server.baseUrl}${path}`), auth)
       expect(recovered).toEqual(paths.map(() => 200))
     } finally {
       await server.stop()

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { statusesOnceRecovered, timed } from "./support/timed-requests.ts"
 import { freezingProxy } from "./support/freezing-proxy.ts"
 
 // CI runs Redis on 127.0.0.1:6379; the test reaches it through a proxy it can freeze.
@@ -10,12 +11,6 @@ const workDir = tempWorkDir("atrium-frozen-redis-")
 afterAll(() => rmSync(workDir, { recursive: true, force: true }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
-
-const timed = async (url: string, init: RequestInit) => {
-  const started = Date.now()
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) })
-  return { status: response.status, body: await response.json(), millis: Date.now() - started, retryAfter: response.headers.get("retry-after") }
-}
 
 describe("a frozen Redis (rate limits and throttles counted there)", () => {
   it("makes every request it counts answer 503 unavailable within seconds, and the server recovers when Redis answers again", async () => {
@@ -42,13 +37,7 @@ describe("a frozen Redis (rate limits and throttles counted there)", () => {
       } finally {
         proxy.thaw()
       }
-      const deadline = Date.now() + 20_000
-      let recovered: ReadonlyArray<number> = []
-      while (Date.now() < deadline) {
-        recovered = await Promise.all(paths.map(async (path) => (await timed(`${server.baseUrl}${path}`, auth)).status))
-        if (recovered.every((status) => status === 200)) break
-        await new Promise((resolve) => setTimeout(resolve, 250))
-      }
+      const recovered = await statusesOnceRecovered(paths.map((path) => `${server.baseUrl}${path}`), auth)
       expect(recovered).toEqual(paths.map(() => 200))
     } finally {
       await server.stop()
