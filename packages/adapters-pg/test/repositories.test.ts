@@ -11,6 +11,7 @@ import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiBatchContract, aiBatchWriteFailureContract } from "./ai-batch-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
+import { feedbackDomainContract } from "./feedback-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { mailContract } from "./mail-contract.ts"
@@ -57,6 +58,7 @@ for (const target of targets) {
   aiBatchContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  feedbackDomainContract(target.label, target.layer)
 }
 
 // Contracts that read the database with SQL run on the two database targets.
