@@ -8,6 +8,7 @@ import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrat
 import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { accountMailAuditContract } from "./account-mail-audit-contract.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiBatchContract, aiBatchWriteFailureContract } from "./ai-batch-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
@@ -59,6 +60,7 @@ for (const target of targets) {
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
   feedbackDomainContract(target.label, target.layer)
+  accountMailAuditContract(target.label, target.layer)
 }
 
 // Contracts that read the database with SQL run on the two database targets.
