@@ -58,15 +58,15 @@ export class PasswordReset extends Context.Service<PasswordReset, {
         const passwordHash = yield* passwords.hash(normalized.value)
         yield* tx.withTransaction(Effect.gen(function*() {
           const token = yield* tokens.redeem(presented, "password_reset")
-          const now = yield* DateTime.now
-          yield* users.setPasswordHash(token.userId, passwordHash)
-          yield* sessions.revokeAllForUser(token.userId, now, "password_reset")
-          yield* repo.useAll(token.userId, "password_reset", now)
           const found = yield* users.findById(token.userId)
           // An account deleted since the link was mailed has nothing left to reset or audit.
           if (Option.isNone(found)) return yield* new InvalidToken({ detail: "The link is invalid, already used or expired; ask for a new one" })
           const user = found.value
-          if (user.email === token.email) yield* users.markEmailVerified(token.userId, now)
+          const now = yield* DateTime.now
+          yield* users.setPasswordHash(user.id, passwordHash)
+          yield* sessions.revokeAllForUser(user.id, now, "password_reset")
+          yield* repo.useAll(user.id, "password_reset", now)
+          if (user.email === token.email) yield* users.markEmailVerified(user.id, now)
           yield* changes.record({ workspaceId: yield* accountAuditWorkspaceOf(user), actor: memberActor({ userId: user.id }), action: "password_reset.completed", target: user.id })
         }))
       }, Effect.provide(context))
