@@ -128,7 +128,7 @@ for (const target of targets) {
         assert.isFalse(yield* repo.removeVote(b.id, bob.user.id))
         assert.strictEqual(Option.getOrThrow(yield* repo.findById(b.id)).voteCount, 1)
         assert.strictEqual(Option.getOrThrow(yield* repo.findByIdempotencyKey(ada.user.id, "key-1")).id, a.id)
-        assert.deepStrictEqual((yield* repo.createdByAuthorSince(ada.user.id, at(1))).map(DateTime.toEpochMillis), [DateTime.toEpochMillis(at(2))])
+        assert.deepStrictEqual((yield* repo.createdByAuthorSinceForCreate(ada.user.id, at(1))).map(DateTime.toEpochMillis), [DateTime.toEpochMillis(at(2))])
       }))
 
     it.effect("pages the board by votes and by age without repeats", () =>

@@ -8,9 +8,11 @@ import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrat
 import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { accountMailAuditContract } from "./account-mail-audit-contract.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiBatchContract, aiBatchWriteFailureContract } from "./ai-batch-contract.ts"
 import { aiDomainContract } from "./ai-domain-contract.ts"
+import { feedbackDomainContract } from "./feedback-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
 import { mailContract } from "./mail-contract.ts"
@@ -57,6 +59,8 @@ for (const target of targets) {
   aiBatchContract(target.label, target.layer)
   identityContract(target.label, target.layer)
   identityDomainContract(target.label, target.layer)
+  feedbackDomainContract(target.label, target.layer)
+  accountMailAuditContract(target.label, target.layer)
 }
 
 // Contracts that read the database with SQL run on the two database targets.

@@ -53,7 +53,10 @@ export const aiServices = (policy: AiTaskPolicy = defaultAiTaskPolicy) => Layer.
 /** AI tasks and usage with the default task policy. */
 export const AiServices = aiServices()
 
-/** The mail outbox the identity flows write to, and the one-time account tokens it carries. */
+/**
+ * The mail outbox the identity flows write to, and the one-time account tokens it carries; needs the `ChangeLog` its
+ * requests are audited through.
+ */
 export const AccountMailLive = AccountTokens.layer.pipe(Layer.provideMerge(MailOutbox.layer))
 
 /**
@@ -80,7 +83,7 @@ export const identityServices = (policy: SessionPolicy = defaultSessionPolicy) =
     PasswordReset.layer
   ).pipe(
     Layer.provide(ChangeLogLive),
-    Layer.provideMerge(AccountMailLive),
+    Layer.provideMerge(AccountMailLive.pipe(Layer.provide(ChangeLogLive))),
     // Verified sessions and each user's workspaces for at most 1 s, like API keys; every service here changes sessions
     // and memberships through these caches, so its own changes show at once.
     Layer.provide(Layer.mergeAll(SessionCache, MembershipCache))

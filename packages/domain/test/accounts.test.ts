@@ -33,10 +33,13 @@ describe("Accounts: sign-up", () => {
       assert.strictEqual(s.users.size, 1)
       assert.strictEqual(s.memberships.size, 1)
       assert.strictEqual(s.sessions.size, 1)
-      assert.deepStrictEqual(s.audit.map((e) => [e.action, e.actor]), [
-        ["workspace.created", { type: "user", id: user.id }],
-        ["member.joined", { type: "user", id: user.id }]
+      // The verification link sign-up mails is audited too, in the new personal workspace, naming the account.
+      assert.deepStrictEqual(s.audit.map((e) => [e.action, e.actor, e.workspaceId]), [
+        ["workspace.created", { type: "user", id: user.id }, workspace.id],
+        ["member.joined", { type: "user", id: user.id }, workspace.id],
+        ["email_verification.requested", { type: "user", id: user.id }, workspace.id]
       ])
+      assert.strictEqual(s.audit[2]?.target, user.id)
       assert.deepStrictEqual(s.events.map((e) => [e.type, e.data]), [["member.joined", { member: { id: membership.id, userId: user.id, role: "owner" } }]])
     }).pipe(Effect.provide(DomainMemory)))
 

@@ -106,7 +106,10 @@ export const FeatureRequestRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(toRequests), orUnavailable)
     })
 
-    const createdByAuthorSince = Effect.fn("FeatureRequestRepository.createdByAuthorSince")(function*(authorId: UserId, since: DateTime.Utc) {
+    // The advisory lock (held to the end of the transaction) makes one author's concurrent submissions take turns, so
+    // each counts the ones committed before it.
+    const createdByAuthorSinceForCreate = Effect.fn("FeatureRequestRepository.createdByAuthorSinceForCreate")(function*(authorId: UserId, since: DateTime.Utc) {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`feature_requests:${authorId}`}))`.pipe(orUnavailable)
       const rows = yield* sql`
         SELECT created_at FROM feature_requests WHERE author_id = ${authorId} AND created_at > ${DateTime.toDateUtc(since)} ORDER BY created_at
       `.pipe(Effect.flatMap(decodeTimes), orUnavailable)
@@ -174,7 +177,7 @@ export const FeatureRequestRepositoryPg = Layer.effect(
       findByIdempotencyKey,
       list,
       recentOpen,
-      createdByAuthorSince,
+      createdByAuthorSinceForCreate,
       update,
       addVote,
       removeVote,

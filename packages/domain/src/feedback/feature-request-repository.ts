@@ -15,8 +15,12 @@ export class FeatureRequestRepository extends Context.Service<FeatureRequestRepo
   readonly list: (filter: { readonly status: FeatureRequestStatus | undefined; readonly sort: FeatureRequestSort }, page: PageRequest) => Effect.Effect<Page<FeatureRequest>, Unavailable>
   /** Up to `limit` titles of requests not merged away, newest first: the candidates for duplicate detection. */
   readonly recentOpen: (limit: number) => Effect.Effect<ReadonlyArray<FeatureRequest>, Unavailable>
-  /** When the author created each request since `since`, oldest first (the daily limit). */
-  readonly createdByAuthorSince: (authorId: UserId, since: DateTime.Utc) => Effect.Effect<ReadonlyArray<DateTime.Utc>, Unavailable>
+  /**
+   * When the author created each request since `since`, oldest first (the daily limit). Call it inside the creating
+   * transaction: it serialises the author's submissions until that transaction ends (Postgres: an advisory lock per
+   * author), so two concurrent submissions cannot both see room for one more.
+   */
+  readonly createdByAuthorSinceForCreate: (authorId: UserId, since: DateTime.Utc) => Effect.Effect<ReadonlyArray<DateTime.Utc>, Unavailable>
   /** Saves a status change (not the vote count, which the vote operations keep). */
   readonly update: (request: FeatureRequest) => Effect.Effect<void, Unavailable>
   /** Adds the user's vote; false when it was already there. Keeps the vote count in step. */

@@ -123,30 +123,25 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         return yield* forViewer(principal, yield* find(id))
       })
 
+      // Over the limit: refused until the oldest request of the window ages out.
+      const overLimit = (recent: ReadonlyArray<DateTime.Utc>, now: DateTime.Utc) => {
+        const oldest = recent[0]
+        if (recent.length < dailyRequestLimit || oldest === undefined) return Option.none<RateLimited>()
+        const freesAt = DateTime.addDuration(oldest, limitWindow)
+        return Option.some(new RateLimited({
+          detail: `At most ${dailyRequestLimit} feature requests a day`,
+          retryAfter: Math.max(1, Math.ceil((DateTime.toEpochMillis(freesAt) - DateTime.toEpochMillis(now)) / 1000))
+        }))
+      }
+
       const create = Effect.fn("FeatureRequests.create")(function*(
         principal: SessionPrincipal,
         input: { readonly title: string; readonly details: string },
         idempotencyKey: Option.Option<string>
       ) {
         yield* permits(principal, "feature_requests.submit")
-        if (Option.isSome(idempotencyKey)) {
-          const earlier = yield* repo.findByIdempotencyKey(principal.userId, idempotencyKey.value)
-          if (Option.isSome(earlier)) {
-            if (earlier.value.title !== input.title || earlier.value.details !== input.details) return yield* new IdempotencyKeyReused()
-            return { ...(yield* forViewer(principal, earlier.value)), possibleDuplicates: yield* possibleDuplicates(earlier.value) }
-          }
-        }
-        const now = yield* DateTime.now
-        const recent = yield* repo.createdByAuthorSince(principal.userId, DateTime.subtractDuration(now, limitWindow))
-        const oldest = recent[0]
-        if (recent.length >= dailyRequestLimit && oldest !== undefined) {
-          const freesAt = DateTime.addDuration(oldest, limitWindow)
-          return yield* new RateLimited({
-            detail: `At most ${dailyRequestLimit} feature requests a day`,
-            retryAfter: Math.max(1, Math.ceil((DateTime.toEpochMillis(freesAt) - DateTime.toEpochMillis(now)) / 1000))
-          })
-        }
         const author = yield* users.findById(principal.userId)
+        const now = yield* DateTime.now
         const request = new FeatureRequest({
           id: FeatureRequestId.make(yield* ids.make("fr")),
           workspaceId: principal.workspaceId,
@@ -161,7 +156,19 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
           createdAt: now,
           statusChangedAt: now
         })
-        yield* tx.withTransaction(Effect.gen(function*() {
+        // The count, the replay check and the insert share one transaction, serialised per author: concurrent
+        // submissions take turns, so none slips past the limit and a repeated key replays instead of racing.
+        const stored = yield* tx.withTransaction(Effect.gen(function*() {
+          const recent = yield* repo.createdByAuthorSinceForCreate(principal.userId, DateTime.subtractDuration(now, limitWindow))
+          if (Option.isSome(idempotencyKey)) {
+            const earlier = yield* repo.findByIdempotencyKey(principal.userId, idempotencyKey.value)
+            if (Option.isSome(earlier)) {
+              if (earlier.value.title !== input.title || earlier.value.details !== input.details) return yield* new IdempotencyKeyReused()
+              return { request: earlier.value, replayed: true }
+            }
+          }
+          const refused = overLimit(recent, now)
+          if (Option.isSome(refused)) return yield* refused.value
           yield* repo.insert(request, idempotencyKey)
           yield* changes.record({
             workspaceId: request.workspaceId,
@@ -170,8 +177,10 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
             target: request.id,
             event: emit(FeedbackEvents.created, { featureRequest: { id: request.id, title: request.title, status: request.status } })
           })
+          return { request, replayed: false }
         }))
-        return { request, viewerHasVoted: false, possibleDuplicates: yield* possibleDuplicates(request) }
+        const viewed = stored.replayed ? yield* forViewer(principal, stored.request) : { request: stored.request, viewerHasVoted: false }
+        return { ...viewed, possibleDuplicates: yield* possibleDuplicates(stored.request) }
       })
 
       const vote = Effect.fn("FeatureRequests.vote")(function*(principal: SessionPrincipal, id: FeatureRequestId) {

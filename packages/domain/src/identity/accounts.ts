@@ -2,13 +2,14 @@ import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "ef
 import { ChangeLog } from "../audit/index.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { type EmailTaken, InvalidCredentials } from "./identity-errors.ts"
-import { Forbidden, SessionRejected } from "../access/index.ts"
+import { Forbidden, memberActor, SessionRejected } from "../access/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { SessionId, UserId, type WorkspaceId } from "../shared/index.ts"
 import { AccountTokens } from "./account-tokens.ts"
 import type { Membership } from "./membership.ts"
 import { normalizePassword, PasswordHasher, passwordLengthError } from "./password-hasher.ts"
 import { createPersonalWorkspace } from "./personal-workspace.ts"
+import { homeWorkspaceOf } from "./home-workspace.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { SessionRepository } from "./session-repository.ts"
 import { Transactor } from "../shared/index.ts"
@@ -187,7 +188,7 @@ export class Accounts extends Context.Service<Accounts, {
               const session = yield* newSession(user.id, workspace.id, input.userAgent)
               yield* sessions.insert(session.session)
               // The verification link is mailed if and only if the account is created.
-              yield* accountTokens.issue(user, "email_verification")
+              yield* accountTokens.issue(user, "email_verification", memberActor({ userId: user.id }))
               const signedUp: SignedUp = { user, workspace, membership, session }
               return signedUp
             })
@@ -206,11 +207,7 @@ export class Accounts extends Context.Service<Accounts, {
           const user = found.value.user
           return yield* tx.withTransaction(
             Effect.gen(function*() {
-              // The oldest membership (normally the personal workspace); a user who left every workspace gets a new one.
-              const all = yield* memberships.listByUser(user.id)
-              const first = all[0]
-              const workspaceId = first === undefined ? (yield* createPersonalWorkspace(user)).workspace.id : first.workspaceId
-              const session = yield* newSession(user.id, workspaceId, input.userAgent)
+              const session = yield* newSession(user.id, yield* homeWorkspaceOf(user), input.userAgent)
               yield* sessions.insert(session.session)
               const signedIn: SignedIn = { user, session }
               return signedIn

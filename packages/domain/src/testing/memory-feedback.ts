@@ -43,7 +43,8 @@ export const FeatureRequestRepositoryMemory = Layer.effect(
             .sort((a, b) => millis(b.createdAt) - millis(a.createdAt))
             .slice(0, limit)
         )),
-      createdByAuthorSince: (authorId, since) =>
+      // In memory the transaction itself serialises (one at a time, under the transactor's semaphore).
+      createdByAuthorSinceForCreate: (authorId, since) =>
         read.pipe(Effect.map((s) =>
           Array.from(s.featureRequests.values())
             .filter((r) => r.authorId === authorId && DateTime.isGreaterThan(r.createdAt, since))
