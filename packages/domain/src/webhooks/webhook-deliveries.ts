@@ -1,4 +1,4 @@
-import { type Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { type Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Random, Semaphore } from "effect"
 import { systemActor } from "../shared/index.ts"
 import { WebhookEvents } from "./webhook-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
@@ -111,19 +111,25 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
         // Opened secrets by sealed value (a rotation seals a new value, so it is never served an old key), with when opened.
         const windowMillis = Duration.toMillis(policy.openedSecretWindow ?? Duration.zero)
         const recentlyOpened = new Map<string, { readonly entry: OpenedSecret; readonly openedAt: number }>()
+        const openingOneAtATime = yield* Semaphore.make(1)
 
         const claim = Effect.fn("WebhookDeliveries.claim")(function*(limit: number) {
           const now = yield* DateTime.now
           const claimed = yield* deliveries.claimDue(now, limit, DateTime.addDuration(now, policy.lease))
           const nowMillis = DateTime.toEpochMillis(now)
-          for (const [sealed, kept] of recentlyOpened) if (nowMillis - kept.openedAt >= windowMillis) recentlyOpened.delete(sealed)
-          // A pass opens each valid secret once (decrypt and key import), not once per delivery to its endpoint.
-          const distinct = new Map<string, EndpointSecret>()
-          for (const item of claimed) {
-            for (const secret of item.secrets) if (secret.isValidAt(now) && !recentlyOpened.has(secret.sealed)) distinct.set(secret.sealed, secret)
-          }
-          const fresh = yield* Effect.forEach(distinct.values(), openSecret)
-          if (windowMillis > 0) for (const entry of fresh) recentlyOpened.set(entry.secret.sealed, { entry, openedAt: nowMillis })
+          // A pass opens each valid secret once (decrypt and key import), not once per delivery to its endpoint; passes
+          // that overlap open one after the other, so the second finds what the first opened.
+          const fresh = yield* openingOneAtATime.withPermits(1)(Effect.suspend(() => {
+            for (const [sealed, kept] of recentlyOpened) if (nowMillis - kept.openedAt >= windowMillis) recentlyOpened.delete(sealed)
+            const distinct = new Map<string, EndpointSecret>()
+            for (const item of claimed) {
+              for (const secret of item.secrets) if (secret.isValidAt(now) && !recentlyOpened.has(secret.sealed)) distinct.set(secret.sealed, secret)
+            }
+            return Effect.map(Effect.forEach(distinct.values(), openSecret), (opened) => {
+              if (windowMillis > 0) for (const entry of opened) recentlyOpened.set(entry.secret.sealed, { entry, openedAt: nowMillis })
+              return opened
+            })
+          }))
           const bySealed = new Map(Array.from(recentlyOpened, ([sealed, kept]) => [sealed, kept.entry]))
           for (const entry of fresh) bySealed.set(entry.secret.sealed, entry)
           return claimed.map((item): OpenedDelivery => ({
