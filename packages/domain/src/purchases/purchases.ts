@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
@@ -82,6 +82,12 @@ const decodeJson = <S extends Schema.Top & { readonly DecodingServices: never }>
 const decodeUnknown = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(schema)
 
 const epoch = DateTime.makeUnsafe(0)
+
+/**
+ * How long a member's sync waits for the store, every call of the verification together (the clients' own 15 s
+ * per-call bound serves the worker). Past it the sync is queued and answers 202 pending: the answer comes within 5 s.
+ */
+export const syncVerificationBudget = Duration.seconds(4)
 
 /**
  * In-app purchases: availability, client syncs verified with the store, signed store notifications through an inbox,
@@ -391,7 +397,13 @@ export class Purchases extends Context.Service<Purchases, {
           // The same request again simply syncs again: a sync is idempotent by construction.
           if (Option.isSome(first) && first.value !== requestHash) return yield* new IdempotencyKeyReused()
         }
-        const resolved = yield* resolveClient(request).pipe(Effect.result)
+        const resolved = yield* resolveClient(request).pipe(
+          Effect.timeoutOrElse({
+            duration: syncVerificationBudget,
+            orElse: () => Effect.fail(new StoreUnreachable({ store: request.store, reason: "no answer within the sync budget" }))
+          }),
+          Effect.result
+        )
         if (resolved._tag === "Failure") {
           const error = resolved.failure
           if (error._tag === "StoreUnreachable") {
@@ -411,7 +423,7 @@ export class Purchases extends Context.Service<Purchases, {
           action: "purchase.synced"
         })
         if (applied._tag !== "Applied") return yield* Effect.die(new Error("a bound sync is always attributed"))
-        yield* acknowledge(applied.purchase).pipe(Effect.catchTag("Unavailable", () => Effect.void))
+        // No store call after the grant: a due acknowledgement is the reconciler's (the purchase is scheduled for now).
         const synced: SyncResult = {
           status: "synced",
           purchases: [Option.getOrElse(yield* repo.findById(member.workspaceId, applied.purchase.id), () => applied.purchase)],

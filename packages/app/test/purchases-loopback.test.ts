@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { generateKeyPairSync } from "node:crypto"
+import { rmSync } from "node:fs"
+import { join } from "node:path"
+import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { type FakeStores, startFakeStores } from "./support/fake-stores.ts"
+import { testApplePki } from "./support/test-certificates.ts"
+
+// The real server process (embedded Postgres, real store clients, its workers) against loopback fakes of both stores.
+const workDir = tempWorkDir("atrium-purchases-")
+const pki = testApplePki()
+const bundleId = "com.example.atrium"
+const day = 86_400_000
+
+let stores: FakeStores
+let server: ServerProcess
+
+beforeAll(async () => {
+  stores = await startFakeStores()
+  server = await startServer({
+    ATRIUM_DATA_DIR: join(workDir, "data"),
+    ATRIUM_STORE_PRODUCTS: JSON.stringify([
+      { store: "app_store", productId: "pro.monthly", kind: "subscription", features: ["ai.advanced"] },
+      { store: "play_store", productId: "pro_monthly", kind: "subscription", features: ["ai.advanced"] },
+      { store: "play_store", productId: "lifetime", kind: "non_consumable", features: ["ai.advanced"] },
+      { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 2_000_000 }
+    ]),
+    ATRIUM_APPLE_BUNDLE_ID: bundleId,
+    ATRIUM_APPLE_ISSUER_ID: "issuer",
+    ATRIUM_APPLE_KEY_ID: "KEY1",
+    ATRIUM_APPLE_PRIVATE_KEY: generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    ATRIUM_APPLE_API_URL: `${stores.url}/apple`,
+    ATRIUM_APPLE_ROOT_CERTIFICATES: pki.root.cert.toString(),
+    ATRIUM_GOOGLE_PACKAGE_NAME: bundleId,
+    ATRIUM_GOOGLE_SERVICE_ACCOUNT: JSON.stringify({
+      client_email: "play@example.iam.gserviceaccount.com",
+      private_key: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+    }),
+    ATRIUM_GOOGLE_TOKEN_URL: `${stores.url}/token`,
+    ATRIUM_GOOGLE_API_URL: stores.url,
+    ATRIUM_GOOGLE_PUSH_AUDIENCE: "https://atrium.example/push",
+    ATRIUM_GOOGLE_PUSH_SERVICE_ACCOUNT: "pubsub@example.iam.gserviceaccount.com",
+    ATRIUM_GOOGLE_JWKS_URL: `${stores.url}/jwks`
+  })
+}, 120_000)
+
+afterAll(async () => {
+  await server.stop()
+  await stores.close()
+  rmSync(workDir, { recursive: true, force: true })
+})
+
+interface Answer {
+  readonly status: number
+  readonly body: Record<string, unknown>
+  readonly text: string
+}
+
+const call = async (path: string, init: { method?: string; body?: unknown; session?: string } = {}): Promise<Answer> => {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? "GET",
+    headers: { "content-type": "application/json", ...(init.session === undefined ? {} : { authorization: `Bearer ${init.session}` }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+  })
+  const text = await response.text()
+  const parsed: unknown = text === "" ? {} : JSON.parse(text)
+  return { status: response.status, text, body: typeof parsed === "object" && parsed !== null ? { ...parsed } : {} }
+}
+
+let accounts = 0
+/** A new account: its personal workspace, where it is the owner. */
+const signUp = async (): Promise<string> => {
+  const signedUp = await call("/api/auth/sign-up", {
+    method: "POST",
+    body: { email: `buyer${++accounts}-${Date.now()}@example.com`, password: "correct horse battery", name: "Buyer" }
+  })
+  expect(signedUp.status, signedUp.text).toBe(201)
+  const session: unknown = signedUp.body.session
+  return typeof session === "object" && session !== null && "accessToken" in session ? String(session.accessToken) : ""
+}
+
+const sync = (session: string, body: unknown) => call("/api/mobile/purchases/sync", { method: "POST", body, session })
+
+/** An App Store subscription scripted on the fake and its signed transaction. */
+const appleSubscription = (original: string, signedAt: number) => {
+  const tx = { transactionId: original, originalTransactionId: original, bundleId, productId: "pro.monthly", environment: "Production", signedDate: signedAt, expiresDate: signedAt + 30 * day }
+  stores.appleStatuses.set(original, [{
+    originalTransactionId: original,
+    status: 1,
+    signedTransactionInfo: pki.sign(tx),
+    signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 })
+  }])
+  return { tx, signed: pki.sign(tx) }
+}
+
+describe("purchases against loopback stores", () => {
+  it("a stalled store: the sync answers 202 pending within the budget, for either store", async () => {
+    const session = await signUp()
+    const apple = appleSubscription("stall-1", Date.now())
+    stores.playProducts.set("stall-token", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.stall" })
+    stores.stall = true
+    const timed = async (body: unknown) => {
+      const started = performance.now()
+      const answer = await sync(session, body)
+      return { answer, elapsed: performance.now() - started }
+    }
+    try {
+      const [fromApple, fromGoogle] = await Promise.all([
+        timed({ store: "app_store", signedTransaction: apple.signed }),
+        timed({ store: "play_store", purchaseToken: "stall-token", productId: "lifetime" })
+      ])
+      for (const { answer, elapsed } of [fromApple, fromGoogle]) {
+        expect(answer.status, answer.text).toBe(202)
+        expect(answer.body).toEqual({ status: "pending" })
+        expect(elapsed).toBeLessThan(6_000)
+      }
+      // The stores were asked (and stalled): the budget, not a refusal to call, bounded the answer.
+      expect(stores.calls.some((c) => c.path === "/apple/inApps/v1/subscriptions/stall-1")).toBe(true)
+      expect(stores.calls.some((c) => c.path === "/token" || c.path.includes("/tokens/stall-token"))).toBe(true)
+    } finally {
+      stores.stall = false
+    }
+    // Nothing was granted while the store was silent.
+    const entitlement = await call("/api/mobile/entitlement", { session })
+    expect(entitlement.body.access).not.toBe("full")
+  }, 30_000)
+})
