@@ -79,6 +79,18 @@ const signUp = async (): Promise<string> => {
   return typeof session === "object" && session !== null && "accessToken" in session ? String(session.accessToken) : ""
 }
 
+/** Polls until `check` holds, or gives up after `millis` (the workers run on their own loops). */
+const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_000): Promise<boolean> => {
+  const until = Date.now() + millis
+  while (Date.now() < until) {
+    if (await check()) return true
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  return check()
+}
+
+const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
+
 const sync = (session: string, body: unknown) => call("/api/mobile/purchases/sync", { method: "POST", body, session })
 
 /** An App Store subscription scripted on the fake and its signed transaction. */
@@ -124,4 +136,44 @@ describe("purchases against loopback stores", () => {
     const entitlement = await call("/api/mobile/entitlement", { session })
     expect(entitlement.body.access).not.toBe("full")
   }, 30_000)
+
+  it("Google purchases are consumed or acknowledged after the grant, in the background, once; one already settled is left alone", async () => {
+    const session = await signUp()
+    const future = new Date(Date.now() + 30 * day).toISOString()
+    stores.playProducts.set("g-credits", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.1" })
+    stores.playProducts.set("g-lifetime", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.2" })
+    stores.playProducts.set("g-settled", { purchaseState: 0, acknowledgementState: 1, consumptionState: 0, orderId: "GPA.3" })
+    stores.playSubscriptions.set("g-sub", {
+      subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+      acknowledgementState: "ACKNOWLEDGEMENT_STATE_PENDING",
+      latestOrderId: "GPA.4",
+      lineItems: [{ productId: "pro_monthly", expiryTime: future, autoRenewingPlan: { autoRenewEnabled: true } }]
+    })
+    for (const [purchaseToken, productId] of [["g-credits", "credits.pack"], ["g-lifetime", "lifetime"], ["g-settled", "lifetime"], ["g-sub", "pro_monthly"]]) {
+      const answer = await sync(session, { store: "play_store", purchaseToken, productId })
+      expect(answer.status, answer.text).toBe(200)
+    }
+    const usage = await call("/api/mobile/usage", { session })
+    expect(usage.body.creditBalanceMicros).toBe(2_000_000)
+    const settled = await eventually(() =>
+      stores.playProducts.get("g-credits")?.consumptionState === 1 &&
+      stores.playProducts.get("g-lifetime")?.acknowledgementState === 1 &&
+      stores.playSubscriptions.get("g-sub")?.acknowledgementState === "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
+    )
+    expect(settled).toBe(true)
+    // Our record follows, and the reconciler has nothing left to do: no second call, whatever the wait.
+    expect(await eventually(async () => {
+      const list = await call("/api/mobile/purchases", { session })
+      const data = list.body.data
+      return Array.isArray(data) && data.length === 4 && data.every((p: unknown) => typeof p === "object" && p !== null && "acknowledgedAt" in p && p.acknowledgedAt !== null)
+    })).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(settleCalls("g-credits")).toEqual(["consume"])
+    expect(settleCalls("g-lifetime")).toEqual(["acknowledge"])
+    expect(settleCalls("g-sub")).toEqual(["acknowledge"])
+    expect(settleCalls("g-settled")).toEqual([])
+    expect((await call("/api/mobile/entitlement", { session })).body.access).toBe("full")
+    // The credits were granted once, before and after the consumption.
+    expect((await call("/api/mobile/usage", { session })).body.creditBalanceMicros).toBe(2_000_000)
+  }, 60_000)
 })

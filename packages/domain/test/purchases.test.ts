@@ -23,7 +23,8 @@ const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
   { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 5_000_000 },
   { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] },
-  { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] }
+  { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] },
+  { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 3_000_000 }
 ]
 const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
 const google = { packageName: "com.example.atrium" }
@@ -254,7 +255,7 @@ describe("Purchases", () => {
       yield* script((s) => ({
         ...s,
         ackFailures: 3,
-        playProducts: new Map([["tok-1", { purchaseState: 0, acknowledged: false, orderId: "GPA.1", accountToken: Option.none(), test: false }]])
+        playProducts: new Map([["tok-1", { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.1", accountToken: Option.none(), test: false }]])
       }))
       const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-1"), productId: "lifetime" })
       assert.strictEqual(result.status, "synced")
@@ -273,6 +274,54 @@ describe("Purchases", () => {
       assert.isFalse(JSON.stringify(stored.map((p) => [p.storeRef, p.sealedToken])).includes("tok-1"))
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("a Google consumable is consumed after its credits, in the background, once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      yield* script((s) => ({
+        ...s,
+        playProducts: new Map([["tok-c", { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.C", accountToken: Option.none(), test: false }]])
+      }))
+      const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-c"), productId: "credits.pack" })
+      assert.strictEqual(result.status, "synced")
+      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+      // The sync itself settles nothing with the store: that is the reconciler's, due at once.
+      assert.deepStrictEqual([(yield* fakes).consumeCalls, (yield* fakes).ackCalls], [0, 0])
+      for (let round = 0; round < 3; round++) {
+        const due = yield* purchases.reconcileQueue.claim(10)
+        for (const p of due) yield* purchases.reconcileQueue.step(p)
+        yield* TestClock.adjust("1 hour")
+      }
+      assert.deepStrictEqual([(yield* fakes).consumeCalls, (yield* fakes).ackCalls], [1, 0])
+      assert.isTrue((yield* fakes).playProducts.get("tok-c")?.consumed)
+      const s = yield* state
+      assert.deepStrictEqual(Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)), [true])
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.consumed").length, 1)
+      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("an acknowledgement whose answer was lost: the store refuses the repeat, its record says done, one effect", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const unsettled = { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.L", accountToken: Option.none(), test: false }
+      yield* script((s) => ({ ...s, playProducts: new Map([["tok-l", unsettled]]) }))
+      yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-l"), productId: "lifetime" })
+      // An earlier attempt reached Google, its answer did not reach us.
+      yield* script((s) => ({ ...s, playProducts: new Map([["tok-l", { ...unsettled, acknowledged: true }]]) }))
+      for (let round = 0; round < 3; round++) {
+        const due = yield* purchases.reconcileQueue.claim(10)
+        for (const p of due) yield* purchases.reconcileQueue.step(p)
+        yield* TestClock.adjust("1 hour")
+      }
+      assert.strictEqual((yield* fakes).ackCalls, 1)
+      const s = yield* state
+      assert.deepStrictEqual(Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)), [true])
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.acknowledged").length, 1)
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
@@ -281,7 +330,7 @@ describe("Purchases", () => {
       const purchases = yield* Purchases
       yield* script((s) => ({
         ...s,
-        playProducts: new Map([["tok-2", { purchaseState: 0, acknowledged: true, orderId: "GPA.2", accountToken: Option.none(), test: false }]])
+        playProducts: new Map([["tok-2", { purchaseState: 0, acknowledged: true, consumed: false, orderId: "GPA.2", accountToken: Option.none(), test: false }]])
       }))
       const request = { store: "play_store" as const, purchaseToken: Redacted.make("tok-2"), productId: "lifetime" }
       yield* purchases.sync(member(a), request)

@@ -30,6 +30,7 @@ const SubscriptionAnswer = Schema.Struct({
 const ProductAnswer = Schema.Struct({
   purchaseState: Schema.optional(Schema.Number),
   acknowledgementState: Schema.optional(Schema.Number),
+  consumptionState: Schema.optional(Schema.Number),
   orderId: Schema.optional(Schema.String),
   purchaseType: Schema.optional(Schema.Number),
   obfuscatedExternalAccountId: Schema.optional(Schema.String)
@@ -122,6 +123,7 @@ export const PlayDeveloperApiHttp = {
           const result: PlayProductPurchase = {
             purchaseState: answer.purchaseState ?? -1,
             acknowledged: answer.acknowledgementState === 1,
+            consumed: answer.consumptionState === 1,
             orderId: answer.orderId ?? "",
             accountToken: Option.fromNullishOr(answer.obfuscatedExternalAccountId),
             test: answer.purchaseType === 0
@@ -136,7 +138,11 @@ export const PlayDeveloperApiHttp = {
           }
         )
 
-        return PlayStoreApi.of({ subscription, product, acknowledge })
+        const consume = Effect.fn("PlayStoreApi.consume")(function*(productId: string, token: Redacted.Redacted<string>) {
+          yield* call("POST", `/products/${path(productId)}/tokens/${path(Redacted.value(token))}:consume`, Schema.Struct({}))
+        })
+
+        return PlayStoreApi.of({ subscription, product, acknowledge, consume })
       })
     )
 }

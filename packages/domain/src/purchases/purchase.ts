@@ -60,7 +60,7 @@ export interface StoreObservation {
   readonly transactionId: string
   /** The account link the buyer's app passed to the store, if any. */
   readonly accountToken: Option.Option<string>
-  /** Whether the store already holds the purchase acknowledged (Google); Apple needs none. */
+  /** Whether the store already holds the purchase settled: acknowledged, or consumed for a consumable (Google); Apple needs none. */
   readonly acknowledged: boolean
 }
 
@@ -141,7 +141,10 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     return product.features.map((feature) => ({ feature, expiresAt: this.kind === "subscription" ? this.expiresAt : Option.none() }))
   }
 
-  /** Google wants every purchase acknowledged within three days, or it refunds it; only after the grant committed. */
+  /**
+   * Google wants every purchase acknowledged (a consumable consumed) within three days, or it refunds it; only after
+   * the grant committed.
+   */
   get needsAcknowledgement(): boolean {
     return this.store === "play_store" && Option.isNone(this.acknowledgedAt) && entitlingStatuses.has(this.status)
   }

@@ -219,7 +219,7 @@ export class Purchases extends Context.Service<Purchases, {
         const readAt = yield* DateTime.now
         const observed = product.kind === "subscription"
           ? playSubscriptionObservation(yield* playStore.subscription(token), { productId: product.productId, storeRef, readAt })
-          : playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, storeRef, readAt })
+          : playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
         if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
         return observed.value
       })
@@ -346,17 +346,43 @@ export class Purchases extends Context.Service<Purchases, {
         }))
       })
 
-      /** Acknowledges a Google purchase after its grant committed; a failure is retried by the reconciler with back-off. */
+      /** Settles with Google: consumes a consumable (which acknowledges it), acknowledges anything else. */
+      const settleWithStore = (purchase: Purchase, token: Redacted.Redacted<string>) =>
+        purchase.kind === "consumable"
+          ? playStore.consume(purchase.productId, token)
+          : playStore.acknowledge(purchase.kind === "subscription" ? "subscription" : "product", purchase.productId, token)
+
+      // Google refuses to settle a purchase twice (400): when it refuses, its own record says whether it is already
+      // settled (by an earlier attempt whose answer was lost), so a repeat has no second effect.
+      const settledAtStore = Effect.fn("Purchases.settledAtStore")(function*(purchase: Purchase, token: Redacted.Redacted<string>) {
+        const product = products.find(purchase.store, purchase.productId)
+        if (Option.isNone(product)) return false
+        const observed = yield* readGoogle(product.value, token, purchase.storeRef).pipe(Effect.option)
+        return Option.exists(observed, (observation) => observation.acknowledged)
+      })
+
+      /**
+       * Acknowledges (or consumes) a Google purchase after its grant committed: background work, at least once, one
+       * effect; a failure is retried by the reconciler with back-off.
+       */
       const acknowledge = Effect.fn("Purchases.acknowledge")(function*(purchase: Purchase) {
         if (!purchase.needsAcknowledgement || Option.isNone(purchase.sealedToken)) return
         const token = yield* box.open(purchase.sealedToken.value)
-        const result = yield* playStore.acknowledge(purchase.kind === "subscription" ? "subscription" : "product", purchase.productId, token).pipe(Effect.result)
+        const result = yield* settleWithStore(purchase, token).pipe(Effect.result)
+        const settled = result._tag === "Success" || (result.failure._tag === "StoreRejected" && (yield* settledAtStore(purchase, token)))
         yield* tx.withTransaction(Effect.gen(function*() {
           const now = yield* DateTime.now
           const { purchase: current } = yield* repo.lockOrInsert(purchase)
-          if (result._tag === "Success") {
+          // Another worker got there first: its audit line stands alone.
+          if (Option.isSome(current.acknowledgedAt)) return
+          if (settled) {
             yield* repo.save(current.acknowledged(now))
-            yield* changes.record({ workspaceId: current.workspaceId, actor: storeActor(current.store), action: "purchase.acknowledged", target: current.id })
+            yield* changes.record({
+              workspaceId: current.workspaceId,
+              actor: storeActor(current.store),
+              action: current.kind === "consumable" ? "purchase.consumed" : "purchase.acknowledged",
+              target: current.id
+            })
           } else {
             yield* repo.save(current.acknowledgementFailed(now))
           }

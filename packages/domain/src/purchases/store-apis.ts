@@ -38,6 +38,8 @@ export interface PlayProductPurchase {
   /** 0 purchased, 1 canceled, 2 pending. */
   readonly purchaseState: number
   readonly acknowledged: boolean
+  /** `consumptionState` 1: a consumable used up on the store's side (which also acknowledges it). */
+  readonly consumed: boolean
   readonly orderId: string
   readonly accountToken: Option.Option<string>
   readonly test: boolean
@@ -53,4 +55,6 @@ export class PlayStoreApi extends Context.Service<PlayStoreApi, {
     productId: string,
     token: Redacted.Redacted<string>
   ) => Effect.Effect<void, StoreUnreachable | StoreRejected>
+  /** `purchases.products.consume`: a consumable used up, so the buyer can buy it again; it acknowledges it too. */
+  readonly consume: (productId: string, token: Redacted.Redacted<string>) => Effect.Effect<void, StoreUnreachable | StoreRejected>
 }>()("@atrium/domain/PlayStoreApi") {}
