@@ -91,6 +91,22 @@ const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_0
 
 const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
 
+/** An App Store Server Notification V2, signed by the test's Apple chain, posted to the notification route. */
+const notifyApple = (type: string, uuid: string, signedAt: number, tx: object) =>
+  call("/api/store-notifications/apple", {
+    method: "POST",
+    body: {
+      signedPayload: pki.sign({
+        notificationType: type,
+        notificationUUID: uuid,
+        signedDate: signedAt,
+        data: { bundleId, environment: "Production", signedTransactionInfo: pki.sign(tx), signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 }) }
+      })
+    }
+  })
+
+const access = async (session: string) => (await call("/api/mobile/entitlement", { session })).body.access
+
 const sync = (session: string, body: unknown) => call("/api/mobile/purchases/sync", { method: "POST", body, session })
 
 /** An App Store subscription scripted on the fake and its signed transaction. */
@@ -175,5 +191,26 @@ describe("purchases against loopback stores", () => {
     expect((await call("/api/mobile/entitlement", { session })).body.access).toBe("full")
     // The credits were granted once, before and after the consumption.
     expect((await call("/api/mobile/usage", { session })).body.creditBalanceMicros).toBe(2_000_000)
+  }, 60_000)
+
+  it("App Store REFUND then REFUND_REVERSED through the notification route: the grant goes, then comes back, audited", async () => {
+    const session = await signUp()
+    const now = Date.now()
+    const sub = appleSubscription("rr-1", now)
+    const synced = await sync(session, { store: "app_store", signedTransaction: sub.signed })
+    expect(synced.status, synced.text).toBe(200)
+    expect(await access(session)).toBe("full")
+    const refund = await notifyApple("REFUND", "rr-refund", now + 1_000, { ...sub.tx, signedDate: now + 1_000, revocationDate: now + 1_000 })
+    expect(refund.status, refund.text).toBe(200)
+    expect(await eventually(async () => (await access(session)) !== "full")).toBe(true)
+    const reversed = await notifyApple("REFUND_REVERSED", "rr-reversed", now + 2_000, { ...sub.tx, signedDate: now + 2_000 })
+    expect(reversed.status, reversed.text).toBe(200)
+    expect(await eventually(async () => (await access(session)) === "full")).toBe(true)
+    const purchases = await call("/api/mobile/purchases", { session })
+    expect(purchases.text).toContain("\"status\":\"active\"")
+    const audit = await call("/api/mobile/audit?limit=100", { session })
+    expect(audit.status, audit.text).toBe(200)
+    expect(audit.text).toContain("purchase.refunded")
+    expect(audit.text).toContain("purchase.refund_reversed")
   }, 60_000)
 })

@@ -206,6 +206,41 @@ describe("Purchases", () => {
       assert.strictEqual(revoked.length, 1)
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("a reversed refund restores the grant the refund revoked, with its audit entry and event; a later read cannot undo a refund", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "5500", transaction: "5500", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["5500", sub.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-r", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), [])
+      // A newer read of the store that is not a reversal leaves the refund standing.
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 5_400_000, tx: sub.tx, status: 1 }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), [])
+      const before = (yield* state).events.length
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-rr", type: "REFUND_REVERSED", signedAt: now + 7_200_000, tx: sub.tx }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      const s = yield* state
+      const [purchase] = Array.from(s.purchases.values())
+      assert.strictEqual(purchase?.status, "active")
+      const added = s.events.slice(before)
+      assert.deepStrictEqual(added.map((e) => e.type), ["purchase.status_changed", "entitlement.granted"])
+      assert.deepInclude(added[0]?.data ?? {}, { from: "refunded", to: "active" })
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.refund_reversed").length, 1)
+      // The same reversal again (a replay) has no second effect.
+      const [reversal] = Array.from(s.storeNotifications.values()).filter((n) => n.externalId === "n-rr")
+      yield* purchases.replay(reversal?.id ?? StoreNotificationId.make("sn_missing"))
+      yield* drainInbox
+      assert.strictEqual((yield* state).events.length, s.events.length)
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("store down: the sync answers pending, entitlements are unchanged, and the queued sync completes later", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))

@@ -52,7 +52,8 @@ export const playSubscriptionObservation = (
     storeTime: input.readAt,
     transactionId: subscription.latestOrderId,
     accountToken: subscription.accountToken,
-    acknowledged: subscription.acknowledged
+    acknowledged: subscription.acknowledged,
+    refundReversed: false
   })
 }
 
@@ -74,6 +75,7 @@ export const playProductObservation = (
     storeTime: input.readAt,
     transactionId: purchase.orderId,
     accountToken: purchase.accountToken,
-    acknowledged: input.kind === "consumable" ? purchase.consumed : purchase.acknowledged
+    acknowledged: input.kind === "consumable" ? purchase.consumed : purchase.acknowledged,
+    refundReversed: false
   })
 }

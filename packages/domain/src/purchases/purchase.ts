@@ -62,6 +62,8 @@ export interface StoreObservation {
   readonly accountToken: Option.Option<string>
   /** Whether the store already holds the purchase settled: acknowledged, or consumed for a consumable (Google); Apple needs none. */
   readonly acknowledged: boolean
+  /** The store reversed an earlier refund (Apple `REFUND_REVERSED`): the one way out of `refunded`. */
+  readonly refundReversed: boolean
 }
 
 /** What applying an observation did. */
@@ -111,7 +113,9 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     const from = this.status
     const verified = new Purchase({ ...this, lastVerifiedAt: Option.some(now), updatedAt: now })
     if (DateTime.isLessThan(observation.storeTime, this.lastEventAt)) return { purchase: this, outcome: "stale", from, to: from }
-    if (finalStatuses.has(from)) return { purchase: verified.scheduled(now), outcome: "final", from, to: from }
+    // A refund holds against any later read of the store, except the store's own reversal of that refund.
+    const reinstated = from === "refunded" && observation.refundReversed
+    if (finalStatuses.has(from) && !reinstated) return { purchase: verified.scheduled(now), outcome: "final", from, to: from }
     const to = observation.status
     const changed = to !== from || observation.autoRenew !== this.autoRenew ||
       !Option.makeEquivalence(DateTime.Equivalence)(observation.expiresAt, this.expiresAt) ||
@@ -126,7 +130,7 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
       lastEventAt: observation.storeTime,
       acknowledgedAt: observation.acknowledged && Option.isNone(this.acknowledgedAt) ? Option.some(now) : this.acknowledgedAt
     }).scheduled(now)
-    return { purchase: next, outcome: changed && canTransition(from, next.status) ? "applied" : "unchanged", from, to: next.status }
+    return { purchase: next, outcome: changed && (reinstated || canTransition(from, next.status)) ? "applied" : "unchanged", from, to: next.status }
   }
 
   /** Whether the buyer has access at `now`. */

@@ -324,7 +324,8 @@ export class Purchases extends Context.Service<Purchases, {
             yield* changes.record({
               workspaceId,
               actor: input.actor,
-              action: "purchase.status_changed",
+              // Out of `refunded` only by the store's reversal; the grants below come back with it, in this transaction.
+              action: transition.from === "refunded" ? "purchase.refund_reversed" : "purchase.status_changed",
               target: next.id,
               event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(next), from: transition.from, to: transition.to })
             })
@@ -601,7 +602,8 @@ export class Purchases extends Context.Service<Purchases, {
             storeTime: Number.isFinite(eventTime) && eventTime > 0 ? DateTime.makeUnsafe(eventTime) : yield* DateTime.now,
             transactionId: notification.voidedPurchaseNotification.orderId ?? stored.value.latestTransactionId,
             accountToken: Option.none(),
-            acknowledged: Option.isSome(stored.value.acknowledgedAt)
+            acknowledged: Option.isSome(stored.value.acknowledgedAt),
+            refundReversed: false
           }
           return yield* applyNotification(voided, product.value, Option.none())
         }
