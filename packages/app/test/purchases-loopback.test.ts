@@ -213,4 +213,32 @@ describe("purchases against loopback stores", () => {
     expect(audit.text).toContain("purchase.refunded")
     expect(audit.text).toContain("purchase.refund_reversed")
   }, 60_000)
+
+  it("a Google upgrade carrying linkedPurchaseToken: the old purchase is replaced and grants no more, the new one grants", async () => {
+    const session = await signUp()
+    const future = new Date(Date.now() + 30 * day).toISOString()
+    const active = (orderId: string, linked?: string) => ({
+      subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+      acknowledgementState: "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+      latestOrderId: orderId,
+      ...(linked === undefined ? {} : { linkedPurchaseToken: linked }),
+      lineItems: [{ productId: "pro_monthly", expiryTime: future, autoRenewingPlan: { autoRenewEnabled: true } }]
+    })
+    stores.playSubscriptions.set("up-old", active("GPA.OLD"))
+    expect((await sync(session, { store: "play_store", purchaseToken: "up-old", productId: "pro_monthly" })).status).toBe(200)
+    stores.playSubscriptions.set("up-new", active("GPA.NEW", "up-old"))
+    expect((await sync(session, { store: "play_store", purchaseToken: "up-new", productId: "pro_monthly" })).status).toBe(200)
+    const list = await call("/api/mobile/purchases", { session })
+    const statuses = Array.isArray(list.body.data)
+      ? list.body.data.map((p: unknown) => typeof p === "object" && p !== null && "status" in p ? p.status : null)
+      : []
+    expect(statuses.toSorted()).toEqual(["active", "replaced"])
+    const entitlement = await call("/api/mobile/entitlement", { session })
+    expect(entitlement.body.access).toBe("full")
+    // One grant, the new purchase's: the old one's ended with it.
+    const grants = Array.isArray(entitlement.body.entitlements) ? entitlement.body.entitlements : []
+    expect(grants.length, entitlement.text).toBe(1)
+    const audit = await call("/api/mobile/audit?limit=100", { session })
+    expect(audit.text).toContain("purchase.replaced")
+  }, 30_000)
 })

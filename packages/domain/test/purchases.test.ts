@@ -357,6 +357,51 @@ describe("Purchases", () => {
       assert.strictEqual(s.audit.filter((a) => a.action === "purchase.acknowledged").length, 1)
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("a Google upgrade (linkedPurchaseToken) replaces the old purchase: it stops granting, for good, in the same transaction", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const active = (orderId: string, linked: Option.Option<string>) => ({
+        subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+        acknowledged: true,
+        latestOrderId: orderId,
+        accountToken: Option.none(),
+        test: false,
+        linkedPurchaseToken: linked,
+        lineItems: [{ productId: "pro_monthly", expiryTime: Option.some(new Date(now + 30 * day).toISOString()), autoRenewing: true }]
+      })
+      yield* script((s) => ({ ...s, playSubscriptions: new Map([["tok-old", active("GPA.O", Option.none())]]) }))
+      yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-old"), productId: "pro_monthly" })
+      const grants = Effect.flatMap(Entitlements, (e) => e.active(ws)).pipe(Effect.map((all) => all.map((g) => g.sourceRef)))
+      assert.strictEqual((yield* grants).length, 1)
+      // The store still answers for the old token as if active: only the link tells that it is over.
+      yield* script((s) => ({ ...s, playSubscriptions: new Map([...s.playSubscriptions, ["tok-new", active("GPA.N", Option.some("tok-old"))]]) }))
+      const before = (yield* state).events.length
+      const result = yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-new"), productId: "pro_monthly" })
+      assert.strictEqual(result.status, "synced")
+      const byOrder = Effect.map(state, (s) => new Map(Array.from(s.purchases.values()).map((p) => [p.latestTransactionId, p])))
+      const after = yield* byOrder
+      assert.strictEqual(after.get("GPA.O")?.status, "replaced")
+      assert.strictEqual(after.get("GPA.N")?.status, "active")
+      const successor: string = after.get("GPA.N")?.id ?? "missing"
+      assert.deepStrictEqual(yield* grants, [successor])
+      const added = (yield* state).events.slice(before)
+      assert.includeMembers(added.map((e) => e.type), ["purchase.created", "purchase.status_changed", "entitlement.revoked"])
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.replaced").length, 1)
+      // Later reads of the old token (a notification, a re-sync) cannot bring it back, and the reconciler leaves it.
+      yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-old"), productId: "pro_monthly" })
+      yield* TestClock.adjust("25 hours")
+      const due = yield* purchases.reconcileQueue.claim(10)
+      assert.deepStrictEqual(due.map((p) => p.latestTransactionId), ["GPA.N"])
+      for (const p of due) yield* purchases.reconcileQueue.step(p)
+      assert.strictEqual((yield* byOrder).get("GPA.O")?.status, "replaced")
+      assert.deepStrictEqual(yield* grants, [successor])
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.replaced").length, 1)
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
@@ -453,6 +498,7 @@ describe("availability", () => {
                 latestOrderId: "GPA.9",
                 accountToken: Option.none(),
                 test: false,
+                linkedPurchaseToken: Option.none(),
                 lineItems: [{ productId: "pro_monthly", expiryTime: Option.some(new Date(now + day).toISOString()), autoRenewing: true }]
               }]])
             }))

@@ -20,6 +20,7 @@ const SubscriptionAnswer = Schema.Struct({
   acknowledgementState: Schema.optional(Schema.String),
   latestOrderId: Schema.optional(Schema.String),
   testPurchase: Schema.optional(Schema.Unknown),
+  linkedPurchaseToken: Schema.optional(Schema.String),
   externalAccountIdentifiers: Schema.optional(Schema.Struct({ obfuscatedExternalAccountId: Schema.optional(Schema.String) })),
   lineItems: Schema.optional(Schema.Array(Schema.Struct({
     productId: Schema.String,
@@ -109,6 +110,7 @@ export const PlayDeveloperApiHttp = {
             latestOrderId: answer.latestOrderId ?? "",
             accountToken: Option.fromNullishOr(answer.externalAccountIdentifiers?.obfuscatedExternalAccountId),
             test: answer.testPurchase !== undefined,
+            linkedPurchaseToken: Option.fromNullishOr(answer.linkedPurchaseToken),
             lineItems: (answer.lineItems ?? []).map((item) => ({
               productId: item.productId,
               expiryTime: Option.fromNullishOr(item.expiryTime),

@@ -90,6 +90,8 @@ export const appleObservation = (input: {
     transactionId: tx.transactionId,
     accountToken: Option.fromNullishOr(tx.appAccountToken),
     acknowledged: true,
-    refundReversed
+    refundReversed,
+    // Apple keeps the original transaction id across upgrades within a group: the same purchase, nothing replaced.
+    replaces: Option.none()
   }
 }

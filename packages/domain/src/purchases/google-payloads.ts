@@ -53,7 +53,8 @@ export const playSubscriptionObservation = (
     transactionId: subscription.latestOrderId,
     accountToken: subscription.accountToken,
     acknowledged: subscription.acknowledged,
-    refundReversed: false
+    refundReversed: false,
+    replaces: Option.none()
   })
 }
 
@@ -76,6 +77,7 @@ export const playProductObservation = (
     transactionId: purchase.orderId,
     accountToken: purchase.accountToken,
     acknowledged: input.kind === "consumable" ? purchase.consumed : purchase.acknowledged,
-    refundReversed: false
+    refundReversed: false,
+    replaces: Option.none()
   })
 }

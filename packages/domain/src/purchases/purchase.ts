@@ -26,8 +26,9 @@ export const PurchaseStatus = Schema.Literals([
   "canceled",
   "expired",
   "revoked",
-  "refunded"
-]).annotate({ description: "Purchase status" })
+  "refunded",
+  "replaced"
+]).annotate({ description: "Purchase status; `replaced`: superseded by an upgrade or downgrade (its grants moved to the new purchase)" })
 export type PurchaseStatus = typeof PurchaseStatus.Type
 
 /** The opaque per-(workspace, member) UUID handed to the store (`appAccountToken`, `obfuscatedExternalAccountId`); never an email. */
@@ -37,7 +38,8 @@ export const AppAccountToken = Schema.String.check(Schema.isPattern(/^[0-9a-f]{8
 export type AppAccountToken = typeof AppAccountToken.Type
 
 // Refunds and revocations end a purchase for good; a later, even newer, read of the store cannot bring it back.
-const finalStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked"])
+// A replaced purchase (Google `linkedPurchaseToken`) is billed no more: its successor carries the grants from then on.
+const finalStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked", "replaced"])
 // The statuses in which the buyer keeps access until `expiresAt` (a canceled subscription runs to the end of its period).
 const entitlingStatuses: ReadonlySet<PurchaseStatus> = new Set(["active", "grace_period", "canceled"])
 
@@ -64,6 +66,8 @@ export interface StoreObservation {
   readonly acknowledged: boolean
   /** The store reversed an earlier refund (Apple `REFUND_REVERSED`): the one way out of `refunded`. */
   readonly refundReversed: boolean
+  /** The `storeRef` of the purchase this one supersedes (Google `linkedPurchaseToken`, digested), if any. */
+  readonly replaces: Option.Option<string>
 }
 
 /** What applying an observation did. */
@@ -163,6 +167,11 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     const attempts = this.ackAttempts + 1
     const wait = Duration.min(Duration.times(Duration.seconds(30), 2 ** Math.min(attempts - 1, 10)), Duration.hours(1))
     return new Purchase({ ...this, ackAttempts: attempts, nextCheckAt: Option.some(DateTime.addDuration(now, wait)), updatedAt: now })
+  }
+
+  /** Superseded by an upgrade or downgrade: final, grants nothing, never looked at again. */
+  replacedAt(now: DateTime.Utc): Purchase {
+    return new Purchase({ ...this, status: "replaced", autoRenew: false, updatedAt: now }).scheduled(now)
   }
 
   /** A store lookup that could not be made: look again later, change nothing else. */

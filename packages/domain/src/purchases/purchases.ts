@@ -25,7 +25,7 @@ import {
 } from "../shared/index.ts"
 import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
 import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
-import { AppAccountToken, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
+import { AppAccountToken, canTransition, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
 import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
@@ -217,11 +217,18 @@ export class Purchases extends Context.Service<Purchases, {
 
       const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: StoreProduct, token: Redacted.Redacted<string>, storeRef: string) {
         const readAt = yield* DateTime.now
-        const observed = product.kind === "subscription"
-          ? playSubscriptionObservation(yield* playStore.subscription(token), { productId: product.productId, storeRef, readAt })
-          : playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
+        if (product.kind !== "subscription") {
+          const observed = playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
+          if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
+          return observed.value
+        }
+        const subscription = yield* playStore.subscription(token)
+        const observed = playSubscriptionObservation(subscription, { productId: product.productId, storeRef, readAt })
         if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-        return observed.value
+        // The replaced purchase is known here by its token's digest, as it was stored.
+        const linked = subscription.linkedPurchaseToken
+        const replaces = Option.isSome(linked) ? Option.some(yield* tokenRef(Redacted.make(linked.value))) : Option.none<string>()
+        return { ...observed.value, replaces }
       })
 
       const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
@@ -261,6 +268,31 @@ export class Purchases extends Context.Service<Purchases, {
       })
 
       // ---- applying what the store says ------------------------------------------------------------------------------
+
+      // A successor that never took effect (its payment canceled, say) leaves the purchase it would have replaced alone.
+      const entitlingOrPending = (purchase: Purchase) => purchase.status === "pending" || purchase.entitlesAt(purchase.updatedAt)
+
+      /**
+       * Ends the purchase a new one replaced (Google `linkedPurchaseToken`), inside the new one's transaction: it is
+       * marked `replaced` and its grants end, so the two never grant together; its audit entry and event go with it.
+       */
+      const retireReplaced = Effect.fn("Purchases.retireReplaced")(function*(storeRef: string, successor: Purchase, actor: Actor) {
+        const found = yield* repo.findByStoreRef(successor.store, storeRef)
+        if (Option.isNone(found)) return
+        const { purchase: old } = yield* repo.lockOrInsert(found.value)
+        if (!canTransition(old.status, "replaced")) return
+        const now = yield* DateTime.now
+        const retired = old.replacedAt(now)
+        yield* repo.save(retired)
+        yield* changes.record({
+          workspaceId: retired.workspaceId,
+          actor,
+          action: "purchase.replaced",
+          target: retired.id,
+          event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(retired), from: old.status, to: retired.status })
+        })
+        yield* entitlements.reconcileSource({ workspaceId: retired.workspaceId, source: "purchase", sourceRef: retired.id, grants: [], actor })
+      })
 
       /** Upserts the purchase, applies the observation, recomputes its grants and credits: one transaction. */
       const applyObservation = Effect.fn("Purchases.applyObservation")(function*(input: {
@@ -339,6 +371,9 @@ export class Purchases extends Context.Service<Purchases, {
             yield* usage.creditOnce(workspaceId, `${next.store}:${next.latestTransactionId}`, credits, input.actor).pipe(
               Effect.catchTag("InvalidInput", () => Effect.succeed(false))
             )
+          }
+          if (Option.isSome(observation.replaces) && observation.replaces.value !== next.storeRef && entitlingOrPending(next)) {
+            yield* retireReplaced(observation.replaces.value, next, input.actor)
           }
           // The audit line of this sync or notification, whatever it changed.
           yield* changes.record({ workspaceId, actor: input.actor, action: input.action, target: next.id })
@@ -603,7 +638,8 @@ export class Purchases extends Context.Service<Purchases, {
             transactionId: notification.voidedPurchaseNotification.orderId ?? stored.value.latestTransactionId,
             accountToken: Option.none(),
             acknowledged: Option.isSome(stored.value.acknowledgedAt),
-            refundReversed: false
+            refundReversed: false,
+            replaces: Option.none()
           }
           return yield* applyNotification(voided, product.value, Option.none())
         }

@@ -30,6 +30,8 @@ export interface PlaySubscription {
   readonly latestOrderId: string
   readonly accountToken: Option.Option<string>
   readonly test: boolean
+  /** The token of the subscription this one replaced (an upgrade, downgrade or resubscription): that one is over. */
+  readonly linkedPurchaseToken: Option.Option<string>
   readonly lineItems: ReadonlyArray<{ readonly productId: string; readonly expiryTime: Option.Option<string>; readonly autoRenewing: boolean }>
 }
 
