@@ -23,7 +23,8 @@ const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
   { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 5_000_000 },
   { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] },
-  { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] }
+  { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] },
+  { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 3_000_000 }
 ]
 const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
 const google = { packageName: "com.example.atrium" }
@@ -205,6 +206,41 @@ describe("Purchases", () => {
       assert.strictEqual(revoked.length, 1)
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("a reversed refund restores the grant the refund revoked, with its audit entry and event; a later read cannot undo a refund", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "5500", transaction: "5500", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["5500", sub.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-r", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), [])
+      // A newer read of the store that is not a reversal leaves the refund standing.
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 5_400_000, tx: sub.tx, status: 1 }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), [])
+      const before = (yield* state).events.length
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-rr", type: "REFUND_REVERSED", signedAt: now + 7_200_000, tx: sub.tx }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      const s = yield* state
+      const [purchase] = Array.from(s.purchases.values())
+      assert.strictEqual(purchase?.status, "active")
+      const added = s.events.slice(before)
+      assert.deepStrictEqual(added.map((e) => e.type), ["purchase.status_changed", "entitlement.granted"])
+      assert.deepInclude(added[0]?.data ?? {}, { from: "refunded", to: "active" })
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.refund_reversed").length, 1)
+      // The same reversal again (a replay) has no second effect.
+      const [reversal] = Array.from(s.storeNotifications.values()).filter((n) => n.externalId === "n-rr")
+      yield* purchases.replay(reversal?.id ?? StoreNotificationId.make("sn_missing"))
+      yield* drainInbox
+      assert.strictEqual((yield* state).events.length, s.events.length)
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("store down: the sync answers pending, entitlements are unchanged, and the queued sync completes later", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
@@ -254,7 +290,7 @@ describe("Purchases", () => {
       yield* script((s) => ({
         ...s,
         ackFailures: 3,
-        playProducts: new Map([["tok-1", { purchaseState: 0, acknowledged: false, orderId: "GPA.1", accountToken: Option.none(), test: false }]])
+        playProducts: new Map([["tok-1", { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.1", accountToken: Option.none(), test: false }]])
       }))
       const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-1"), productId: "lifetime" })
       assert.strictEqual(result.status, "synced")
@@ -273,6 +309,99 @@ describe("Purchases", () => {
       assert.isFalse(JSON.stringify(stored.map((p) => [p.storeRef, p.sealedToken])).includes("tok-1"))
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("a Google consumable is consumed after its credits, in the background, once", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      yield* script((s) => ({
+        ...s,
+        playProducts: new Map([["tok-c", { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.C", accountToken: Option.none(), test: false }]])
+      }))
+      const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-c"), productId: "credits.pack" })
+      assert.strictEqual(result.status, "synced")
+      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+      // The sync itself settles nothing with the store: that is the reconciler's, due at once.
+      assert.deepStrictEqual([(yield* fakes).consumeCalls, (yield* fakes).ackCalls], [0, 0])
+      for (let round = 0; round < 3; round++) {
+        const due = yield* purchases.reconcileQueue.claim(10)
+        for (const p of due) yield* purchases.reconcileQueue.step(p)
+        yield* TestClock.adjust("1 hour")
+      }
+      assert.deepStrictEqual([(yield* fakes).consumeCalls, (yield* fakes).ackCalls], [1, 0])
+      assert.isTrue((yield* fakes).playProducts.get("tok-c")?.consumed)
+      const s = yield* state
+      assert.deepStrictEqual(Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)), [true])
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.consumed").length, 1)
+      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("an acknowledgement whose answer was lost: the store refuses the repeat, its record says done, one effect", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const unsettled = { purchaseState: 0, acknowledged: false, consumed: false, orderId: "GPA.L", accountToken: Option.none(), test: false }
+      yield* script((s) => ({ ...s, playProducts: new Map([["tok-l", unsettled]]) }))
+      yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-l"), productId: "lifetime" })
+      // An earlier attempt reached Google, its answer did not reach us.
+      yield* script((s) => ({ ...s, playProducts: new Map([["tok-l", { ...unsettled, acknowledged: true }]]) }))
+      for (let round = 0; round < 3; round++) {
+        const due = yield* purchases.reconcileQueue.claim(10)
+        for (const p of due) yield* purchases.reconcileQueue.step(p)
+        yield* TestClock.adjust("1 hour")
+      }
+      assert.strictEqual((yield* fakes).ackCalls, 1)
+      const s = yield* state
+      assert.deepStrictEqual(Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)), [true])
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.acknowledged").length, 1)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a Google upgrade (linkedPurchaseToken) replaces the old purchase: it stops granting, for good, in the same transaction", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const active = (orderId: string, linked: Option.Option<string>) => ({
+        subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+        acknowledged: true,
+        latestOrderId: orderId,
+        accountToken: Option.none(),
+        test: false,
+        linkedPurchaseToken: linked,
+        lineItems: [{ productId: "pro_monthly", expiryTime: Option.some(new Date(now + 30 * day).toISOString()), autoRenewing: true }]
+      })
+      yield* script((s) => ({ ...s, playSubscriptions: new Map([["tok-old", active("GPA.O", Option.none())]]) }))
+      yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-old"), productId: "pro_monthly" })
+      const grants = Effect.flatMap(Entitlements, (e) => e.active(ws)).pipe(Effect.map((all) => all.map((g) => g.sourceRef)))
+      assert.strictEqual((yield* grants).length, 1)
+      // The store still answers for the old token as if active: only the link tells that it is over.
+      yield* script((s) => ({ ...s, playSubscriptions: new Map([...s.playSubscriptions, ["tok-new", active("GPA.N", Option.some("tok-old"))]]) }))
+      const before = (yield* state).events.length
+      const result = yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-new"), productId: "pro_monthly" })
+      assert.strictEqual(result.status, "synced")
+      const byOrder = Effect.map(state, (s) => new Map(Array.from(s.purchases.values()).map((p) => [p.latestTransactionId, p])))
+      const after = yield* byOrder
+      assert.strictEqual(after.get("GPA.O")?.status, "replaced")
+      assert.strictEqual(after.get("GPA.N")?.status, "active")
+      const successor: string = after.get("GPA.N")?.id ?? "missing"
+      assert.deepStrictEqual(yield* grants, [successor])
+      const added = (yield* state).events.slice(before)
+      assert.includeMembers(added.map((e) => e.type), ["purchase.created", "purchase.status_changed", "entitlement.revoked"])
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.replaced").length, 1)
+      // Later reads of the old token (a notification, a re-sync) cannot bring it back, and the reconciler leaves it.
+      yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-old"), productId: "pro_monthly" })
+      yield* TestClock.adjust("25 hours")
+      const due = yield* purchases.reconcileQueue.claim(10)
+      assert.deepStrictEqual(due.map((p) => p.latestTransactionId), ["GPA.N"])
+      for (const p of due) yield* purchases.reconcileQueue.step(p)
+      assert.strictEqual((yield* byOrder).get("GPA.O")?.status, "replaced")
+      assert.deepStrictEqual(yield* grants, [successor])
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.replaced").length, 1)
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
@@ -281,7 +410,7 @@ describe("Purchases", () => {
       const purchases = yield* Purchases
       yield* script((s) => ({
         ...s,
-        playProducts: new Map([["tok-2", { purchaseState: 0, acknowledged: true, orderId: "GPA.2", accountToken: Option.none(), test: false }]])
+        playProducts: new Map([["tok-2", { purchaseState: 0, acknowledged: true, consumed: false, orderId: "GPA.2", accountToken: Option.none(), test: false }]])
       }))
       const request = { store: "play_store" as const, purchaseToken: Redacted.make("tok-2"), productId: "lifetime" }
       yield* purchases.sync(member(a), request)
@@ -369,6 +498,7 @@ describe("availability", () => {
                 latestOrderId: "GPA.9",
                 accountToken: Option.none(),
                 test: false,
+                linkedPurchaseToken: Option.none(),
                 lineItems: [{ productId: "pro_monthly", expiryTime: Option.some(new Date(now + day).toISOString()), autoRenewing: true }]
               }]])
             }))

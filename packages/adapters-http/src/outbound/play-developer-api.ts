@@ -20,6 +20,7 @@ const SubscriptionAnswer = Schema.Struct({
   acknowledgementState: Schema.optional(Schema.String),
   latestOrderId: Schema.optional(Schema.String),
   testPurchase: Schema.optional(Schema.Unknown),
+  linkedPurchaseToken: Schema.optional(Schema.String),
   externalAccountIdentifiers: Schema.optional(Schema.Struct({ obfuscatedExternalAccountId: Schema.optional(Schema.String) })),
   lineItems: Schema.optional(Schema.Array(Schema.Struct({
     productId: Schema.String,
@@ -30,6 +31,7 @@ const SubscriptionAnswer = Schema.Struct({
 const ProductAnswer = Schema.Struct({
   purchaseState: Schema.optional(Schema.Number),
   acknowledgementState: Schema.optional(Schema.Number),
+  consumptionState: Schema.optional(Schema.Number),
   orderId: Schema.optional(Schema.String),
   purchaseType: Schema.optional(Schema.Number),
   obfuscatedExternalAccountId: Schema.optional(Schema.String)
@@ -108,6 +110,7 @@ export const PlayDeveloperApiHttp = {
             latestOrderId: answer.latestOrderId ?? "",
             accountToken: Option.fromNullishOr(answer.externalAccountIdentifiers?.obfuscatedExternalAccountId),
             test: answer.testPurchase !== undefined,
+            linkedPurchaseToken: Option.fromNullishOr(answer.linkedPurchaseToken),
             lineItems: (answer.lineItems ?? []).map((item) => ({
               productId: item.productId,
               expiryTime: Option.fromNullishOr(item.expiryTime),
@@ -122,6 +125,7 @@ export const PlayDeveloperApiHttp = {
           const result: PlayProductPurchase = {
             purchaseState: answer.purchaseState ?? -1,
             acknowledged: answer.acknowledgementState === 1,
+            consumed: answer.consumptionState === 1,
             orderId: answer.orderId ?? "",
             accountToken: Option.fromNullishOr(answer.obfuscatedExternalAccountId),
             test: answer.purchaseType === 0
@@ -136,7 +140,11 @@ export const PlayDeveloperApiHttp = {
           }
         )
 
-        return PlayStoreApi.of({ subscription, product, acknowledge })
+        const consume = Effect.fn("PlayStoreApi.consume")(function*(productId: string, token: Redacted.Redacted<string>) {
+          yield* call("POST", `/products/${path(productId)}/tokens/${path(Redacted.value(token))}:consume`, Schema.Struct({}))
+        })
+
+        return PlayStoreApi.of({ subscription, product, acknowledge, consume })
       })
     )
 }

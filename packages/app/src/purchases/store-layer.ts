@@ -15,7 +15,8 @@ const appStoreNotConfigured = Layer.succeed(AppStoreApi, AppStoreApi.of({
 const playStoreNotConfigured = Layer.succeed(PlayStoreApi, PlayStoreApi.of({
   subscription: notConfigured("play_store"),
   product: notConfigured("play_store"),
-  acknowledge: notConfigured("play_store")
+  acknowledge: notConfigured("play_store"),
+  consume: notConfigured("play_store")
 }))
 
 /** The catalog, the configuration, the store API clients and the signature checks, from the app's configuration. */

@@ -65,9 +65,11 @@ export const appleObservation = (input: {
   const autoRenew = input.kind === "subscription" && Option.exists(input.renewal, (renewal) => renewal.autoRenewStatus === 1)
   const expiresAt = at(tx.expiresDate)
   const expiredBy = (time: DateTime.Utc) => Option.exists(expiresAt, (end) => !DateTime.isLessThan(time, end))
+  // A reversed refund's transaction may still carry the refund's revocation date; the reversal is the later word.
+  const refundReversed = type === "REFUND_REVERSED"
   const status = ((): PurchaseStatus => {
     if (type === "REVOKE") return "revoked"
-    if (type === "REFUND" || tx.revocationDate !== undefined) return "refunded"
+    if (type === "REFUND" || (tx.revocationDate !== undefined && !refundReversed)) return "refunded"
     if (input.kind !== "subscription") return "active"
     const byCode = Option.getOrUndefined(Option.map(input.statusCode, (code) => subscriptionStatus(code, autoRenew)))
     if (byCode !== undefined) return byCode
@@ -87,6 +89,9 @@ export const appleObservation = (input: {
     storeTime: input.storeTime,
     transactionId: tx.transactionId,
     accountToken: Option.fromNullishOr(tx.appAccountToken),
-    acknowledged: true
+    acknowledged: true,
+    refundReversed,
+    // Apple keeps the original transaction id across upgrades within a group: the same purchase, nothing replaced.
+    replaces: Option.none()
   }
 }

@@ -1,5 +1,5 @@
 import { DateTime, Option, Schema } from "effect"
-import type { PurchaseStatus, StoreObservation } from "./purchase.ts"
+import type { ProductKind, PurchaseStatus, StoreObservation } from "./purchase.ts"
 import type { PlayProductPurchase, PlaySubscription } from "./store-apis.ts"
 
 /** A Pub/Sub push request body. */
@@ -52,14 +52,16 @@ export const playSubscriptionObservation = (
     storeTime: input.readAt,
     transactionId: subscription.latestOrderId,
     accountToken: subscription.accountToken,
-    acknowledged: subscription.acknowledged
+    acknowledged: subscription.acknowledged,
+    refundReversed: false,
+    replaces: Option.none()
   })
 }
 
-/** What `purchases.products.get` says about a one-time purchase. */
+/** What `purchases.products.get` says about a one-time purchase; a consumable is settled once consumed, not merely acknowledged. */
 export const playProductObservation = (
   purchase: PlayProductPurchase,
-  input: { readonly productId: string; readonly storeRef: string; readonly readAt: DateTime.Utc }
+  input: { readonly productId: string; readonly kind: ProductKind; readonly storeRef: string; readonly readAt: DateTime.Utc }
 ): Option.Option<StoreObservation> => {
   const status: PurchaseStatus | undefined = purchase.purchaseState === 0 ? "active" : purchase.purchaseState === 1 ? "refunded" : purchase.purchaseState === 2 ? "pending" : undefined
   if (status === undefined) return Option.none()
@@ -74,6 +76,8 @@ export const playProductObservation = (
     storeTime: input.readAt,
     transactionId: purchase.orderId,
     accountToken: purchase.accountToken,
-    acknowledged: purchase.acknowledged
+    acknowledged: input.kind === "consumable" ? purchase.consumed : purchase.acknowledged,
+    refundReversed: false,
+    replaces: Option.none()
   })
 }

@@ -26,8 +26,9 @@ export const PurchaseStatus = Schema.Literals([
   "canceled",
   "expired",
   "revoked",
-  "refunded"
-]).annotate({ description: "Purchase status" })
+  "refunded",
+  "replaced"
+]).annotate({ description: "Purchase status; `replaced`: superseded by an upgrade or downgrade (its grants moved to the new purchase)" })
 export type PurchaseStatus = typeof PurchaseStatus.Type
 
 /** The opaque per-(workspace, member) UUID handed to the store (`appAccountToken`, `obfuscatedExternalAccountId`); never an email. */
@@ -37,7 +38,8 @@ export const AppAccountToken = Schema.String.check(Schema.isPattern(/^[0-9a-f]{8
 export type AppAccountToken = typeof AppAccountToken.Type
 
 // Refunds and revocations end a purchase for good; a later, even newer, read of the store cannot bring it back.
-const finalStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked"])
+// A replaced purchase (Google `linkedPurchaseToken`) is billed no more: its successor carries the grants from then on.
+const finalStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked", "replaced"])
 // The statuses in which the buyer keeps access until `expiresAt` (a canceled subscription runs to the end of its period).
 const entitlingStatuses: ReadonlySet<PurchaseStatus> = new Set(["active", "grace_period", "canceled"])
 
@@ -60,8 +62,12 @@ export interface StoreObservation {
   readonly transactionId: string
   /** The account link the buyer's app passed to the store, if any. */
   readonly accountToken: Option.Option<string>
-  /** Whether the store already holds the purchase acknowledged (Google); Apple needs none. */
+  /** Whether the store already holds the purchase settled: acknowledged, or consumed for a consumable (Google); Apple needs none. */
   readonly acknowledged: boolean
+  /** The store reversed an earlier refund (Apple `REFUND_REVERSED`): the one way out of `refunded`. */
+  readonly refundReversed: boolean
+  /** The `storeRef` of the purchase this one supersedes (Google `linkedPurchaseToken`, digested), if any. */
+  readonly replaces: Option.Option<string>
 }
 
 /** What applying an observation did. */
@@ -111,7 +117,9 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     const from = this.status
     const verified = new Purchase({ ...this, lastVerifiedAt: Option.some(now), updatedAt: now })
     if (DateTime.isLessThan(observation.storeTime, this.lastEventAt)) return { purchase: this, outcome: "stale", from, to: from }
-    if (finalStatuses.has(from)) return { purchase: verified.scheduled(now), outcome: "final", from, to: from }
+    // A refund holds against any later read of the store, except the store's own reversal of that refund.
+    const reinstated = from === "refunded" && observation.refundReversed
+    if (finalStatuses.has(from) && !reinstated) return { purchase: verified.scheduled(now), outcome: "final", from, to: from }
     const to = observation.status
     const changed = to !== from || observation.autoRenew !== this.autoRenew ||
       !Option.makeEquivalence(DateTime.Equivalence)(observation.expiresAt, this.expiresAt) ||
@@ -126,7 +134,7 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
       lastEventAt: observation.storeTime,
       acknowledgedAt: observation.acknowledged && Option.isNone(this.acknowledgedAt) ? Option.some(now) : this.acknowledgedAt
     }).scheduled(now)
-    return { purchase: next, outcome: changed && canTransition(from, next.status) ? "applied" : "unchanged", from, to: next.status }
+    return { purchase: next, outcome: changed && (reinstated || canTransition(from, next.status)) ? "applied" : "unchanged", from, to: next.status }
   }
 
   /** Whether the buyer has access at `now`. */
@@ -141,7 +149,10 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     return product.features.map((feature) => ({ feature, expiresAt: this.kind === "subscription" ? this.expiresAt : Option.none() }))
   }
 
-  /** Google wants every purchase acknowledged within three days, or it refunds it; only after the grant committed. */
+  /**
+   * Google wants every purchase acknowledged (a consumable consumed) within three days, or it refunds it; only after
+   * the grant committed.
+   */
   get needsAcknowledgement(): boolean {
     return this.store === "play_store" && Option.isNone(this.acknowledgedAt) && entitlingStatuses.has(this.status)
   }
@@ -156,6 +167,11 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     const attempts = this.ackAttempts + 1
     const wait = Duration.min(Duration.times(Duration.seconds(30), 2 ** Math.min(attempts - 1, 10)), Duration.hours(1))
     return new Purchase({ ...this, ackAttempts: attempts, nextCheckAt: Option.some(DateTime.addDuration(now, wait)), updatedAt: now })
+  }
+
+  /** Superseded by an upgrade or downgrade: final, grants nothing, never looked at again. */
+  replacedAt(now: DateTime.Utc): Purchase {
+    return new Purchase({ ...this, status: "replaced", autoRenew: false, updatedAt: now }).scheduled(now)
   }
 
   /** A store lookup that could not be made: look again later, change nothing else. */

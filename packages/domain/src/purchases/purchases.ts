@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
@@ -25,7 +25,7 @@ import {
 } from "../shared/index.ts"
 import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
 import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
-import { AppAccountToken, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
+import { AppAccountToken, canTransition, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
 import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
@@ -82,6 +82,12 @@ const decodeJson = <S extends Schema.Top & { readonly DecodingServices: never }>
 const decodeUnknown = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(schema)
 
 const epoch = DateTime.makeUnsafe(0)
+
+/**
+ * How long a member's sync waits for the store, every call of the verification together (the clients' own 15 s
+ * per-call bound serves the worker). Past it the sync is queued and answers 202 pending: the answer comes within 5 s.
+ */
+export const syncVerificationBudget = Duration.seconds(4)
 
 /**
  * In-app purchases: availability, client syncs verified with the store, signed store notifications through an inbox,
@@ -211,11 +217,18 @@ export class Purchases extends Context.Service<Purchases, {
 
       const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: StoreProduct, token: Redacted.Redacted<string>, storeRef: string) {
         const readAt = yield* DateTime.now
-        const observed = product.kind === "subscription"
-          ? playSubscriptionObservation(yield* playStore.subscription(token), { productId: product.productId, storeRef, readAt })
-          : playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, storeRef, readAt })
+        if (product.kind !== "subscription") {
+          const observed = playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
+          if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
+          return observed.value
+        }
+        const subscription = yield* playStore.subscription(token)
+        const observed = playSubscriptionObservation(subscription, { productId: product.productId, storeRef, readAt })
         if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-        return observed.value
+        // The replaced purchase is known here by its token's digest, as it was stored.
+        const linked = subscription.linkedPurchaseToken
+        const replaces = Option.isSome(linked) ? Option.some(yield* tokenRef(Redacted.make(linked.value))) : Option.none<string>()
+        return { ...observed.value, replaces }
       })
 
       const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
@@ -255,6 +268,31 @@ export class Purchases extends Context.Service<Purchases, {
       })
 
       // ---- applying what the store says ------------------------------------------------------------------------------
+
+      // A successor that never took effect (its payment canceled, say) leaves the purchase it would have replaced alone.
+      const entitlingOrPending = (purchase: Purchase) => purchase.status === "pending" || purchase.entitlesAt(purchase.updatedAt)
+
+      /**
+       * Ends the purchase a new one replaced (Google `linkedPurchaseToken`), inside the new one's transaction: it is
+       * marked `replaced` and its grants end, so the two never grant together; its audit entry and event go with it.
+       */
+      const retireReplaced = Effect.fn("Purchases.retireReplaced")(function*(storeRef: string, successor: Purchase, actor: Actor) {
+        const found = yield* repo.findByStoreRef(successor.store, storeRef)
+        if (Option.isNone(found)) return
+        const { purchase: old } = yield* repo.lockOrInsert(found.value)
+        if (!canTransition(old.status, "replaced")) return
+        const now = yield* DateTime.now
+        const retired = old.replacedAt(now)
+        yield* repo.save(retired)
+        yield* changes.record({
+          workspaceId: retired.workspaceId,
+          actor,
+          action: "purchase.replaced",
+          target: retired.id,
+          event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(retired), from: old.status, to: retired.status })
+        })
+        yield* entitlements.reconcileSource({ workspaceId: retired.workspaceId, source: "purchase", sourceRef: retired.id, grants: [], actor })
+      })
 
       /** Upserts the purchase, applies the observation, recomputes its grants and credits: one transaction. */
       const applyObservation = Effect.fn("Purchases.applyObservation")(function*(input: {
@@ -318,7 +356,8 @@ export class Purchases extends Context.Service<Purchases, {
             yield* changes.record({
               workspaceId,
               actor: input.actor,
-              action: "purchase.status_changed",
+              // Out of `refunded` only by the store's reversal; the grants below come back with it, in this transaction.
+              action: transition.from === "refunded" ? "purchase.refund_reversed" : "purchase.status_changed",
               target: next.id,
               event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(next), from: transition.from, to: transition.to })
             })
@@ -333,6 +372,9 @@ export class Purchases extends Context.Service<Purchases, {
               Effect.catchTag("InvalidInput", () => Effect.succeed(false))
             )
           }
+          if (Option.isSome(observation.replaces) && observation.replaces.value !== next.storeRef && entitlingOrPending(next)) {
+            yield* retireReplaced(observation.replaces.value, next, input.actor)
+          }
           // The audit line of this sync or notification, whatever it changed.
           yield* changes.record({ workspaceId, actor: input.actor, action: input.action, target: next.id })
           const applied: Applied = { _tag: "Applied", purchase: next, transition: { ...transition, purchase: next } }
@@ -340,17 +382,43 @@ export class Purchases extends Context.Service<Purchases, {
         }))
       })
 
-      /** Acknowledges a Google purchase after its grant committed; a failure is retried by the reconciler with back-off. */
+      /** Settles with Google: consumes a consumable (which acknowledges it), acknowledges anything else. */
+      const settleWithStore = (purchase: Purchase, token: Redacted.Redacted<string>) =>
+        purchase.kind === "consumable"
+          ? playStore.consume(purchase.productId, token)
+          : playStore.acknowledge(purchase.kind === "subscription" ? "subscription" : "product", purchase.productId, token)
+
+      // Google refuses to settle a purchase twice (400): when it refuses, its own record says whether it is already
+      // settled (by an earlier attempt whose answer was lost), so a repeat has no second effect.
+      const settledAtStore = Effect.fn("Purchases.settledAtStore")(function*(purchase: Purchase, token: Redacted.Redacted<string>) {
+        const product = products.find(purchase.store, purchase.productId)
+        if (Option.isNone(product)) return false
+        const observed = yield* readGoogle(product.value, token, purchase.storeRef).pipe(Effect.option)
+        return Option.exists(observed, (observation) => observation.acknowledged)
+      })
+
+      /**
+       * Acknowledges (or consumes) a Google purchase after its grant committed: background work, at least once, one
+       * effect; a failure is retried by the reconciler with back-off.
+       */
       const acknowledge = Effect.fn("Purchases.acknowledge")(function*(purchase: Purchase) {
         if (!purchase.needsAcknowledgement || Option.isNone(purchase.sealedToken)) return
         const token = yield* box.open(purchase.sealedToken.value)
-        const result = yield* playStore.acknowledge(purchase.kind === "subscription" ? "subscription" : "product", purchase.productId, token).pipe(Effect.result)
+        const result = yield* settleWithStore(purchase, token).pipe(Effect.result)
+        const settled = result._tag === "Success" || (result.failure._tag === "StoreRejected" && (yield* settledAtStore(purchase, token)))
         yield* tx.withTransaction(Effect.gen(function*() {
           const now = yield* DateTime.now
           const { purchase: current } = yield* repo.lockOrInsert(purchase)
-          if (result._tag === "Success") {
+          // Another worker got there first: its audit line stands alone.
+          if (Option.isSome(current.acknowledgedAt)) return
+          if (settled) {
             yield* repo.save(current.acknowledged(now))
-            yield* changes.record({ workspaceId: current.workspaceId, actor: storeActor(current.store), action: "purchase.acknowledged", target: current.id })
+            yield* changes.record({
+              workspaceId: current.workspaceId,
+              actor: storeActor(current.store),
+              action: current.kind === "consumable" ? "purchase.consumed" : "purchase.acknowledged",
+              target: current.id
+            })
           } else {
             yield* repo.save(current.acknowledgementFailed(now))
           }
@@ -391,7 +459,13 @@ export class Purchases extends Context.Service<Purchases, {
           // The same request again simply syncs again: a sync is idempotent by construction.
           if (Option.isSome(first) && first.value !== requestHash) return yield* new IdempotencyKeyReused()
         }
-        const resolved = yield* resolveClient(request).pipe(Effect.result)
+        const resolved = yield* resolveClient(request).pipe(
+          Effect.timeoutOrElse({
+            duration: syncVerificationBudget,
+            orElse: () => Effect.fail(new StoreUnreachable({ store: request.store, reason: "no answer within the sync budget" }))
+          }),
+          Effect.result
+        )
         if (resolved._tag === "Failure") {
           const error = resolved.failure
           if (error._tag === "StoreUnreachable") {
@@ -411,7 +485,7 @@ export class Purchases extends Context.Service<Purchases, {
           action: "purchase.synced"
         })
         if (applied._tag !== "Applied") return yield* Effect.die(new Error("a bound sync is always attributed"))
-        yield* acknowledge(applied.purchase).pipe(Effect.catchTag("Unavailable", () => Effect.void))
+        // No store call after the grant: a due acknowledgement is the reconciler's (the purchase is scheduled for now).
         const synced: SyncResult = {
           status: "synced",
           purchases: [Option.getOrElse(yield* repo.findById(member.workspaceId, applied.purchase.id), () => applied.purchase)],
@@ -563,7 +637,9 @@ export class Purchases extends Context.Service<Purchases, {
             storeTime: Number.isFinite(eventTime) && eventTime > 0 ? DateTime.makeUnsafe(eventTime) : yield* DateTime.now,
             transactionId: notification.voidedPurchaseNotification.orderId ?? stored.value.latestTransactionId,
             accountToken: Option.none(),
-            acknowledged: Option.isSome(stored.value.acknowledgedAt)
+            acknowledged: Option.isSome(stored.value.acknowledgedAt),
+            refundReversed: false,
+            replaces: Option.none()
           }
           return yield* applyNotification(voided, product.value, Option.none())
         }

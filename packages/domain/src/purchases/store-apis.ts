@@ -30,6 +30,8 @@ export interface PlaySubscription {
   readonly latestOrderId: string
   readonly accountToken: Option.Option<string>
   readonly test: boolean
+  /** The token of the subscription this one replaced (an upgrade, downgrade or resubscription): that one is over. */
+  readonly linkedPurchaseToken: Option.Option<string>
   readonly lineItems: ReadonlyArray<{ readonly productId: string; readonly expiryTime: Option.Option<string>; readonly autoRenewing: boolean }>
 }
 
@@ -38,6 +40,8 @@ export interface PlayProductPurchase {
   /** 0 purchased, 1 canceled, 2 pending. */
   readonly purchaseState: number
   readonly acknowledged: boolean
+  /** `consumptionState` 1: a consumable used up on the store's side (which also acknowledges it). */
+  readonly consumed: boolean
   readonly orderId: string
   readonly accountToken: Option.Option<string>
   readonly test: boolean
@@ -53,4 +57,6 @@ export class PlayStoreApi extends Context.Service<PlayStoreApi, {
     productId: string,
     token: Redacted.Redacted<string>
   ) => Effect.Effect<void, StoreUnreachable | StoreRejected>
+  /** `purchases.products.consume`: a consumable used up, so the buyer can buy it again; it acknowledges it too. */
+  readonly consume: (productId: string, token: Redacted.Redacted<string>) => Effect.Effect<void, StoreUnreachable | StoreRejected>
 }>()("@atrium/domain/PlayStoreApi") {}

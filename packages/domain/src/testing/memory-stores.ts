@@ -21,6 +21,7 @@ export interface FakeStoreState {
   /** Acknowledgements that fail before one succeeds. */
   readonly ackFailures: number
   readonly ackCalls: number
+  readonly consumeCalls: number
   readonly calls: number
 }
 
@@ -36,6 +37,7 @@ export class FakeStores extends Context.Service<FakeStores, Ref.Ref<FakeStoreSta
       down: false,
       ackFailures: 0,
       ackCalls: 0,
+      consumeCalls: 0,
       calls: 0
     })
   )
@@ -61,6 +63,33 @@ export const AppStoreApiMemory = Layer.effect(
   })
 )
 
+// Settling a purchase twice is refused, as Google does (400); settling a scripted one records it in the script.
+const settle = (s: FakeStoreState, token: string, kind: "subscription" | "product" | "consume"): [boolean, FakeStoreState] => {
+  if (kind === "subscription") {
+    const subscription = s.playSubscriptions.get(token)
+    if (subscription === undefined) return [false, s]
+    return [subscription.acknowledged, { ...s, playSubscriptions: new Map([...s.playSubscriptions, [token, { ...subscription, acknowledged: true }]]) }]
+  }
+  const product = s.playProducts.get(token)
+  if (product === undefined) return [false, s]
+  const done = kind === "consume" ? product.consumed : product.acknowledged
+  return [done, { ...s, playProducts: new Map([...s.playProducts, [token, { ...product, acknowledged: true, consumed: product.consumed || kind === "consume" }]]) }]
+}
+
+const settleFake = (state: Ref.Ref<FakeStoreState>, token: string, kind: "subscription" | "product" | "consume") =>
+  called(state, "play_store").pipe(
+    Effect.andThen(Ref.modify(state, (s): ["fail" | "refuse" | "ok", FakeStoreState] => {
+      const counted = kind === "consume" ? { ...s, consumeCalls: s.consumeCalls + 1 } : { ...s, ackCalls: s.ackCalls + 1 }
+      if (s.ackFailures > 0) return ["fail", { ...counted, ackFailures: s.ackFailures - 1 }]
+      const [already, next] = settle(counted, token, kind)
+      return already ? ["refuse", counted] : ["ok", next]
+    })),
+    Effect.flatMap((answer): Effect.Effect<void, StoreUnreachable | StoreRejected> => {
+      if (answer === "fail") return Effect.fail(new StoreUnreachable({ store: "play_store", reason: "fake acknowledge failure" }))
+      return answer === "refuse" ? Effect.fail(new StoreRejected({ store: "play_store", status: 400 })) : Effect.void
+    })
+  )
+
 /** A scripted Google Play Developer API (keyed by the plain purchase token). */
 export const PlayStoreApiMemory = Layer.effect(
   PlayStoreApi,
@@ -70,11 +99,8 @@ export const PlayStoreApiMemory = Layer.effect(
       subscription: (token) =>
         called(state, "play_store").pipe(Effect.flatMap((s) => found(s.playSubscriptions.get(Redacted.value(token)), "play_store"))),
       product: (_, token) => called(state, "play_store").pipe(Effect.flatMap((s) => found(s.playProducts.get(Redacted.value(token)), "play_store"))),
-      acknowledge: () =>
-        called(state, "play_store").pipe(
-          Effect.andThen(Ref.modify(state, (s) => [s.ackFailures > 0, { ...s, ackCalls: s.ackCalls + 1, ackFailures: Math.max(0, s.ackFailures - 1) }])),
-          Effect.flatMap((fails) => fails ? Effect.fail(new StoreUnreachable({ store: "play_store", reason: "fake acknowledge failure" })) : Effect.void)
-        )
+      acknowledge: (kind, _, token) => settleFake(state, Redacted.value(token), kind),
+      consume: (_, token) => settleFake(state, Redacted.value(token), "consume")
     })
   })
 )

@@ -1,0 +1,244 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { generateKeyPairSync } from "node:crypto"
+import { rmSync } from "node:fs"
+import { join } from "node:path"
+import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { type FakeStores, startFakeStores } from "./support/fake-stores.ts"
+import { testApplePki } from "./support/test-certificates.ts"
+
+// The real server process (embedded Postgres, real store clients, its workers) against loopback fakes of both stores.
+const workDir = tempWorkDir("atrium-purchases-")
+const pki = testApplePki()
+const bundleId = "com.example.atrium"
+const day = 86_400_000
+
+let stores: FakeStores
+let server: ServerProcess
+
+beforeAll(async () => {
+  stores = await startFakeStores()
+  server = await startServer({
+    ATRIUM_DATA_DIR: join(workDir, "data"),
+    ATRIUM_STORE_PRODUCTS: JSON.stringify([
+      { store: "app_store", productId: "pro.monthly", kind: "subscription", features: ["ai.advanced"] },
+      { store: "play_store", productId: "pro_monthly", kind: "subscription", features: ["ai.advanced"] },
+      { store: "play_store", productId: "lifetime", kind: "non_consumable", features: ["ai.advanced"] },
+      { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 2_000_000 }
+    ]),
+    ATRIUM_APPLE_BUNDLE_ID: bundleId,
+    ATRIUM_APPLE_ISSUER_ID: "issuer",
+    ATRIUM_APPLE_KEY_ID: "KEY1",
+    ATRIUM_APPLE_PRIVATE_KEY: generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    ATRIUM_APPLE_API_URL: `${stores.url}/apple`,
+    ATRIUM_APPLE_ROOT_CERTIFICATES: pki.root.cert.toString(),
+    ATRIUM_GOOGLE_PACKAGE_NAME: bundleId,
+    ATRIUM_GOOGLE_SERVICE_ACCOUNT: JSON.stringify({
+      client_email: "play@example.iam.gserviceaccount.com",
+      private_key: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+    }),
+    ATRIUM_GOOGLE_TOKEN_URL: `${stores.url}/token`,
+    ATRIUM_GOOGLE_API_URL: stores.url,
+    ATRIUM_GOOGLE_PUSH_AUDIENCE: "https://atrium.example/push",
+    ATRIUM_GOOGLE_PUSH_SERVICE_ACCOUNT: "pubsub@example.iam.gserviceaccount.com",
+    ATRIUM_GOOGLE_JWKS_URL: `${stores.url}/jwks`
+  })
+}, 120_000)
+
+afterAll(async () => {
+  await server.stop()
+  await stores.close()
+  rmSync(workDir, { recursive: true, force: true })
+})
+
+interface Answer {
+  readonly status: number
+  readonly body: Record<string, unknown>
+  readonly text: string
+}
+
+const call = async (path: string, init: { method?: string; body?: unknown; session?: string } = {}): Promise<Answer> => {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? "GET",
+    headers: { "content-type": "application/json", ...(init.session === undefined ? {} : { authorization: `Bearer ${init.session}` }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+  })
+  const text = await response.text()
+  const parsed: unknown = text === "" ? {} : JSON.parse(text)
+  return { status: response.status, text, body: typeof parsed === "object" && parsed !== null ? { ...parsed } : {} }
+}
+
+let accounts = 0
+/** A new account: its personal workspace, where it is the owner. */
+const signUp = async (): Promise<string> => {
+  const signedUp = await call("/api/auth/sign-up", {
+    method: "POST",
+    body: { email: `buyer${++accounts}-${Date.now()}@example.com`, password: "correct horse battery", name: "Buyer" }
+  })
+  expect(signedUp.status, signedUp.text).toBe(201)
+  const session: unknown = signedUp.body.session
+  return typeof session === "object" && session !== null && "accessToken" in session ? String(session.accessToken) : ""
+}
+
+/** Polls until `check` holds, or gives up after `millis` (the workers run on their own loops). */
+const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_000): Promise<boolean> => {
+  const until = Date.now() + millis
+  while (Date.now() < until) {
+    if (await check()) return true
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  return check()
+}
+
+const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
+
+/** An App Store Server Notification V2, signed by the test's Apple chain, posted to the notification route. */
+const notifyApple = (type: string, uuid: string, signedAt: number, tx: object) =>
+  call("/api/store-notifications/apple", {
+    method: "POST",
+    body: {
+      signedPayload: pki.sign({
+        notificationType: type,
+        notificationUUID: uuid,
+        signedDate: signedAt,
+        data: { bundleId, environment: "Production", signedTransactionInfo: pki.sign(tx), signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 }) }
+      })
+    }
+  })
+
+const access = async (session: string) => (await call("/api/mobile/entitlement", { session })).body.access
+
+const sync = (session: string, body: unknown) => call("/api/mobile/purchases/sync", { method: "POST", body, session })
+
+/** An App Store subscription scripted on the fake and its signed transaction. */
+const appleSubscription = (original: string, signedAt: number) => {
+  const tx = { transactionId: original, originalTransactionId: original, bundleId, productId: "pro.monthly", environment: "Production", signedDate: signedAt, expiresDate: signedAt + 30 * day }
+  stores.appleStatuses.set(original, [{
+    originalTransactionId: original,
+    status: 1,
+    signedTransactionInfo: pki.sign(tx),
+    signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 })
+  }])
+  return { tx, signed: pki.sign(tx) }
+}
+
+describe("purchases against loopback stores", () => {
+  it("a stalled store: the sync answers 202 pending within the budget, for either store", async () => {
+    const session = await signUp()
+    const apple = appleSubscription("stall-1", Date.now())
+    stores.playProducts.set("stall-token", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.stall" })
+    stores.stall = true
+    const timed = async (body: unknown) => {
+      const started = performance.now()
+      const answer = await sync(session, body)
+      return { answer, elapsed: performance.now() - started }
+    }
+    try {
+      const [fromApple, fromGoogle] = await Promise.all([
+        timed({ store: "app_store", signedTransaction: apple.signed }),
+        timed({ store: "play_store", purchaseToken: "stall-token", productId: "lifetime" })
+      ])
+      for (const { answer, elapsed } of [fromApple, fromGoogle]) {
+        expect(answer.status, answer.text).toBe(202)
+        expect(answer.body).toEqual({ status: "pending" })
+        expect(elapsed).toBeLessThan(6_000)
+      }
+      // The stores were asked (and stalled): the budget, not a refusal to call, bounded the answer.
+      expect(stores.calls.some((c) => c.path === "/apple/inApps/v1/subscriptions/stall-1")).toBe(true)
+      expect(stores.calls.some((c) => c.path === "/token" || c.path.includes("/tokens/stall-token"))).toBe(true)
+    } finally {
+      stores.stall = false
+    }
+    // Nothing was granted while the store was silent.
+    const entitlement = await call("/api/mobile/entitlement", { session })
+    expect(entitlement.body.access).not.toBe("full")
+  }, 30_000)
+
+  it("Google purchases are consumed or acknowledged after the grant, in the background, once; one already settled is left alone", async () => {
+    const session = await signUp()
+    const future = new Date(Date.now() + 30 * day).toISOString()
+    stores.playProducts.set("g-credits", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.1" })
+    stores.playProducts.set("g-lifetime", { purchaseState: 0, acknowledgementState: 0, consumptionState: 0, orderId: "GPA.2" })
+    stores.playProducts.set("g-settled", { purchaseState: 0, acknowledgementState: 1, consumptionState: 0, orderId: "GPA.3" })
+    stores.playSubscriptions.set("g-sub", {
+      subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+      acknowledgementState: "ACKNOWLEDGEMENT_STATE_PENDING",
+      latestOrderId: "GPA.4",
+      lineItems: [{ productId: "pro_monthly", expiryTime: future, autoRenewingPlan: { autoRenewEnabled: true } }]
+    })
+    for (const [purchaseToken, productId] of [["g-credits", "credits.pack"], ["g-lifetime", "lifetime"], ["g-settled", "lifetime"], ["g-sub", "pro_monthly"]]) {
+      const answer = await sync(session, { store: "play_store", purchaseToken, productId })
+      expect(answer.status, answer.text).toBe(200)
+    }
+    const usage = await call("/api/mobile/usage", { session })
+    expect(usage.body.creditBalanceMicros).toBe(2_000_000)
+    const settled = await eventually(() =>
+      stores.playProducts.get("g-credits")?.consumptionState === 1 &&
+      stores.playProducts.get("g-lifetime")?.acknowledgementState === 1 &&
+      stores.playSubscriptions.get("g-sub")?.acknowledgementState === "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
+    )
+    expect(settled).toBe(true)
+    // Our record follows, and the reconciler has nothing left to do: no second call, whatever the wait.
+    expect(await eventually(async () => {
+      const list = await call("/api/mobile/purchases", { session })
+      const data = list.body.data
+      return Array.isArray(data) && data.length === 4 && data.every((p: unknown) => typeof p === "object" && p !== null && "acknowledgedAt" in p && p.acknowledgedAt !== null)
+    })).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(settleCalls("g-credits")).toEqual(["consume"])
+    expect(settleCalls("g-lifetime")).toEqual(["acknowledge"])
+    expect(settleCalls("g-sub")).toEqual(["acknowledge"])
+    expect(settleCalls("g-settled")).toEqual([])
+    expect((await call("/api/mobile/entitlement", { session })).body.access).toBe("full")
+    // The credits were granted once, before and after the consumption.
+    expect((await call("/api/mobile/usage", { session })).body.creditBalanceMicros).toBe(2_000_000)
+  }, 60_000)
+
+  it("App Store REFUND then REFUND_REVERSED through the notification route: the grant goes, then comes back, audited", async () => {
+    const session = await signUp()
+    const now = Date.now()
+    const sub = appleSubscription("rr-1", now)
+    const synced = await sync(session, { store: "app_store", signedTransaction: sub.signed })
+    expect(synced.status, synced.text).toBe(200)
+    expect(await access(session)).toBe("full")
+    const refund = await notifyApple("REFUND", "rr-refund", now + 1_000, { ...sub.tx, signedDate: now + 1_000, revocationDate: now + 1_000 })
+    expect(refund.status, refund.text).toBe(200)
+    expect(await eventually(async () => (await access(session)) !== "full")).toBe(true)
+    const reversed = await notifyApple("REFUND_REVERSED", "rr-reversed", now + 2_000, { ...sub.tx, signedDate: now + 2_000 })
+    expect(reversed.status, reversed.text).toBe(200)
+    expect(await eventually(async () => (await access(session)) === "full")).toBe(true)
+    const purchases = await call("/api/mobile/purchases", { session })
+    expect(purchases.text).toContain("\"status\":\"active\"")
+    const audit = await call("/api/mobile/audit?limit=100", { session })
+    expect(audit.status, audit.text).toBe(200)
+    expect(audit.text).toContain("purchase.refunded")
+    expect(audit.text).toContain("purchase.refund_reversed")
+  }, 60_000)
+
+  it("a Google upgrade carrying linkedPurchaseToken: the old purchase is replaced and grants no more, the new one grants", async () => {
+    const session = await signUp()
+    const future = new Date(Date.now() + 30 * day).toISOString()
+    const active = (orderId: string, linked?: string) => ({
+      subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+      acknowledgementState: "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+      latestOrderId: orderId,
+      ...(linked === undefined ? {} : { linkedPurchaseToken: linked }),
+      lineItems: [{ productId: "pro_monthly", expiryTime: future, autoRenewingPlan: { autoRenewEnabled: true } }]
+    })
+    stores.playSubscriptions.set("up-old", active("GPA.OLD"))
+    expect((await sync(session, { store: "play_store", purchaseToken: "up-old", productId: "pro_monthly" })).status).toBe(200)
+    stores.playSubscriptions.set("up-new", active("GPA.NEW", "up-old"))
+    expect((await sync(session, { store: "play_store", purchaseToken: "up-new", productId: "pro_monthly" })).status).toBe(200)
+    const list = await call("/api/mobile/purchases", { session })
+    const statuses = Array.isArray(list.body.data)
+      ? list.body.data.map((p: unknown) => typeof p === "object" && p !== null && "status" in p ? p.status : null)
+      : []
+    expect(statuses.toSorted()).toEqual(["active", "replaced"])
+    const entitlement = await call("/api/mobile/entitlement", { session })
+    expect(entitlement.body.access).toBe("full")
+    // One grant, the new purchase's: the old one's ended with it.
+    const grants = Array.isArray(entitlement.body.entitlements) ? entitlement.body.entitlements : []
+    expect(grants.length, entitlement.text).toBe(1)
+    const audit = await call("/api/mobile/audit?limit=100", { session })
+    expect(audit.text).toContain("purchase.replaced")
+  }, 30_000)
+})
