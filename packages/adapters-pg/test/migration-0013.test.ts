@@ -2,8 +2,7 @@ import { SecretBox, SecretHasher } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Migrator from "effect/sql/Migrator"
-import { migrationLoader, runMigrations } from "../src/index.ts"
+import { migrateWith, migrations, runMigrations } from "../src/index.ts"
 import { EmbeddedPostgresTemp, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 
 const databaseUrl = process.env.DATABASE_URL
@@ -15,7 +14,7 @@ const targets: ReadonlyArray<readonly [string, Layer.Layer<SqlClient.SqlClient, 
 ]
 
 // The schema as it stood before 0013, so the test can leave tokens the way older versions wrote them.
-const before0013 = Migrator.make({})({ loader: migrationLoader((name) => name < "0013"), table: "atrium_migrations" })
+const before0013 = migrateWith(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0013")))
 
 const Sealed = Schema.Array(Schema.Struct({ id: Schema.String, sealed_token: Schema.String, token_digest: Schema.String }))
 const decodeSealed = Schema.decodeUnknownEffect(Sealed)
