@@ -1,4 +1,4 @@
-import { Accounts, Invitations, PushDeviceId, PushMessage, PushMessageId, PushNotifications, PushSender, PushService, UserId } from "@atrium/domain"
+import { Accounts, Invitations, type OutgoingPush, PushDeviceId, PushMessage, PushMessageId, PushNotifications, PushSender, PushService, UserId } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
@@ -13,12 +13,14 @@ const accessToken = Redacted.make(secret)
 
 const service = (baseUrl: string) => PushService.pipe(Effect.provide(ExpoPushService.layer({ baseUrl, accessToken }).pipe(Layer.provide(FetchHttpClient.layer))))
 
+const token = (n: number) => `ExponentPushToken[token${n}aaaaaaaaaaaaaaaaa]`
 const message = (n: number) =>
   new PushMessage({
     id: PushMessageId.make(`push_m${n}`),
     userId: UserId.make("usr_u1"),
     deviceId: PushDeviceId.make("dev_d1"),
-    expoPushToken: `ExponentPushToken[token${n}aaaaaaaaaaaaaaaaa]`,
+    sealedToken: `v1.iv${n}.sealed`,
+    tokenDigest: `digest-${n}`,
     category: "ai_tasks",
     eventId: Option.none(),
     title: "AI task finished",
@@ -33,24 +35,26 @@ const message = (n: number) =>
     createdAt: DateTime.makeUnsafe(0),
     updatedAt: DateTime.makeUnsafe(0)
   })
+// A message with its token as the sender opens it for the request.
+const outgoing = (n: number): OutgoingPush => ({ message: message(n), to: Redacted.make(token(n)) })
 
-const sendVia = (respond: ReadonlyArray<ExpoResponder>, messages: ReadonlyArray<PushMessage>) =>
+const sendVia = (respond: ReadonlyArray<ExpoResponder>, pushes: ReadonlyArray<OutgoingPush>) =>
   Effect.gen(function*() {
     const fake = yield* fakeExpo(respond)
     const push = yield* service(fake.baseUrl)
-    const result = yield* Effect.result(push.send(messages))
+    const result = yield* Effect.result(push.send(pushes))
     return { result, received: fake.received }
   })
 
 const failureOf = (respond: ExpoResponder) =>
-  sendVia([respond], [message(1)]).pipe(Effect.flatMap(({ result }) => result._tag === "Failure" ? Effect.succeed(result.failure) : Effect.die("expected a failure")))
+  sendVia([respond], [outgoing(1)]).pipe(Effect.flatMap(({ result }) => result._tag === "Failure" ? Effect.succeed(result.failure) : Effect.die("expected a failure")))
 
 describe("ExpoPushService", () => {
   it.live("posts the batch to /--/api/v2/push/send with the token only in Authorization, and maps each ticket", () =>
     Effect.gen(function*() {
       const { result, received } = yield* sendVia([
         answer(200, { data: [{ status: "ok", id: "r-1" }, { status: "error", message: "not registered", details: { error: "DeviceNotRegistered" } }] })
-      ], [message(1), message(2)])
+      ], [outgoing(1), outgoing(2)])
       assert.deepStrictEqual(result._tag === "Success" ? result.success : [], [{ status: "ok", id: "r-1" }, { status: "error", error: "DeviceNotRegistered" }])
       const [request] = received
       assert.strictEqual(request?.path, "/--/api/v2/push/send")
@@ -59,6 +63,20 @@ describe("ExpoPushService", () => {
         { to: "ExponentPushToken[token1aaaaaaaaaaaaaaaaa]", title: "AI task finished", body: "Your AI task has finished.", data: { taskId: "task_1" }, sound: "default" },
         { to: "ExponentPushToken[token2aaaaaaaaaaaaaaaaa]", title: "AI task finished", body: "Your AI task has finished.", data: { taskId: "task_1" }, sound: "default" }
       ])
+    }))
+
+  it.live("keeps Expo's error code only: its message naming the device's token goes into no ticket, receipt or error", () =>
+    Effect.gen(function*() {
+      const refusal = { status: "error", message: `"${token(1)}" is not a registered push notification recipient`, details: { error: "DeviceNotRegistered", expoPushToken: token(1) } }
+      const { result } = yield* sendVia([answer(200, { data: [refusal] })], [outgoing(1)])
+      assert.deepStrictEqual(result._tag === "Success" ? result.success : [], [{ status: "error", error: "DeviceNotRegistered" }])
+      const fake = yield* fakeExpo([answer(200, { data: { a: refusal } })])
+      const receipts = yield* (yield* service(fake.baseUrl)).receipts(["a"])
+      assert.deepStrictEqual(Object.fromEntries(receipts), { a: { status: "error", error: "DeviceNotRegistered" } })
+      const rejected = yield* failureOf(answer(400, { errors: [{ code: "VALIDATION_ERROR", message: `bad recipient ${token(1)}` }] }))
+      assert.strictEqual(rejected.reason, "invalid_response")
+      assert.notInclude(JSON.stringify(rejected) + String(rejected), "token1aaaa")
+      assert.notInclude(String(outgoing(1).to) + JSON.stringify(outgoing(1)), "token1aaaa", "an outgoing push prints no token")
     }))
 
   it.live("classifies whole-request failures without echoing the token", () =>
@@ -97,7 +115,7 @@ describe("ExpoPushService", () => {
         const bob = yield* accounts.signUp({ email: "bob@example.com", password, name: "Bob" })
         const bobPrincipal = yield* accounts.authenticate(bob.session.accessToken)
         yield* (yield* PushNotifications).register(bobPrincipal, "bob-phone", {
-          expoPushToken: "ExponentPushToken[bobbbbbbbbbbbbbbbbbbbbb]",
+          expoPushToken: Redacted.make("ExponentPushToken[bobbbbbbbbbbbbbbbbbbbbb]"),
           platform: "ios",
           appVersion: "1.0.0",
           locale: "en"

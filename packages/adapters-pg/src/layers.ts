@@ -30,7 +30,7 @@ import type { MigrationError } from "effect/sql/Migrator"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
-import { Migrations } from "./migrations.ts"
+import { type MigrationServices, Migrations } from "./migrations.ts"
 import { PortsPg } from "./ports-pg.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
@@ -61,21 +61,24 @@ export type Ports =
   | PushMessageRepository
   | Transactor
 
-/** The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). */
+/**
+ * The ports over a migrated database, keeping the client available (for queues, `LISTEN`/`NOTIFY`, health checks). The
+ * migrations need the server's secret box and digest, to seal what a data step moves.
+ */
 export const layerPorts = <E>(
   client: Layer.Layer<PgClient.PgClient | SqlClient, E>
-): Layer.Layer<Ports | PgClient.PgClient | SqlClient, E | SqlError | MigrationError> =>
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, E | SqlError | MigrationError, MigrationServices> =>
   PortsPg.pipe(Layer.provideMerge(Migrations.pipe(Layer.provideMerge(client))))
 
 /** The embedded PostgreSQL server of `dataDir` (started, or joined when running), migrated, with every port. */
 export const layerEmbedded = (
   options: EmbeddedPostgresOptions
-): Layer.Layer<Ports | PgClient.PgClient | SqlClient, EmbeddedPostgresError | SqlError | MigrationError> =>
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, EmbeddedPostgresError | SqlError | MigrationError, MigrationServices> =>
   layerPorts(EmbeddedPostgres(options))
 
 /** A real Postgres server at `url`, migrated, with every port. */
 export const layerUrl = (
   url: Redacted.Redacted<string>,
   options: PostgresUrlOptions = {}
-): Layer.Layer<Ports | PgClient.PgClient | SqlClient, SqlError | MigrationError> =>
+): Layer.Layer<Ports | PgClient.PgClient | SqlClient, SqlError | MigrationError, MigrationServices> =>
   layerPorts(PostgresUrl(url, options))

@@ -1,3 +1,4 @@
+import type { SecretBox, SecretHasher } from "@atrium/domain"
 import { Duration, Effect, Layer } from "effect"
 import { map as mapValues } from "effect/Record"
 import * as Migrator from "effect/sql/Migrator"
@@ -14,9 +15,13 @@ import domains from "./migrations/0009_domains.ts"
 import feedbackPush from "./migrations/0010_feedback_push.ts"
 import mail from "./migrations/0011_mail.ts"
 import hardening from "./migrations/0012_hardening.ts"
+import sealedPushTokens from "./migrations/0013_sealed_push_tokens.ts"
+
+/** What a data step may use besides the database: the server's secret box and keyed digest, to seal what it moves. */
+export type MigrationServices = SecretBox | SecretHasher
 
 /** Every schema migration, keyed `<id>_<name>`; append new ones, never edit applied ones. */
-export const migrations = {
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient | MigrationServices>> = {
   "0001_initial": initial,
   "0002_webhooks": webhooks,
   "0003_ai_tasks": aiTasks,
@@ -27,7 +32,8 @@ export const migrations = {
   "0009_domains": domains,
   "0010_feedback_push": feedbackPush,
   "0011_mail": mail,
-  "0012_hardening": hardening
+  "0012_hardening": hardening,
+  "0013_sealed_push_tokens": sealedPushTokens
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.
@@ -42,13 +48,19 @@ const raiseStatementTimeout = Effect.flatMap(SqlClient, (sql) =>
 
 /**
  * Applies the pending migrations of `record` (keyed `<id>_<name>`), their statements given `migrationStatementBudget`
- * on the server (`statement_timeout`) and in the client, instead of the few seconds a request's statement gets.
+ * on the server (`statement_timeout`) and in the client, instead of the few seconds a request's statement gets. Data
+ * steps get the server's secret box and digest.
  */
-export const migrateWith = (record: Record<string, Effect.Effect<void, unknown, SqlClient>>) =>
-  run({
-    loader: Migrator.fromRecord(mapValues(record, (migration) => Effect.andThen(raiseStatementTimeout, migration))),
-    table: "atrium_migrations"
-  }).pipe(Effect.provideService(StatementBudget, migrationStatementBudget))
+export const migrateWith = (record: Record<string, Effect.Effect<void, unknown, SqlClient | MigrationServices>>) =>
+  Effect.context<MigrationServices>().pipe(
+    Effect.flatMap((services) =>
+      run({
+        loader: Migrator.fromRecord(mapValues(record, (migration) => Effect.andThen(raiseStatementTimeout, Effect.provideContext(migration, services)))),
+        table: "atrium_migrations"
+      })
+    ),
+    Effect.provideService(StatementBudget, migrationStatementBudget)
+  )
 
 /** Applies pending migrations (none when up to date) and returns the ones it ran. Safe to run concurrently: Postgres locks the migrations table. */
 export const runMigrations = migrateWith(migrations)

@@ -4,11 +4,16 @@ import { readdirSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Layer, type Redacted } from "effect"
+import { SecretBox, SecretHasher } from "@atrium/domain"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
+import { layerPorts } from "./layers.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
+
+/** The migrations' secret box and digest for a test database: a fresh random key, no pepper. */
+export const TestMigrationServices = Layer.mergeAll(SecretBox.layerRandom, SecretHasher.layer(Option.none()))
 
 /**
  * A client for a real server confined to a fresh schema `atrium_test_<random>`, dropped when the layer
@@ -76,3 +81,7 @@ const readProcStat = (pid: string): string => {
     return ""
   }
 }
+
+/** `layerPorts` over a test database, its migrations given `TestMigrationServices`. */
+export const layerTestPorts = <E>(client: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, E>) =>
+  layerPorts(client).pipe(Layer.provide(TestMigrationServices))

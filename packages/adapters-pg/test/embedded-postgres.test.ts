@@ -8,16 +8,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EmbeddedPostgres, layerEmbedded } from "../src/index.ts"
 import { makeWorkspace } from "./fixtures.ts"
-import { embeddedServerProcesses } from "../src/testing.ts"
+import { embeddedServerProcesses, TestMigrationServices } from "../src/testing.ts"
 import { tempDataDir } from "./temp-data-dir.ts"
 
 const pidFile = (dataDir: string) => join(dataDir, "postgres", "postmaster.pid")
 const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(pidFile(dataDir), "utf8").split("\n")[0] ?? "", 10)
 
 const insert = (dataDir: string, workspace: ReturnType<typeof makeWorkspace>) =>
-  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(layerEmbedded({ dataDir })))
+  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(layerEmbedded({ dataDir }).pipe(Layer.provide(TestMigrationServices))))
 const find = (dataDir: string, workspace: ReturnType<typeof makeWorkspace>) =>
-  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.findById(workspace.id)), Effect.provide(layerEmbedded({ dataDir })))
+  WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.findById(workspace.id)), Effect.provide(layerEmbedded({ dataDir }).pipe(Layer.provide(TestMigrationServices))))
 
 const asRoot = process.getuid?.() === 0
 const postgresUid = asRoot ? Number(execFileSync("id", ["-u", "postgres"]).toString().trim()) : process.getuid?.()
@@ -83,10 +83,10 @@ describe("the embedded PostgreSQL server", () => {
       const dataDir = yield* tempDataDir
       const workspace = makeWorkspace()
       yield* Effect.gen(function*() {
-        const first = yield* Layer.build(layerEmbedded({ dataDir }))
+        const first = yield* Layer.build(layerEmbedded({ dataDir }).pipe(Layer.provide(TestMigrationServices)))
         const pid = postmasterPid(dataDir)
         yield* Effect.scoped(Effect.gen(function*() {
-          const second = yield* Layer.build(layerEmbedded({ dataDir }))
+          const second = yield* Layer.build(layerEmbedded({ dataDir }).pipe(Layer.provide(TestMigrationServices)))
           assert.strictEqual(postmasterPid(dataDir), pid, "the running server was joined")
           yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(second))
         }))
@@ -103,7 +103,7 @@ describe("the embedded PostgreSQL server", () => {
       const dataDir = yield* tempDataDir
       const workspace = makeWorkspace()
       const left = yield* Effect.gen(function*() {
-        const ports = yield* Layer.build(layerEmbedded({ dataDir }))
+        const ports = yield* Layer.build(layerEmbedded({ dataDir }).pipe(Layer.provide(TestMigrationServices)))
         yield* WorkspaceRepository.pipe(Effect.flatMap((repo) => repo.insert(workspace)), Effect.provide(ports))
         // The server dies at once with all its processes (`kill -9`, a power cut), leaving its pid file.
         const left = readFileSync(pidFile(dataDir), "utf8")

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Migrator from "effect/sql/Migrator"
-import { migrations } from "../src/index.ts"
-import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { migrateWith, migrations } from "../src/index.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 
 const databaseUrl = process.env.DATABASE_URL
 const targets: ReadonlyArray<readonly [string, Layer.Layer<SqlClient.SqlClient, unknown>]> = [
@@ -14,10 +13,7 @@ const targets: ReadonlyArray<readonly [string, Layer.Layer<SqlClient.SqlClient, 
 ]
 
 const migrateUpTo = (last: string) =>
-  Migrator.make({})({
-    loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([id]) => id <= last))),
-    table: "atrium_migrations"
-  })
+  migrateWith(Object.fromEntries(Object.entries(migrations).filter(([id]) => id <= last))).pipe(Effect.provide(TestMigrationServices))
 
 for (const [label, layer] of targets) {
   describe(`0007 on ${label}`, () => {

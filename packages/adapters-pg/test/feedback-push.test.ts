@@ -22,8 +22,7 @@ import {
 import { PortsMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option, Redacted } from "effect"
-import { layerPorts } from "../src/index.ts"
-import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema } from "../src/testing.ts"
 
 type Needs = FeatureRequestRepository | PushDeviceRepository | PushMessageRepository | UserRepository | WorkspaceRepository
 
@@ -31,10 +30,10 @@ const databaseUrl = process.env.DATABASE_URL
 // One contract, every implementation: memory, the embedded database, and a real server when DATABASE_URL names one.
 const targets: ReadonlyArray<{ readonly label: string; readonly layer: Layer.Layer<Needs, unknown> }> = [
   { label: "memory", layer: PortsMemory },
-  { label: "embedded PostgreSQL", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
+  { label: "embedded PostgreSQL", layer: layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
+    : [{ label: "Postgres at DATABASE_URL", layer: layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
 ]
 
 let counter = 0
@@ -67,13 +66,15 @@ const request = (who: { readonly workspace: Workspace; readonly user: User }, ti
     statusChangedAt: at(createdAt)
   })
 
-const device = (userId: UserId, installationId: string, token: string, sessionId = `ses_${unique()}`) =>
+// The repositories store what the domain hands them: a sealed token (opaque here) and the token's digest.
+const device = (userId: UserId, installationId: string, digest: string, sessionId = `ses_${unique()}`) =>
   new PushDevice({
     id: PushDeviceId.make(`dev_${unique()}`),
     userId,
     sessionId: SessionId.make(sessionId),
     installationId,
-    expoPushToken: token,
+    sealedToken: `v1.${unique()}.sealed`,
+    tokenDigest: digest,
     platform: "ios",
     appVersion: "1.0.0",
     locale: "en",
@@ -86,7 +87,8 @@ const message = (userId: UserId, deviceId: PushDeviceId) =>
     id: PushMessageId.make(`push_${unique()}`),
     userId,
     deviceId,
-    expoPushToken: `ExponentPushToken[${unique()}]`,
+    sealedToken: `v1.${unique()}.sealed`,
+    tokenDigest: `digest-${unique()}`,
     category: "ai_tasks",
     eventId: Option.none(),
     title: "t",
@@ -162,16 +164,16 @@ for (const target of targets) {
         const repo = yield* PushDeviceRepository
         const ada = yield* person
         const bob = yield* person
-        const token = `ExponentPushToken[${unique()}]`
-        yield* repo.upsert(device(ada.user.id, "tablet", token))
-        yield* repo.upsert(device(bob.user.id, "tablet", token, "ses_bobsession"))
+        const digest = `digest-${unique()}`
+        yield* repo.upsert(device(ada.user.id, "tablet", digest))
+        yield* repo.upsert(device(bob.user.id, "tablet", digest, "ses_bobsession"))
         assert.deepStrictEqual(yield* repo.listByUser(ada.user.id), [])
-        assert.deepStrictEqual((yield* repo.listByUser(bob.user.id)).map((d) => d.expoPushToken), [token])
-        yield* repo.upsert(device(bob.user.id, "phone", `ExponentPushToken[${unique()}]`, "ses_other"))
+        assert.deepStrictEqual((yield* repo.listByUser(bob.user.id)).map((d) => d.tokenDigest), [digest])
+        yield* repo.upsert(device(bob.user.id, "phone", `digest-${unique()}`, "ses_other"))
         yield* repo.deleteBySession(SessionId.make("ses_bobsession"))
         assert.deepStrictEqual((yield* repo.listByUser(bob.user.id)).map((d) => d.installationId), ["phone"])
         const phone = (yield* repo.listByUser(bob.user.id))[0]
-        yield* repo.deleteByToken(phone?.expoPushToken ?? "")
+        yield* repo.deleteByTokenDigest(phone?.tokenDigest ?? "")
         assert.deepStrictEqual(yield* repo.listByUser(bob.user.id), [])
         yield* repo.savePreferences(ada.user.id, { ai_tasks: false, invitations: true, feature_requests: true, billing: false, schedules: true })
         const preferences = yield* repo.preferences([ada.user.id, bob.user.id])
@@ -184,7 +186,7 @@ for (const target of targets) {
         const devices = yield* PushDeviceRepository
         const outbox = yield* PushMessageRepository
         const ada = yield* person
-        const phone = yield* devices.upsert(device(ada.user.id, "phone", `ExponentPushToken[${unique()}]`, "ses_phone"))
+        const phone = yield* devices.upsert(device(ada.user.id, "phone", `digest-${unique()}`, "ses_phone"))
         yield* outbox.insertMany([message(ada.user.id, phone.id)])
         const mine = (claimed: ReadonlyArray<PushMessage>) => claimed.filter((m) => m.userId === ada.user.id)
         yield* devices.deleteBySession(SessionId.make("ses_phone"))

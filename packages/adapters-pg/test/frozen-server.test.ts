@@ -1,8 +1,8 @@
 import { ApiKeyRepository, Transactor, Unavailable } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { EmbeddedPostgres, layerPorts } from "../src/index.ts"
-import { embeddedServerProcesses } from "../src/testing.ts"
+import { EmbeddedPostgres } from "../src/index.ts"
+import { embeddedServerProcesses, layerTestPorts } from "../src/testing.ts"
 import { tempDataDir } from "./temp-data-dir.ts"
 
 // The postmaster and every backend: the whole server stops answering while its sockets stay open.
@@ -44,6 +44,6 @@ describe("a frozen PostgreSQL server (SIGSTOP)", () => {
           Effect.timeout("20 seconds")
         )
         assert.isTrue(Option.isNone(recovered))
-      }).pipe(Effect.provide(layerPorts(EmbeddedPostgres({ dataDir, maxConnections: 2, queryTimeout: "1 second" }))))
+      }).pipe(Effect.provide(layerTestPorts(EmbeddedPostgres({ dataDir, maxConnections: 2, queryTimeout: "1 second" }))))
     }), 90_000)
 })

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Migrator from "effect/sql/Migrator"
-import { migrations, runMigrations } from "../src/index.ts"
-import { PostgresTestSchema } from "../src/testing.ts"
+import { migrateWith, migrations, runMigrations } from "../src/index.ts"
+import { PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 
 const databaseUrl = process.env.DATABASE_URL
 
@@ -11,10 +10,7 @@ const decodeEmails = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id:
 const decodeAccess = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ digest: Schema.String, access_digest: Schema.NullOr(Schema.String) })))
 
 // The schema as it stood before 0012, so the test can leave rows the way older versions wrote them.
-const before0012 = Migrator.make({})({
-  loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0012"))),
-  table: "atrium_migrations"
-})
+const before0012 = migrateWith(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0012")))
 
 // Only a real server can be taken to an older schema and forward again; CI sets DATABASE_URL.
 if (databaseUrl !== undefined && databaseUrl !== "") {
@@ -50,6 +46,6 @@ if (databaseUrl !== undefined && databaseUrl !== "") {
         })
         const retired = yield* sql`SELECT digest, access_digest FROM session_refresh_tokens ORDER BY digest`.pipe(Effect.flatMap(decodeAccess))
         assert.deepStrictEqual(retired, [{ digest: "refresh-0", access_digest: null }, { digest: "refresh-1", access_digest: "access-1" }])
-      }).pipe(Effect.provide(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 1 }))))
+      }).pipe(Effect.provide([PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 1 }), TestMigrationServices])))
   })
 }

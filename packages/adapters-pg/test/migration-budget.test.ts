@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { migrateWith } from "../src/index.ts"
-import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 
 // Far shorter than the migration below: a request's statement of that length is cut off, by the client or the server.
 const short = { queryTimeout: "300 millis", statementTimeout: "300 millis" } as const
@@ -23,7 +23,7 @@ for (const [name, layer] of targets) {
         // The same statement outside a migration is refused: the bound the migration escapes is real.
         const refused = yield* Effect.flip(sql`SELECT pg_sleep(0.8)`)
         assert.strictEqual(refused._tag, "SqlError")
-        const ran = yield* migrateWith(slow)
+        const ran = yield* migrateWith(slow).pipe(Effect.provide(TestMigrationServices))
         assert.deepStrictEqual(ran.map(([id, name]) => [id, name]), [[1, "slow"]])
         // The budget was the migration's own: the next plain statement is bounded again.
         yield* Effect.flip(sql`SELECT pg_sleep(0.8)`)

@@ -1,7 +1,6 @@
 import { BillingRepositoryMemory, MemoryStore, NotificationInboxMemory, PurchaseRepositoryMemory, TransactorMemory, WorkspaceRepositoryMemory } from "@atrium/domain/testing"
 import { Layer, Redacted } from "effect"
-import { layerPorts } from "../src/index.ts"
-import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema } from "../src/testing.ts"
 import { purchaseContract } from "./purchase-contract.ts"
 
 const databaseUrl = process.env.DATABASE_URL
@@ -12,7 +11,7 @@ purchaseContract(
     Layer.provideMerge(MemoryStore.layer)
   )
 )
-purchaseContract("embedded PostgreSQL", layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })))
+purchaseContract("embedded PostgreSQL", layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 8 })))
 if (databaseUrl !== undefined && databaseUrl !== "") {
-  purchaseContract("Postgres at DATABASE_URL", layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })))
+  purchaseContract("Postgres at DATABASE_URL", layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })))
 }

@@ -4,10 +4,10 @@ import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
-import { layerPorts, type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, WorkAnnouncements } from "../src/index.ts"
+import { type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, WorkAnnouncements } from "../src/index.ts"
 import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
-import { EmbeddedPostgresTemp, PostgresTestSchema } from "../src/testing.ts"
+import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 import { accountMailAuditContract } from "./account-mail-audit-contract.ts"
 import { aiContract } from "./ai-contract.ts"
 import { aiBatchContract, aiBatchWriteFailureContract } from "./ai-batch-contract.ts"
@@ -38,17 +38,17 @@ const databaseUrl = process.env.DATABASE_URL
 // own. Eight connections, so concurrent claims really run side by side.
 const targets: ReadonlyArray<Target> = [
   { label: "the in-memory layer", layer: StorageProbe.layerMemory.pipe(Layer.provideMerge(PortsMemory)) },
-  { label: "embedded PostgreSQL", layer: database(layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 }))) },
+  { label: "embedded PostgreSQL", layer: database(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 8 }))) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    : [{ label: "Postgres at DATABASE_URL", layer: database(layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 }))) }])
+    : [{ label: "Postgres at DATABASE_URL", layer: database(layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 }))) }])
 ]
 
 const sqlTargets = [
-  { label: "embedded PostgreSQL", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 8 })) },
+  { label: "embedded PostgreSQL", layer: layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 8 })) },
   ...(databaseUrl === undefined || databaseUrl === ""
     ? []
-    : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })) }])
+    : [{ label: "Postgres at DATABASE_URL", layer: layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 8 })) }])
 ]
 
 for (const target of targets) {
@@ -81,7 +81,7 @@ describe("migrations on the embedded server", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* runMigrations, [])
       assert.deepStrictEqual(yield* runMigrations, [])
-    }).pipe(Effect.provide(layerPorts(EmbeddedPostgresTemp({ maxConnections: 2 })))), { timeout: 60_000 })
+    }).pipe(Effect.provide(TestMigrationServices), Effect.provide(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })))), { timeout: 60_000 })
 })
 
 // The server enforces `statement_timeout`: shown on the embedded server, and on DATABASE_URL when set.
@@ -115,8 +115,8 @@ for (const { client, label } of statementTimeoutTargets) {
 
 // Work announcements: an insert of due work wakes idle workers of every process when its transaction commits.
 for (const target of [
-  { label: "the embedded server", layer: layerPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
-  ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
+  { label: "the embedded server", layer: layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 4 })) },
+  ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
 ]) {
   describe(`work announcements on ${target.label}`, () => {
     // Polled rather than awaited, so a missing announcement fails the test instead of hanging it.

@@ -40,10 +40,8 @@ const keyVerification = Effect.gen(function*() {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) }
 }).pipe(
   Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(
-    layerPorts(EmbeddedPostgresTemp()),
-    NodePrimitives(),
+    layerPorts(EmbeddedPostgresTemp()).pipe(Layer.provideMerge(Layer.merge(NodePrimitives(), SecretBox.layerRandom))),
     ModelCatalog.layer,
-    SecretBox.layerRandom,
     WebhookTransportNode.layer({ allowNetworks: [] })
   ))))
 )

@@ -44,10 +44,9 @@ export const domainLayer = (config: AppConfig) => {
     )),
     Layer.provideMerge(
       Layer.mergeAll(
-        databaseLayer(config.database, config.databaseTimeout),
-        NodePrimitives(config.keyPepper),
+        // Migrations seal what they move with the same key and pepper as the services.
+        databaseLayer(config.database, config.databaseTimeout).pipe(Layer.provideMerge(Layer.merge(NodePrimitives(config.keyPepper), secretBoxLayer(config)))),
         ModelCatalog.layerFrom(config.modelCatalog),
-        secretBoxLayer(config),
         WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,

@@ -49,7 +49,14 @@ const fakeProvider = () =>
 // The push credential under test: it must reach the fake push service's Authorization header and nothing else.
 const pushSecret = "expo-push-SECRET-4c1d8e2f9a7b3c6d5e0f"
 
-/** A fake of Expo's push API on loopback: a ticket for every message; receipts for every id. */
+// Ada's device tokens: the push service must get them, and nothing else (no row, log line or event) may hold them.
+const adaPhone = "ExponentPushToken[adaphoneaaaaaaaaaaaaaa]"
+const adaTablet = "ExponentPushToken[adatabletgonebbbbbbbbb]"
+
+/**
+ * A fake of Expo's push API on loopback: a ticket for every message, except a token containing "gone", refused the way
+ * Expo refuses it (naming the token); receipts for every id.
+ */
 const fakePush = () =>
   new Promise<{ url: string; seen: Array<{ readonly authorization: string | undefined; readonly body: string }>; close: () => void }>((resolve) => {
     const seen: Array<{ readonly authorization: string | undefined; readonly body: string }> = []
@@ -59,7 +66,13 @@ const fakePush = () =>
       request.on("end", () => {
         seen.push({ authorization: request.headers.authorization, body })
         const messages: unknown = JSON.parse(body)
-        const data = Array.isArray(messages) ? messages.map((_m, n) => ({ status: "ok", id: `ticket-${n}` })) : {}
+        const data = Array.isArray(messages)
+          ? messages.map((m: { readonly to?: string }, n) =>
+            String(m.to).includes("gone")
+              ? { status: "error", message: `"${m.to}" is not a registered push notification recipient`, details: { error: "DeviceNotRegistered", expoPushToken: m.to } }
+              : { status: "ok", id: `ticket-${n}` }
+          )
+          : {}
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data }))
       })
     })
@@ -75,7 +88,7 @@ const atrium = (...args: Array<string>) =>
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 
-describe("the provider and push credentials never leave the server", () => {
+describe("the provider and push credentials, and device push tokens, never leave the server", () => {
   it("are absent from responses, events, errors, logs and every database row", async () => {
     const provider = await fakeProvider()
     const push = await fakePush()
@@ -131,13 +144,10 @@ describe("the provider and push credentials never leave the server", () => {
         (await session("/api/auth/sign-up", "", "POST", { email, password: "correct horse battery", name: email.split("@")[0] })).json().session?.accessToken ?? ""
       const ada = await signUp("ada@example.com")
       const bob = await signUp("bob@example.com")
-      const registered = await session("/api/mobile/push-devices/ada-phone", ada, "PUT", {
-        expoPushToken: "ExponentPushToken[adaphoneaaaaaaaaaaaaaa]",
-        platform: "ios",
-        appVersion: "1.0.0",
-        locale: "en"
-      })
-      expect(registered.status).toBe(200)
+      const register = (installation: string, expoPushToken: string) =>
+        session(`/api/mobile/push-devices/${installation}`, ada, "PUT", { expoPushToken, platform: "ios", appVersion: "1.0.0", locale: "en" })
+      expect((await register("ada-phone", adaPhone)).status).toBe(200)
+      expect((await register("ada-tablet", adaTablet)).status).toBe(200)
       expect((await session("/api/mobile/notification-preferences", ada, "GET")).json().pushEnabled).toBe(true)
       expect((await session("/api/mobile/invitations", bob, "POST", { email: "ada@example.com", role: "member" })).status).toBe(201)
       for (let i = 0; i < 100 && push.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
@@ -146,9 +156,12 @@ describe("the provider and push credentials never leave the server", () => {
       provider.close()
       push.close()
     }
-    // The push token reached the push service, in its Authorization header only, with Ada's device as the address.
+    // The push token reached the push service, in its Authorization header only, with Ada's devices as the addresses.
     expect(push.seen.map((request) => request.authorization)).toContain(`Bearer ${pushSecret}`)
-    expect(push.seen.map((request) => request.body).join("\n")).toContain("ExponentPushToken[adaphoneaaaaaaaaaaaaaa]")
+    expect(push.seen.map((request) => request.body).join("\n")).toContain(adaPhone)
+    expect(push.seen.map((request) => request.body).join("\n")).toContain(adaTablet)
+    // Her device tokens are in no log line, even where Expo's refusal named one.
+    for (const token of [adaPhone, adaTablet]) expect(first.output() + server.output()).not.toContain(token.slice(18, -1))
     expect(bodies.join("\n")).not.toContain(pushSecret)
     expect(first.output() + server.output()).not.toContain(pushSecret)
     // The key did reach the provider, in its Authorization header only.
@@ -172,6 +185,8 @@ describe("the provider and push credentials never leave the server", () => {
       const text = JSON.stringify(rows, (_k, v: unknown) => typeof v === "bigint" ? String(v) : v)
       expect(text, table_name).not.toContain(providerSecret)
       expect(text, table_name).not.toContain(pushSecret)
+      // Device tokens too: sealed in their columns, and absent from events, audit entries and errors.
+      for (const token of [adaPhone, adaTablet]) expect(text, table_name).not.toContain(token.slice(18, -1))
     }
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["ai_task.succeeded", "ai_task.failed"]))
   }, 120_000)

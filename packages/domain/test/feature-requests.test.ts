@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, systemActor, titleSimilarity } from "@atrium/domain"
 import { DomainMemory, MemoryStore, PushServiceMemory } from "@atrium/domain/testing"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, principalOf, team } from "./support/identity.ts"
 
@@ -10,7 +10,7 @@ const board = FeatureRequests
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const token = (n: number) => `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`
-const registration = (n: number) => ({ expoPushToken: token(n), platform: "ios" as const, appVersion: "1.0.0", locale: "en-GB" })
+const registration = (n: number) => ({ expoPushToken: Redacted.make(token(n)), platform: "ios" as const, appVersion: "1.0.0", locale: "en-GB" })
 
 describe("Feature requests", () => {
   it.effect("a double vote counts once, and removing it twice changes nothing", () =>

@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Invitations, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "./support/identity.ts"
 
 const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const token = (n: number) => `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`
-const registration = (n: number) => ({ expoPushToken: token(n), platform: "android" as const, appVersion: "2.1.0", locale: "de-DE" })
+const registration = (n: number) => ({ expoPushToken: Redacted.make(token(n)), platform: "android" as const, appVersion: "2.1.0", locale: "de-DE" })
 const messages = state.pipe(Effect.map((s): ReadonlyArray<PushMessage> => Array.from(s.pushMessages.values())))
 
 const sendAll = Effect.gen(function*() {
@@ -38,7 +38,7 @@ describe("Push devices", () => {
       yield* push.register(ada, "shared-tablet", registration(1))
       yield* push.register(bob, "shared-tablet", registration(1))
       assert.deepStrictEqual((yield* push.devices(ada)).length, 0)
-      assert.deepStrictEqual((yield* push.devices(bob)).map((d) => d.expoPushToken), [token(1)])
+      assert.deepStrictEqual((yield* push.devices(bob)).map((d) => Redacted.value(d.expoPushToken)), [token(1)])
       // Ada cannot remove Bob's device by naming its installation.
       yield* push.unregister(ada, "shared-tablet")
       assert.strictEqual((yield* push.devices(bob)).length, 1)
@@ -50,8 +50,8 @@ describe("Push devices", () => {
       const ada = yield* principalOf((yield* signUp("ada@example.com")).session)
       const first = yield* push.register(ada, "phone", registration(1))
       const again = yield* push.register(ada, "phone", { ...registration(2), appVersion: "2.2.0" })
-      assert.strictEqual(again.id, first.id)
-      assert.deepStrictEqual((yield* push.devices(ada)).map((d) => [d.expoPushToken, d.appVersion]), [[token(2), "2.2.0"]])
+      assert.strictEqual(again.device.id, first.device.id)
+      assert.deepStrictEqual((yield* push.devices(ada)).map((d) => [Redacted.value(d.expoPushToken), d.device.appVersion]), [[token(2), "2.2.0"]])
     }).pipe(Effect.provide(withPush)))
 
   it.effect("signing out removes the session's devices; another session's stay", () =>
@@ -63,7 +63,7 @@ describe("Push devices", () => {
       yield* push.register(phone, "phone", registration(1))
       yield* push.register(tablet, "tablet", registration(2))
       yield* accounts.signOut(phone.sessionId)
-      assert.deepStrictEqual((yield* push.devices(tablet)).map((d) => d.installationId), ["tablet"])
+      assert.deepStrictEqual((yield* push.devices(tablet)).map((d) => d.device.installationId), ["tablet"])
       yield* accounts.revokeSession(tablet.userId, tablet.sessionId)
       assert.strictEqual((yield* state).pushDevices.size, 0)
     }).pipe(Effect.provide(withPush)))

@@ -1,5 +1,5 @@
-import { type PushMessage, type PushReceipt, PushService, PushServiceError, type PushServiceShape, type PushTicket } from "@atrium/domain"
-import { Duration, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { type OutgoingPush, type PushReceipt, PushService, PushServiceError, type PushServiceShape, type PushTicket } from "@atrium/domain"
+import { Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 /** Where Expo's push API is and the server-held access token (never sent anywhere else, never logged). */
@@ -43,6 +43,7 @@ const statusFailure = (response: HttpClientResponse.HttpClientResponse): PushSer
   return failure("invalid_response", `the push service rejected the request (${response.status})`)
 }
 
+// The code only: Expo's `message` (and `details.expoPushToken`) name the device's token, which stays out of every record.
 const errorCode = (answer: { readonly message?: string | undefined; readonly details?: { readonly error?: string | undefined } | undefined }) =>
   answer.details?.error ?? "Unknown"
 
@@ -73,12 +74,13 @@ export const ExpoPushService = {
             Effect.flatMap(Option.match({ onNone: () => Effect.fail(failure("unavailable", "the push service did not answer in time")), onSome: Effect.succeed }))
           )
 
-        const send = Effect.fn("ExpoPushService.send")(function*(messages: ReadonlyArray<PushMessage>) {
-          const body = messages.map((m) => ({ to: m.expoPushToken, title: m.title, body: m.body, data: m.data, sound: "default" }))
+        const send = Effect.fn("ExpoPushService.send")(function*(pushes: ReadonlyArray<OutgoingPush>) {
+          // The one place a device's token is read out: into the body of this request.
+          const body = pushes.map(({ message: m, to }) => ({ to: Redacted.value(to), title: m.title, body: m.body, data: m.data, sound: "default" }))
           const decoded = yield* post("send", body).pipe(
             Effect.flatMap((json) => decodeSend(json).pipe(Effect.mapError(() => failure("invalid_response", "the push service sent a malformed response"))))
           )
-          if (decoded.data.length !== messages.length) return yield* failure("invalid_response", "the push service answered for a different number of messages")
+          if (decoded.data.length !== pushes.length) return yield* failure("invalid_response", "the push service answered for a different number of messages")
           return decoded.data.map((ticket): PushTicket => ticket.status === "ok" ? { status: "ok", id: ticket.id } : { status: "error", error: errorCode(ticket) })
         })
 

@@ -20,7 +20,7 @@ const PushDeviceRow = Schema.Struct({
   updatedAt: Schema.DateTimeUtcFromDate
 }).pipe(snakeCaseColumns())
 const decodeDevices = Schema.decodeUnknownEffect(Schema.Array(PushDeviceRow))
-const deviceColumns = "id, user_id, session_id, installation_id, expo_push_token, platform, app_version, locale, created_at, updated_at"
+const deviceColumns = "id, user_id, session_id, installation_id, sealed_token, token_digest, platform, app_version, locale, created_at, updated_at"
 
 const PreferencesRow = Schema.Struct({ user_id: UserId, preferences: NotificationPreferences })
 const decodePreferences = Schema.decodeUnknownEffect(Schema.Array(PreferencesRow))
@@ -34,7 +34,7 @@ const PushMessageRow = Schema.Struct({
 }).pipe(snakeCaseColumns())
 const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(PushMessageRow))
 const messageColumns =
-  "id, user_id, device_id, expo_push_token, category, event_id, title, body, data, status, attempts, next_attempt_at, ticket_id, receipt_check_at, last_error, created_at, updated_at"
+  "id, user_id, device_id, sealed_token, token_digest, category, event_id, title, body, data, status, attempts, next_attempt_at, ticket_id, receipt_check_at, last_error, created_at, updated_at"
 
 /** Postgres push devices and notification preferences. */
 export const PushDeviceRepositoryPg = Layer.effect(
@@ -52,15 +52,17 @@ export const PushDeviceRepositoryPg = Layer.effect(
         SELECT count(*)::int AS gone FROM gone
       `.pipe(Effect.map((rows) => rows[0]?.gone ?? 0))
 
-    // The token moves with its newest registration: any other row holding it goes first, in the same transaction.
+    // The token moves with its newest registration: any other row holding it (found by its digest, as the token arrives
+    // sealed) goes first, in the same transaction.
     const upsert = Effect.fn("PushDeviceRepository.upsert")(function*(device: PushDevice) {
       return yield* sql.withTransaction(Effect.gen(function*() {
-        yield* forget(sql`expo_push_token = ${device.expoPushToken} AND NOT (user_id = ${device.userId} AND installation_id = ${device.installationId})`)
+        yield* forget(sql`token_digest = ${device.tokenDigest} AND NOT (user_id = ${device.userId} AND installation_id = ${device.installationId})`)
         const rows = yield* sql`
           INSERT INTO push_devices (${sql.literal(deviceColumns)})
-          VALUES (${device.id}, ${device.userId}, ${device.sessionId}, ${device.installationId}, ${device.expoPushToken}, ${device.platform},
+          VALUES (${device.id}, ${device.userId}, ${device.sessionId}, ${device.installationId}, ${device.sealedToken}, ${device.tokenDigest}, ${device.platform},
             ${device.appVersion}, ${device.locale}, ${DateTime.toDateUtc(device.createdAt)}, ${DateTime.toDateUtc(device.updatedAt)})
-          ON CONFLICT (user_id, installation_id) DO UPDATE SET session_id = EXCLUDED.session_id, expo_push_token = EXCLUDED.expo_push_token,
+          ON CONFLICT (user_id, installation_id) DO UPDATE SET session_id = EXCLUDED.session_id, sealed_token = EXCLUDED.sealed_token,
+            token_digest = EXCLUDED.token_digest,
             platform = EXCLUDED.platform, app_version = EXCLUDED.app_version, locale = EXCLUDED.locale, updated_at = EXCLUDED.updated_at
           RETURNING ${sql.literal(deviceColumns)}
         `.pipe(Effect.flatMap(toDevices))
@@ -101,7 +103,7 @@ export const PushDeviceRepositoryPg = Layer.effect(
       listByUsers,
       delete: deleteOne,
       deleteBySession: (sessionId: SessionId) => forget(sql`session_id = ${sessionId}`).pipe(Effect.asVoid, orUnavailable),
-      deleteByToken: (token) => forget(sql`expo_push_token = ${token}`).pipe(Effect.asVoid, orUnavailable),
+      deleteByTokenDigest: (digest) => forget(sql`token_digest = ${digest}`).pipe(Effect.asVoid, orUnavailable),
       preferences,
       savePreferences: (userId, next) =>
         sql`
@@ -124,7 +126,8 @@ export const PushMessageRepositoryPg = Layer.effect(
         id: m.id,
         user_id: m.userId,
         device_id: m.deviceId,
-        expo_push_token: m.expoPushToken,
+        sealed_token: m.sealedToken,
+        token_digest: m.tokenDigest,
         category: m.category,
         event_id: Option.getOrNull(m.eventId),
         title: m.title,

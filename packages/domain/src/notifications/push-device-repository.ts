@@ -7,7 +7,7 @@ import type { PushDevice } from "./push-device.ts"
 export class PushDeviceRepository extends Context.Service<PushDeviceRepository, {
   /**
    * Saves the user's device for this installation (replacing its token and session); any other row holding the same
-   * token — another user's, or a stale installation — is removed, so a token belongs to one user at a time.
+   * token (the same digest) — another user's, or a stale installation — is removed, so a token belongs to one user at a time.
    */
   readonly upsert: (device: PushDevice) => Effect.Effect<PushDevice, Unavailable>
   readonly find: (userId: UserId, installationId: string) => Effect.Effect<Option.Option<PushDevice>, Unavailable>
@@ -16,8 +16,8 @@ export class PushDeviceRepository extends Context.Service<PushDeviceRepository, 
   /** Removes one of the user's devices; false when the user has none for that installation. */
   readonly delete: (userId: UserId, installationId: string) => Effect.Effect<boolean, Unavailable>
   readonly deleteBySession: (sessionId: SessionId) => Effect.Effect<void, Unavailable>
-  /** The push service said the token is dead. */
-  readonly deleteByToken: (token: string) => Effect.Effect<void, Unavailable>
+  /** The push service said the token is dead: removes the device holding it, found by the token's digest. */
+  readonly deleteByTokenDigest: (tokenDigest: string) => Effect.Effect<void, Unavailable>
   readonly preferences: (userIds: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyMap<UserId, NotificationPreferences>, Unavailable>
   readonly savePreferences: (userId: UserId, preferences: NotificationPreferences) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/PushDeviceRepository") {}

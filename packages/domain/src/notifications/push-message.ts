@@ -1,7 +1,6 @@
 import { DateTime, Duration, Option, Schema } from "effect"
 import { EventId, PushDeviceId, PushMessageId, UserId } from "../shared/index.ts"
 import { NotificationCategory } from "./notification-preferences.ts"
-import { ExpoPushToken } from "./push-device.ts"
 
 /** pending: to send; sent: accepted by the push service (a receipt is due); delivered: the receipt said ok; failed: given up. */
 export const PushMessageStatus = Schema.Literals(["pending", "sent", "delivered", "failed"])
@@ -26,7 +25,10 @@ export class PushMessage extends Schema.Class<PushMessage>("@atrium/domain/PushM
   id: PushMessageId,
   userId: UserId,
   deviceId: PushDeviceId,
-  expoPushToken: ExpoPushToken,
+  /** The device's token as the device keeps it (sealed); the sender opens it only to build the request. */
+  sealedToken: Schema.String,
+  /** The token's keyed digest, so a dead token can be removed wherever it is registered now. */
+  tokenDigest: Schema.String,
   category: NotificationCategory,
   eventId: Schema.OptionFromNullOr(EventId),
   title: Schema.String,

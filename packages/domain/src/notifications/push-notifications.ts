@@ -1,8 +1,8 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { SessionPrincipal } from "../access/index.ts"
-import { IdGenerator, PushDeviceId, type Unavailable } from "../shared/index.ts"
+import { IdGenerator, PushDeviceId, SecretBox, SecretHasher, type Unavailable } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationPreferences } from "./notification-preferences.ts"
-import { PushDevice, type PushDeviceRegistration } from "./push-device.ts"
+import { type OwnPushDevice, PushDevice, type PushDeviceRegistration, sealPushToken } from "./push-device.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushService } from "./push-service.ts"
 
@@ -10,11 +10,15 @@ import { PushService } from "./push-service.ts"
 export class PushNotifications extends Context.Service<PushNotifications, {
   /** Whether push is configured on this server (`features.push`). */
   readonly enabled: boolean
-  /** Registers (or updates) this installation for the session's user; a token another user held moves to this one. */
-  readonly register: (principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) => Effect.Effect<PushDevice, Unavailable>
+  /**
+   * Registers (or updates) this installation for the session's user; a token another user held moves to this one. The
+   * token is stored sealed, found by its digest.
+   */
+  readonly register: (principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) => Effect.Effect<OwnPushDevice, Unavailable>
   /** Removes one of the user's own devices; idempotent. */
   readonly unregister: (principal: SessionPrincipal, installationId: string) => Effect.Effect<void, Unavailable>
-  readonly devices: (principal: SessionPrincipal) => Effect.Effect<ReadonlyArray<PushDevice>, Unavailable>
+  /** The user's own devices, their tokens opened (redacted) for the user alone. */
+  readonly devices: (principal: SessionPrincipal) => Effect.Effect<ReadonlyArray<OwnPushDevice>, Unavailable>
   readonly preferences: (principal: SessionPrincipal) => Effect.Effect<NotificationPreferences, Unavailable>
   readonly setPreferences: (principal: SessionPrincipal, preferences: NotificationPreferences) => Effect.Effect<NotificationPreferences, Unavailable>
 }>()("@atrium/domain/PushNotifications") {
@@ -24,6 +28,8 @@ export class PushNotifications extends Context.Service<PushNotifications, {
       const repo = yield* PushDeviceRepository
       const ids = yield* IdGenerator
       const service = yield* PushService
+      const box = yield* SecretBox
+      const sealing = yield* Effect.context<SecretBox | SecretHasher>()
 
       const register = Effect.fn("PushNotifications.register")(
         function*(principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) {
@@ -35,11 +41,14 @@ export class PushNotifications extends Context.Service<PushNotifications, {
             userId: principal.userId,
             sessionId: principal.sessionId,
             installationId,
-            ...registration,
+            ...(yield* sealPushToken(registration.expoPushToken).pipe(Effect.provideContext(sealing))),
+            platform: registration.platform,
+            appVersion: registration.appVersion,
+            locale: registration.locale,
             createdAt: Option.match(existing, { onNone: () => now, onSome: (found) => found.createdAt }),
             updatedAt: now
           })
-          return yield* repo.upsert(device)
+          return { device: yield* repo.upsert(device), expoPushToken: registration.expoPushToken } satisfies OwnPushDevice
         }
       )
 
@@ -48,7 +57,8 @@ export class PushNotifications extends Context.Service<PushNotifications, {
       })
 
       const devices = Effect.fn("PushNotifications.devices")(function*(principal: SessionPrincipal) {
-        return yield* repo.listByUser(principal.userId)
+        const found = yield* repo.listByUser(principal.userId)
+        return yield* Effect.forEach(found, (device) => box.open(device.sealedToken).pipe(Effect.map((expoPushToken): OwnPushDevice => ({ device, expoPushToken }))))
       })
 
       const preferences = Effect.fn("PushNotifications.preferences")(function*(principal: SessionPrincipal) {

@@ -1,9 +1,9 @@
-import { Context, DateTime, Duration, Effect, Layer, Metric, Option, Random } from "effect"
-import type { Unavailable, WorkQueue } from "../shared/index.ts"
+import { Context, DateTime, Duration, Effect, Exit, Layer, Metric, Option, Random } from "effect"
+import { SecretBox, type Unavailable, type WorkQueue } from "../shared/index.ts"
 import { pushBackoff, type PushMessage } from "./push-message.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushMessageRepository } from "./push-message-repository.ts"
-import { PushService, type PushServiceError } from "./push-service.ts"
+import { type OutgoingPush, PushService, type PushServiceError } from "./push-service.ts"
 
 /** The most messages the push service takes in one request. */
 export const pushBatchSize = 100
@@ -34,6 +34,7 @@ export class PushSender extends Context.Service<PushSender, {
       const service = yield* PushService
       const messages = yield* PushMessageRepository
       const devices = yield* PushDeviceRepository
+      const box = yield* SecretBox
 
       // The project's push credentials (APNs/FCM) are wrong: every message will fail until an operator fixes them.
       const reportUnhealthy = (errors: ReadonlyArray<string>) => {
@@ -59,9 +60,29 @@ export class PushSender extends Context.Service<PushSender, {
         yield* messages.updateMany(next)
       })
 
-      const sendBatch = Effect.fn("PushSender.sendBatch")(function*(batch: ReadonlyArray<PushMessage>) {
-        if (batch.length === 0) return
-        const sent = yield* Effect.result(service.send(batch))
+      // Tokens are opened here, for this request only; one the server key cannot open (the key was replaced) fails alone.
+      const opened = Effect.fnUntraced(function*(batch: ReadonlyArray<PushMessage>) {
+        const pushes: Array<OutgoingPush> = []
+        const unreadable: Array<PushMessage> = []
+        for (const message of batch) {
+          const to = yield* Effect.exit(box.open(message.sealedToken))
+          if (Exit.isSuccess(to)) pushes.push({ message, to: to.value })
+          else unreadable.push(message)
+        }
+        return { pushes, unreadable }
+      })
+
+      const sendBatch = Effect.fn("PushSender.sendBatch")(function*(claimed: ReadonlyArray<PushMessage>) {
+        if (claimed.length === 0) return
+        const { pushes, unreadable } = yield* opened(claimed)
+        if (unreadable.length > 0) {
+          const now = yield* DateTime.now
+          yield* Effect.logError(`push: ${unreadable.length} message(s) failed: the server key cannot open their device token`)
+          yield* messages.updateMany(unreadable.map((message) => message.failed("the device token cannot be opened with the server key", now, message.attempts + 1)))
+        }
+        if (pushes.length === 0) return
+        const batch = pushes.map((push) => push.message)
+        const sent = yield* Effect.result(service.send(pushes))
         if (sent._tag === "Failure") return yield* whenRefused(batch, sent.failure)
         const now = yield* DateTime.now
         const tickets = sent.success
@@ -76,7 +97,7 @@ export class PushSender extends Context.Service<PushSender, {
           const ticket = tickets[index]
           return ticket !== undefined && ticket.status === "error" && ticket.error === deviceGone
         })
-        yield* Effect.forEach(dead, (message) => devices.deleteByToken(message.expoPushToken), { discard: true })
+        yield* Effect.forEach(dead, (message) => devices.deleteByTokenDigest(message.tokenDigest), { discard: true })
       })
 
       const checkReceipts = Effect.fn("PushSender.checkReceipts")(function*(batch: ReadonlyArray<PushMessage>) {
@@ -102,7 +123,7 @@ export class PushSender extends Context.Service<PushSender, {
             return receipt !== undefined && receipt.status === "error" && receipt.error === deviceGone
           })
         )
-        yield* Effect.forEach(dead, (message) => devices.deleteByToken(message.expoPushToken), { discard: true })
+        yield* Effect.forEach(dead, (message) => devices.deleteByTokenDigest(message.tokenDigest), { discard: true })
       })
 
       // One batch per claim: the push service takes at most 100 messages per request.

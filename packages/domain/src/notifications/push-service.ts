@@ -1,5 +1,11 @@
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, type Redacted, Schema } from "effect"
 import type { PushMessage } from "./push-message.ts"
+
+/** A message and the token it goes to, opened from its seal for this one request; the token stays redacted. */
+export interface OutgoingPush {
+  readonly message: PushMessage
+  readonly to: Redacted.Redacted<string>
+}
 
 /** What the push service answered for one message: a ticket to ask about later, or a refusal naming why. */
 export type PushTicket =
@@ -11,7 +17,7 @@ export type PushReceipt =
   | { readonly status: "ok" }
   | { readonly status: "error"; readonly error: string }
 
-/** Why a whole request to the push service failed; the credential never appears in it. */
+/** Why a whole request to the push service failed; neither the credential nor a device's token appears in it. */
 export const PushServiceFailure = Schema.Literals(["rate_limited", "unavailable", "invalid_credentials", "invalid_response"])
 export type PushServiceFailure = typeof PushServiceFailure.Type
 
@@ -27,8 +33,8 @@ export class PushServiceError extends Schema.TaggedError<PushServiceError>()("Pu
 export interface PushServiceShape {
   /** False when no access token is configured: nothing is queued or sent, and the app is told. */
   readonly enabled: boolean
-  /** One ticket per message, in order. */
-  readonly send: (messages: ReadonlyArray<PushMessage>) => Effect.Effect<ReadonlyArray<PushTicket>, PushServiceError>
+  /** One ticket per message, in order; a refusal names its error code only, never the token (Expo's message names it). */
+  readonly send: (pushes: ReadonlyArray<OutgoingPush>) => Effect.Effect<ReadonlyArray<PushTicket>, PushServiceError>
   /** Receipts by ticket id; tickets whose receipt is not ready are absent. */
   readonly receipts: (ticketIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, PushReceipt>, PushServiceError>
 }

@@ -1,6 +1,7 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import {
   type NotificationPreferences,
+  type OutgoingPush,
   type PushMessage,
   PushDeviceRepository,
   PushMessageRepository,
@@ -33,7 +34,7 @@ export const PushDeviceRepositoryMemory = Layer.effect(
       upsert: (device) =>
         modify((s) => {
           // One token, one user: any other row holding the token goes.
-          const others = without(s.pushDevices, (d) => d.id === device.id || d.expoPushToken !== device.expoPushToken)
+          const others = without(s.pushDevices, (d) => d.id === device.id || d.tokenDigest !== device.tokenDigest)
           return [device, withDevices(s, withEntry(others, device.id, device))] as const
         }),
       find: (userId, installationId) => read.pipe(Effect.map((s) => Option.fromNullishOr(find(s, userId, installationId)))),
@@ -46,7 +47,7 @@ export const PushDeviceRepositoryMemory = Layer.effect(
           return [true, withDevices(s, without(s.pushDevices, (d) => d.id !== found.id))] as const
         }),
       deleteBySession: (sessionId) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.sessionId !== sessionId))),
-      deleteByToken: (token) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.expoPushToken !== token))),
+      deleteByTokenDigest: (digest) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.tokenDigest !== digest))),
       preferences: (userIds) =>
         read.pipe(Effect.map((s) => {
           const found = new Map<UserId, NotificationPreferences>()
@@ -108,9 +109,9 @@ export const PushMessageRepositoryMemory = Layer.effect(
 
 /** What the scripted push service saw and will answer; tests script failures and read what was sent. */
 export class PushServiceScript extends Context.Service<PushServiceScript, {
-  readonly sent: Ref.Ref<ReadonlyArray<ReadonlyArray<PushMessage>>>
+  readonly sent: Ref.Ref<ReadonlyArray<ReadonlyArray<OutgoingPush>>>
   /** Answers for the next `send` calls, in order; when empty every message gets an `ok` ticket. */
-  readonly sendAnswers: Ref.Ref<ReadonlyArray<PushServiceError | ((messages: ReadonlyArray<PushMessage>) => ReadonlyArray<PushTicket>)>>
+  readonly sendAnswers: Ref.Ref<ReadonlyArray<PushServiceError | ((pushes: ReadonlyArray<OutgoingPush>) => ReadonlyArray<PushTicket>)>>
   /** Receipts by ticket id. */
   readonly receipts: Ref.Ref<ReadonlyMap<string, PushReceipt>>
 }>()("@atrium/domain/testing/PushServiceScript") {}
@@ -122,15 +123,15 @@ export const PushServiceMemory = Layer.effect(
     const script = yield* PushServiceScript
     return {
       enabled: true,
-      send: (messages: ReadonlyArray<PushMessage>) =>
+      send: (pushes: ReadonlyArray<OutgoingPush>) =>
         Effect.gen(function*() {
-          yield* Ref.update(script.sent, (all) => [...all, messages])
+          yield* Ref.update(script.sent, (all) => [...all, pushes])
           const answers = yield* Ref.get(script.sendAnswers)
           const [next, ...rest] = answers
           yield* Ref.set(script.sendAnswers, rest)
-          if (next === undefined) return messages.map((m): PushTicket => ({ status: "ok", id: `ticket-${m.id}` }))
+          if (next === undefined) return pushes.map(({ message }): PushTicket => ({ status: "ok", id: `ticket-${message.id}` }))
           if (next instanceof PushServiceError) return yield* Effect.fail(next)
-          return next(messages)
+          return next(pushes)
         }),
       receipts: (ids: ReadonlyArray<string>) =>
         Ref.get(script.receipts).pipe(Effect.map((all) => new Map(ids.flatMap((id) => {
@@ -140,5 +141,5 @@ export const PushServiceMemory = Layer.effect(
     }
   })
 ).pipe(
-  Layer.provideMerge(Layer.effect(PushServiceScript, Effect.all({ sent: Ref.make<ReadonlyArray<ReadonlyArray<PushMessage>>>([]), sendAnswers: Ref.make<ReadonlyArray<PushServiceError | ((messages: ReadonlyArray<PushMessage>) => ReadonlyArray<PushTicket>)>>([]), receipts: Ref.make<ReadonlyMap<string, PushReceipt>>(new Map()) }).pipe(Effect.map(PushServiceScript.of))))
+  Layer.provideMerge(Layer.effect(PushServiceScript, Effect.all({ sent: Ref.make<ReadonlyArray<ReadonlyArray<OutgoingPush>>>([]), sendAnswers: Ref.make<ReadonlyArray<PushServiceError | ((pushes: ReadonlyArray<OutgoingPush>) => ReadonlyArray<PushTicket>)>>([]), receipts: Ref.make<ReadonlyMap<string, PushReceipt>>(new Map()) }).pipe(Effect.map(PushServiceScript.of))))
 )

@@ -1,5 +1,5 @@
-import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type PushDevice, PushNotifications } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option } from "effect"
+import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type OwnPushDevice, PushNotifications } from "@atrium/domain"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { leanGroup } from "../lean-group.ts"
@@ -20,9 +20,10 @@ const toFeatureRequestView = ({ request, viewerHasVoted }: FeatureRequestForView
   statusChangedAt: DateTime.formatIso(request.statusChangedAt)
 })
 
-const toPushDeviceView = (device: PushDevice) => ({
+// The token is shown back to its owner only (the session's own devices).
+const toPushDeviceView = ({ device, expoPushToken }: OwnPushDevice) => ({
   installationId: device.installationId,
-  expoPushToken: device.expoPushToken,
+  expoPushToken: Redacted.value(expoPushToken),
   platform: device.platform,
   appVersion: device.appVersion,
   locale: device.locale,
