@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts, Invitations, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
+import { Accounts, Invitations, PushDevice, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -42,6 +42,24 @@ describe("Push devices", () => {
       // Ada cannot remove Bob's device by naming its installation.
       yield* push.unregister(ada, "shared-tablet")
       assert.strictEqual((yield* push.devices(bob)).length, 1)
+    }).pipe(Effect.provide(withPush)))
+
+  it.effect("a token the server key cannot open (the key was replaced) leaves that device out of the list until it registers again", () =>
+    Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const ada = yield* principalOf((yield* signUp("ada@example.com")).session)
+      yield* push.register(ada, "phone", registration(1))
+      yield* push.register(ada, "tablet", registration(2))
+      // The phone's token as another key sealed it: this box cannot open it.
+      const store = yield* MemoryStore
+      yield* Ref.update(store.state, (s) => ({
+        ...s,
+        pushDevices: new Map(Array.from(s.pushDevices, ([id, device]) =>
+          [id, device.installationId === "phone" ? new PushDevice({ ...device, sealedToken: "v1.c2VhbGVkLWJ5LWFub3RoZXIta2V5" }) : device]))
+      }))
+      assert.deepStrictEqual((yield* push.devices(ada)).map((d) => d.device.installationId), ["tablet"])
+      yield* push.register(ada, "phone", registration(1))
+      assert.deepStrictEqual((yield* push.devices(ada)).map((d) => d.device.installationId).sort(), ["phone", "tablet"])
     }).pipe(Effect.provide(withPush)))
 
   it.effect("registering again updates the device in place", () =>

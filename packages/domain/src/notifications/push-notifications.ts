@@ -1,4 +1,4 @@
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Exit, Layer, Option } from "effect"
 import type { SessionPrincipal } from "../access/index.ts"
 import { IdGenerator, PushDeviceId, SecretBox, SecretHasher, type Unavailable } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationPreferences } from "./notification-preferences.ts"
@@ -58,7 +58,13 @@ export class PushNotifications extends Context.Service<PushNotifications, {
 
       const devices = Effect.fn("PushNotifications.devices")(function*(principal: SessionPrincipal) {
         const found = yield* repo.listByUser(principal.userId)
-        return yield* Effect.forEach(found, (device) => box.open(device.sealedToken).pipe(Effect.map((expoPushToken): OwnPushDevice => ({ device, expoPushToken }))))
+        const opened = yield* Effect.forEach(found, (device) =>
+          box.open(device.sealedToken).pipe(Effect.map((expoPushToken): OwnPushDevice => ({ device, expoPushToken })), Effect.exit))
+        // A token sealed under another server key (it was replaced) cannot be opened: that device is left out of the
+        // list, not the whole answer failed, until the app registers it again (which seals it anew).
+        const readable = opened.flatMap((exit) => Exit.isSuccess(exit) ? [exit.value] : [])
+        if (readable.length < opened.length) yield* Effect.logWarning(`${opened.length - readable.length} push token(s) cannot be opened with the server key`)
+        return readable
       })
 
       const preferences = Effect.fn("PushNotifications.preferences")(function*(principal: SessionPrincipal) {
