@@ -162,7 +162,7 @@ export const mailContract = <E>(label: string, target: Layer.Layer<MailPorts, E>
         assert.deepStrictEqual((yield* users.findByEmail(user.email)).pipe(Option.map((c) => [c.passwordHash, c.user.emailVerified])), Option.some([hash, true]))
       }))
 
-    it.effect("revoking every session of a user ends only that user's live sessions and says how many", () =>
+    it.effect("revoking every session of a user ends only that user's live sessions and answers those it ended", () =>
       Effect.gen(function*() {
         const users = yield* UserRepository
         const sessions = yield* SessionRepository
@@ -175,7 +175,8 @@ export const mailContract = <E>(label: string, target: Layer.Layer<MailPorts, E>
         const theirs = makeSession(other.id, workspace)
         yield* Effect.forEach([...mine, theirs], sessions.insert, { discard: true })
         yield* sessions.revoke(mine[0]?.id ?? theirs.id, at(1), "signed_out")
-        assert.strictEqual(yield* sessions.revokeAllForUser(user.id, at(2), "password_reset"), 1)
+        const revoked = yield* sessions.revokeAllForUser(user.id, at(2), "password_reset")
+        assert.deepStrictEqual(revoked.map((s): ReadonlyArray<string | null> => [s.id, Option.getOrNull(s.revokeReason)]), [[mine[1]?.id ?? "", "password_reset"]])
         assert.deepStrictEqual(yield* sessions.listByUser(user.id), [])
         assert.strictEqual((yield* sessions.listByUser(other.id)).length, 1)
         const ended = yield* sessions.findById(mine[1]?.id ?? theirs.id)

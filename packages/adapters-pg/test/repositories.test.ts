@@ -19,6 +19,7 @@ import { mailContract } from "./mail-contract.ts"
 import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
+import { sessionEndingContract } from "./session-ending-contract.ts"
 import { StorageProbe } from "./storage-probe.ts"
 import { webhookContract } from "./webhook-contract.ts"
 
@@ -61,6 +62,7 @@ for (const target of targets) {
   identityDomainContract(target.label, target.layer)
   feedbackDomainContract(target.label, target.layer)
   accountMailAuditContract(target.label, target.layer)
+  sessionEndingContract(target.label, target.layer)
 }
 
 // Contracts that read the database with SQL run on the two database targets.

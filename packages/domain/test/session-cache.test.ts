@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts, Session } from "@atrium/domain"
+import { Accounts, PasswordReset, Session } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
+import { lastMailTo, sendDue, tokenIn } from "./support/mail.ts"
 
 const signUp = Effect.gen(function*() {
   const accounts = yield* Accounts
@@ -31,6 +32,24 @@ describe("verified-session cache (≤ 1 s)", () => {
       yield* accounts.signOut(session.id)
       const refused = yield* Effect.flip(accounts.authenticateSession(accessToken))
       assert.strictEqual(refused._tag === "SessionRejected" ? refused.code : refused._tag, "invalid_session")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a password reset in this process drops every session of the account at once", () =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const email = "reset-cache@example.com"
+      const own = yield* accounts.signUp({ email, password: Redacted.make("correct horse battery"), name: "R" })
+      const other = yield* accounts.signIn({ email, password: Redacted.make("correct horse battery") })
+      for (const issued of [own.session, other.session]) yield* accounts.authenticateSession(issued.accessToken)
+      yield* sendDue
+      const reset = yield* PasswordReset
+      yield* reset.request(email)
+      yield* sendDue
+      yield* reset.confirm(tokenIn((yield* lastMailTo(email))?.text ?? ""), Redacted.make("a brand new passphrase"))
+      for (const issued of [own.session, other.session]) {
+        const refused = yield* Effect.flip(accounts.authenticateSession(issued.accessToken))
+        assert.strictEqual(refused._tag === "SessionRejected" ? refused.code : refused._tag, "invalid_session")
+      }
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("a revocation by another process (behind this cache) takes effect within 1 s", () =>

@@ -132,9 +132,9 @@ export const SessionRepositoryPg = Layer.effect(
       const revoked = yield* sql`
         UPDATE sessions SET revoked_at = ${DateTime.toDateUtc(at)}, revoke_reason = ${reason}
         WHERE user_id = ${userId} AND revoked_at IS NULL
-        RETURNING id
-      `.pipe(orUnavailable)
-      return revoked.length
+        RETURNING ${sql.literal(columns)}
+      `.pipe(Effect.flatMap(toSessions), orUnavailable)
+      return revoked
     })
 
     // GREATEST keeps the latest time when processes write out of order.

@@ -1,6 +1,6 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { ChangeLog } from "../audit/index.ts"
-import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
+import { type Actor, type Conflict, InvalidInput, NotFound, systemActor, type Unavailable } from "../shared/index.ts"
 import { type EmailTaken, InvalidCredentials } from "./identity-errors.ts"
 import { Forbidden, memberActor, SessionRejected } from "../access/index.ts"
 import { IdGenerator } from "../shared/index.ts"
@@ -18,7 +18,8 @@ import { WorkspaceRepository } from "../workspaces/index.ts"
 import { SessionPrincipal } from "../access/index.ts"
 import { isSafeTextValue, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
-import { defaultSessionPolicy, Session, type SessionPolicy, type SessionView, toSessionView } from "./session.ts"
+import { defaultSessionPolicy, Session, type SessionPolicy, type SessionRevokeReason, type SessionView, toSessionView } from "./session.ts"
+import { sessionEnded } from "./session-ending.ts"
 import { deriveToken, hasTokenShape, mintRotationSalt, mintToken } from "./session-token.ts"
 import { normalizeEmail } from "./email.ts"
 import { User, UserName } from "./user.ts"
@@ -65,6 +66,8 @@ export interface SignedIn {
 // `lastUsedAt` is written at most this often per session, off the request path.
 const lastUsedInterval = Duration.minutes(1)
 const maxUserAgent = 256
+// Who ends a session whose retired refresh token came back: the server, on behalf of whoever holds the real one.
+const reuseDetection = systemActor("refresh_token_reuse_detection")
 
 /** Accounts and member sessions: sign-up, sign-in, refresh rotation with reuse detection, authentication, sign-out. */
 export class Accounts extends Context.Service<Accounts, {
@@ -215,11 +218,19 @@ export class Accounts extends Context.Service<Accounts, {
           ).pipe(Effect.provide(context))
         })
 
+        // Recorded as a change so areas holding per-session state (push devices) drop it in the same transaction; only
+        // the revocation that ends the session records it, so a race of two endings leaves one entry.
+        const endSession = Effect.fnUntraced(function*(session: Session, reason: SessionRevokeReason, actor?: Actor) {
+          const changes = yield* ChangeLog
+          yield* tx.withTransaction(Effect.gen(function*() {
+            const ended = yield* sessions.revoke(session.id, yield* DateTime.now, reason)
+            if (ended) yield* changes.record(sessionEnded(session, reason, actor))
+          }))
+        }, Effect.provide(context))
+
+        // The session ends (and commits) before the caller is refused: the refusal must not roll the revocation back.
         const revokeForReuse = (session: Session) =>
-          DateTime.now.pipe(
-            Effect.flatMap((now) => sessions.revoke(session.id, now, "refresh_token_reused")),
-            Effect.andThen(rejected("invalid_session"))
-          )
+          endSession(session, "refresh_token_reused", reuseDetection).pipe(Effect.andThen(rejected("invalid_session")))
 
         // A token a rotation retired: within the leeway, and while the pair it led to is still current, that same pair
         // again (a phone's two requests at once, a lost response); otherwise it is reuse and ends the session.
@@ -307,15 +318,6 @@ export class Accounts extends Context.Service<Accounts, {
           if (Option.isNone(user)) return yield* rejected("invalid_session")
           return user.value
         })
-
-        // Recorded as a change so areas holding per-session state (push devices) drop it in the same transaction.
-        const endSession = Effect.fnUntraced(function*(session: Session, reason: "signed_out" | "revoked") {
-          const changes = yield* ChangeLog
-          yield* tx.withTransaction(Effect.gen(function*() {
-            yield* sessions.revoke(session.id, yield* DateTime.now, reason)
-            yield* changes.record({ workspaceId: session.activeWorkspaceId, actor: { type: "user", id: session.userId }, action: `session.${reason}`, target: session.id })
-          }))
-        }, Effect.provide(context))
 
         const signOut = Effect.fn("Accounts.signOut")(function*(sessionId: SessionId) {
           const found = yield* sessions.findById(sessionId)

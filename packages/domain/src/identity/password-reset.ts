@@ -10,6 +10,7 @@ import { InvalidToken } from "./identity-errors.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { normalizePassword, PasswordHasher, passwordLengthError } from "./password-hasher.ts"
 import { SessionRepository } from "./session-repository.ts"
+import { sessionEnded } from "./session-ending.ts"
 import { normalizeEmail } from "./email.ts"
 import { UserRepository } from "./user-repository.ts"
 
@@ -64,7 +65,9 @@ export class PasswordReset extends Context.Service<PasswordReset, {
           const user = found.value
           const now = yield* DateTime.now
           yield* users.setPasswordHash(user.id, passwordHash)
-          yield* sessions.revokeAllForUser(user.id, now, "password_reset")
+          // Each ended session is a recorded change, so its push devices go with it (a taken-over account's intruder's too).
+          const ended = yield* sessions.revokeAllForUser(user.id, now, "password_reset")
+          yield* changes.recordAll(ended.map((session) => sessionEnded(session, "password_reset")))
           yield* repo.useAll(user.id, "password_reset", now)
           if (user.email === token.email) yield* users.markEmailVerified(user.id, now)
           yield* changes.record({ workspaceId: yield* accountAuditWorkspaceOf(user), actor: memberActor({ userId: user.id }), action: "password_reset.completed", target: user.id })

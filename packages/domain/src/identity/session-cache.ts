@@ -10,7 +10,7 @@ const capacity = 10_000
 
 /**
  * The `SessionRepository` with its hot read, by access digest, cached for at most `sessionCacheTtl`: what API keys
- * already have. Every change that goes through this process (sign-out, revoke, rotation, switching workspace) drops
+ * already have. Every change that goes through this process (sign-out, revoke, revoking all, rotation, switching workspace) drops
  * that session's entries at once; other processes see it within the TTL. Misses are never cached.
  */
 export const SessionCache = Layer.effect(
@@ -61,7 +61,10 @@ export const SessionCache = Layer.effect(
         }),
       rotate: (previous, next) => changing(previous.id, repo.rotate(previous, next)),
       setActiveWorkspace: (id, workspaceId) => changing(id, repo.setActiveWorkspace(id, workspaceId)),
-      revoke: (id, at, reason) => changing(id, repo.revoke(id, at, reason))
+      revoke: (id, at, reason) => changing(id, repo.revoke(id, at, reason)),
+      // The ids are known only once revoked: each ended session's entries go right after the write.
+      revokeAllForUser: (userId, at, reason) =>
+        repo.revokeAllForUser(userId, at, reason).pipe(Effect.tap((ended) => Effect.forEach(ended, (session) => forget(session.id), { discard: true })))
     })
   })
 )

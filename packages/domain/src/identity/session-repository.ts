@@ -36,8 +36,11 @@ export class SessionRepository extends Context.Service<SessionRepository, {
   readonly setActiveWorkspace: (id: SessionId, workspaceId: WorkspaceId) => Effect.Effect<void, Unavailable>
   /** Sets `revokedAt` and `revokeReason` unless already revoked; `false` when there was nothing to revoke. */
   readonly revoke: (id: SessionId, at: DateTime.Utc, reason: SessionRevokeReason) => Effect.Effect<boolean, Unavailable>
-  /** Revokes every unrevoked session of the user; answers how many it ended. */
-  readonly revokeAllForUser: (userId: UserId, at: DateTime.Utc, reason: SessionRevokeReason) => Effect.Effect<number, Unavailable>
+  /**
+   * Revokes every unrevoked session of the user; answers the sessions it ended, as revoked, so the caller records each
+   * one's end (a session another revocation ended first is not among them).
+   */
+  readonly revokeAllForUser: (userId: UserId, at: DateTime.Utc, reason: SessionRevokeReason) => Effect.Effect<ReadonlyArray<Session>, Unavailable>
   readonly touchLastUsed: (id: SessionId, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
   /** The user's unrevoked sessions, most recently used first. */
   readonly listByUser: (userId: UserId) => Effect.Effect<ReadonlyArray<Session>, Unavailable>

@@ -2,7 +2,7 @@ import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AiTaskEvents, AiTaskRepository } from "../ai/index.ts"
 import type { DomainEvent, EventSubscriber, RecordedChange } from "../audit/index.ts"
 import { FeatureRequestRepository, FeedbackEvents } from "../feedback/index.ts"
-import { Email, IdentityEvents, type Member, MembershipRepository, UserRepository } from "../identity/index.ts"
+import { Email, IdentityEvents, isSessionEndedAction, type Member, MembershipRepository, UserRepository } from "../identity/index.ts"
 import { type Actor, FeatureRequestId, IdGenerator, type Page, PushMessageId, SessionId, TaskId, type Unavailable, UserId, type WorkspaceId } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationCategory } from "./notification-preferences.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
@@ -25,8 +25,6 @@ const isUserId = Schema.is(UserId)
 const isTaskId = Schema.is(TaskId)
 const isEmail = Schema.is(Email)
 const isFeatureRequestId = Schema.is(FeatureRequestId)
-// Changes whose target session ends: its devices go with it.
-const sessionEndings = new Set(["session.signed_out", "session.revoked", "session.refresh_token_reused"])
 // Events from areas that tell the workspace's admins and owners, by category.
 const adminNotices: ReadonlyMap<string, { readonly category: NotificationCategory; readonly title: string; readonly body: string }> = new Map([
   ["usage.cap_reached", { category: "billing", title: "Usage cap reached", body: "A monthly usage cap of your workspace was reached." }],
@@ -155,14 +153,17 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         if (pending.length > 0) yield* messages.insertMany(pending)
       })
 
-      // Told apart before any effect runs: while push is off, most changes (a settled task) concern it not at all.
-      const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> =>
-        !sessionEndings.has(change.action) && (!service.enabled || Option.isNone(change.event)) ? Effect.void : Effect.gen(function*() {
-          if (sessionEndings.has(change.action) && isSessionId(change.target)) yield* devices.deleteBySession(change.target)
+      // Told apart before any effect runs: while push is off, most changes (a settled task) concern it not at all. A
+      // session that ends, for any reason there is or will be, takes its devices with it, whether or not push is on.
+      const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> => {
+        const sessionEnded = isSessionEndedAction(change.action)
+        return !sessionEnded && (!service.enabled || Option.isNone(change.event)) ? Effect.void : Effect.gen(function*() {
+          if (sessionEnded && isSessionId(change.target)) yield* devices.deleteBySession(change.target)
           if (!service.enabled || Option.isNone(change.event)) return
           const notice = yield* noticeOf(change.event.value)
           if (Option.isSome(notice)) yield* enqueue(change.event.value, notice.value)
         })
+      }
 
       return PushFanOut.of({ subscriber: { name: "push", onChange } })
     })

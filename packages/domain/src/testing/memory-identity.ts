@@ -157,11 +157,13 @@ export const SessionRepositoryMemory = Layer.effect(
           return [true, { ...s, sessions: withEntry(s.sessions, id, revoked) }]
         }),
       revokeAllForUser: (userId, at, reason) =>
-        modify((s): readonly [number, MemoryState] => {
-          const live = sessions(s).filter((x) => x.userId === userId && !x.isRevoked)
+        modify((s): readonly [ReadonlyArray<Session>, MemoryState] => {
+          const ended = sessions(s)
+            .filter((x) => x.userId === userId && !x.isRevoked)
+            .map((session) => new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) }))
           const next = new Map(s.sessions)
-          for (const session of live) next.set(session.id, new Session({ ...session, revokedAt: Option.some(at), revokeReason: Option.some(reason) }))
-          return [live.length, { ...s, sessions: next }]
+          for (const session of ended) next.set(session.id, session)
+          return [ended, { ...s, sessions: next }]
         }),
       // Last-used never moves backwards (concurrent requests touch it out of order).
       touchLastUsed: (id, at) =>
