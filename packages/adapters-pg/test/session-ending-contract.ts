@@ -29,7 +29,7 @@ const domain = Layer.mergeAll(identityServices(), EngagementServices).pipe(
   Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom, PushServiceMemory))
 )
 
-const registration = () => ({ expoPushToken: `ExponentPushToken[${token()}]`, platform: "android" as const, appVersion: "3.0.0", locale: "en" })
+const registration = () => ({ expoPushToken: Redacted.make(`ExponentPushToken[${token()}]`), platform: "android" as const, appVersion: "3.0.0", locale: "en" })
 const principalOf = (session: IssuedSession) => Effect.flatMap(Accounts, (accounts) => accounts.authenticate(session.accessToken))
 const devicesOf = (userId: UserId) => Effect.flatMap(PushDeviceRepository, (devices) => devices.listByUser(userId))
 
@@ -71,7 +71,7 @@ const pushedAfter = (invite: Effect.Effect<unknown, unknown>, userId: UserId) =>
     yield* invite
     const sender = yield* PushSender
     for (const batch of yield* sender.sendQueue.claim(100)) yield* sender.sendQueue.step(batch)
-    return (yield* Ref.get((yield* PushServiceScript).sent)).flat().filter((message) => message.userId === userId)
+    return (yield* Ref.get((yield* PushServiceScript).sent)).flat().filter((push) => push.message.userId === userId)
   })
 
 /** Every way a session ends is a recorded change, so its push devices go with it, over one storage target. */

@@ -21,7 +21,7 @@ import { lastMailTo, sendDue, tokenIn } from "./support/mail.ts"
 
 const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
-const registration = (n: number) => ({ expoPushToken: `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`, platform: "ios" as const, appVersion: "3.0.0", locale: "en" })
+const registration = (n: number) => ({ expoPushToken: Redacted.make(`ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`), platform: "ios" as const, appVersion: "3.0.0", locale: "en" })
 
 // Read from the store, not through a session: the user's sessions are the ones that ended.
 const devicesOf = (userId: UserId) => state.pipe(Effect.map((s) => Array.from(s.pushDevices.values()).filter((d) => d.userId === userId)))
