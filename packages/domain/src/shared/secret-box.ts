@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Redacted } from "effect"
 
-/** Port: seals secrets the server must read back later (webhook signing secrets), so a database dump alone reveals nothing. */
+/** Port: seals secrets the server must read back later (webhook signing secrets, store and push tokens, mail links), so a database dump alone reveals nothing. */
 export class SecretBox extends Context.Service<SecretBox, {
   /** AES-256-GCM under the server key: `v1.<base64 iv>.<base64 ciphertext+tag>`. */
   readonly seal: (secret: Redacted.Redacted<string>) => Effect.Effect<string>
@@ -31,7 +31,7 @@ export class SecretBox extends Context.Service<SecretBox, {
               const [version, iv, data] = sealed.split(".")
               if (version !== "v1" || iv === undefined || data === undefined) return Promise.reject(new Error("unknown sealed secret format"))
               const opened = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, cryptoKey, fromBase64(data))
-              return Redacted.make(decoder.decode(opened), { label: "WebhookSecret" })
+              return Redacted.make(decoder.decode(opened), { label: "sealed secret" })
             })
         })
       })
