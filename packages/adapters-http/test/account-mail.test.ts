@@ -1,4 +1,4 @@
-import { MailDelivery } from "@atrium/domain"
+import { MailDelivery, PasswordReset } from "@atrium/domain"
 import { MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
@@ -14,9 +14,11 @@ const signUp = (email: string) =>
     Effect.map((reply) => ({ reply, access: String(member(reply.body.session, "accessToken")) }))
   )
 
-// One pass of the mail sender, then the token of the newest link mailed to `email`.
+// One pass of the reset-request worker and the mail sender, then the token of the newest link mailed to `email`.
 const mailedToken = (email: string) =>
   Effect.gen(function*() {
+    const { requestQueue } = yield* PasswordReset
+    yield* Effect.forEach(yield* requestQueue.claim(100), requestQueue.step)
     const delivery = yield* MailDelivery
     yield* Effect.forEach(yield* delivery.claim(100), delivery.deliver)
     const sent = yield* Ref.get((yield* ScriptedMailbox).sent)

@@ -50,7 +50,10 @@ const domain = () =>
     Layer.provideMerge(collectLogs)
   )
 
+// One pass of the workers: the recorded reset requests, then the due messages.
 const sendDue = Effect.gen(function*() {
+  const { requestQueue } = yield* PasswordReset
+  yield* Effect.forEach(yield* requestQueue.claim(100), requestQueue.step)
   const delivery = yield* MailDelivery
   return yield* Effect.forEach(yield* delivery.claim(100), delivery.deliver)
 })

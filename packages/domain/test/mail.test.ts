@@ -15,7 +15,7 @@ import { DomainMemory, memoryPublicUrl, MemoryStore, ScriptedMailbox } from "@at
 import { DateTime, Effect, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp } from "./support/identity.ts"
-import { lastMailTo, mailbox, sendDue, tokenIn } from "./support/mail.ts"
+import { handleResetRequests, lastMailTo, mailbox, sendDue, tokenIn } from "./support/mail.ts"
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const logLines: Array<string> = []
@@ -92,6 +92,14 @@ describe("password reset", () => {
       const unknown = yield* reset.request("nobody@example.com")
       const malformed = yield* reset.request("not an address")
       assert.deepStrictEqual([known, unknown, malformed], [undefined, undefined, undefined])
+      // Asking does the same for both: one recorded request each, nothing else; the worker tells them apart later.
+      const asked = yield* state
+      assert.deepStrictEqual(Array.from(asked.resetRequests.values(), (r) => r.request.email).sort(), ["dee@example.com", "nobody@example.com"])
+      assert.strictEqual(asked.mailMessages.size, before)
+      const audited = asked.audit.length
+      yield* handleResetRequests
+      assert.strictEqual((yield* state).resetRequests.size, 0)
+      assert.strictEqual((yield* state).audit.length, audited + 1)
       const after = yield* messages
       assert.strictEqual(after.length, before + 1)
       assert.deepStrictEqual(after.filter((m) => m.template === "password_reset").map((m) => m.to), ["dee@example.com"])
@@ -244,6 +252,7 @@ describe("the outbox and the sender", () => {
       yield* signUp("kim@example.com", "Kim")
       yield* Effect.flatMap(MailDelivery, (d) => d.claim(0))
       yield* (yield* PasswordReset).request("kim@example.com")
+      yield* handleResetRequests
       yield* TestClock.adjust("2 hours")
       const settled = yield* sendDue
       const reset = settled.find((m) => m.template === "password_reset")

@@ -7,7 +7,7 @@ import { MembershipRepository } from "../identity/index.ts"
 import { SessionRepository } from "../identity/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import { Session } from "../identity/index.ts"
-import { AccountToken, AccountTokenRepository, User } from "../identity/index.ts"
+import { AccountToken, AccountTokenRepository, type PasswordResetRequest, User } from "../identity/index.ts"
 import { type MemoryState, pageBy, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
@@ -245,6 +245,25 @@ export const AccountTokenRepositoryMemory = Layer.effect(
             }
           }
           return { ...s, accountTokens: next }
+        }),
+      requestReset: (request) =>
+        write((s) => ({ ...s, resetRequests: withEntry(s.resetRequests, request.id, { request, dueMillis: DateTime.toEpochMillis(request.requestedAt) }) })),
+      claimResetRequests: (now, limit, leaseUntil) =>
+        modify((s): readonly [ReadonlyArray<PasswordResetRequest>, MemoryState] => {
+          const due = Array.from(s.resetRequests.values())
+            .filter((entry) => entry.dueMillis <= DateTime.toEpochMillis(now))
+            .sort((a, b) => a.dueMillis - b.dueMillis)
+            .slice(0, Math.max(0, Math.trunc(limit)))
+          const next = new Map(s.resetRequests)
+          for (const entry of due) next.set(entry.request.id, { ...entry, dueMillis: DateTime.toEpochMillis(leaseUntil) })
+          return [due.map((entry) => entry.request), { ...s, resetRequests: next }]
+        }),
+      completeResetRequest: (id) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          if (!s.resetRequests.has(id)) return [false, s]
+          const next = new Map(s.resetRequests)
+          next.delete(id)
+          return [true, { ...s, resetRequests: next }]
         })
     })
   })
