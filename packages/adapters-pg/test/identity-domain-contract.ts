@@ -213,7 +213,7 @@ export const identityDomainContract = <E>(label: string, target: Layer.Layer<Por
         assert.strictEqual(won[0]?.membership.role, "admin")
         assert.isTrue(Option.isSome(won[0]?.invitation.acceptedAt ?? Option.none()))
         const listed = yield* invitations.list(ownerPrincipal, { limit: 10, cursor: undefined })
-        assert.deepStrictEqual(listed.data.map((i) => [i.id, Option.getOrNull(i.acceptedBy)]), [[invited.invitation.id, invitee.user.id]])
+        assert.deepStrictEqual(listed.data.map(({ invitation: i }) => [i.id, Option.getOrNull(i.acceptedBy)]), [[invited.invitation.id, invitee.user.id]])
         const page = yield* (yield* Members).list(ownerPrincipal, { limit: 10, cursor: undefined })
         assert.sameMembers(page.data.map((m) => [m.user.email, m.membership.role].join(" ")), [`${owner.user.email} owner`, `${email} admin`])
         assert.strictEqual(yield* ownersOf(workspace.id), 1)

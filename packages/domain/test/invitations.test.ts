@@ -32,7 +32,7 @@ describe("Invitations", () => {
         member: { id: accepted.membership.id, userId: carol.user.id, role: "admin" }
       })
       const listed = yield* invitations.list(ownerPrincipal, page)
-      assert.deepStrictEqual(listed.data.map((i) => i.statusAt(i.createdAt)), ["accepted"])
+      assert.deepStrictEqual(listed.data.map(({ invitation: i }) => i.statusAt(i.createdAt)), ["accepted"])
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("expires after 7 days", () =>
