@@ -18,7 +18,7 @@ import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { hasTokenShape, mintToken } from "./session-token.ts"
-import { normalizeEmail } from "./email.ts"
+import { normalizeEmail, sameEmail } from "./email.ts"
 import { MailOutbox } from "../mail/index.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 
@@ -168,7 +168,7 @@ export class Invitations extends Context.Service<Invitations, {
             const invitation = found.value
             const user = yield* users.findById(userId)
             // Checked before any other state, so a leaked token tells a stranger nothing about the invitation.
-            if (Option.isNone(user) || user.value.email !== invitation.email) {
+            if (Option.isNone(user) || !sameEmail(user.value.email, invitation.email)) {
               return yield* new Forbidden({ detail: "This invitation is for another email address" })
             }
             const now = yield* DateTime.now

@@ -11,7 +11,7 @@ import { MembershipRepository } from "./membership-repository.ts"
 import { normalizePassword, PasswordHasher, passwordLengthError } from "./password-hasher.ts"
 import { SessionRepository } from "./session-repository.ts"
 import { sessionEnded } from "./session-ending.ts"
-import { normalizeEmail } from "./email.ts"
+import { normalizeEmail, sameEmail } from "./email.ts"
 import { PasswordResetRequest } from "./password-reset-request.ts"
 import { UserRepository } from "./user-repository.ts"
 
@@ -99,7 +99,7 @@ export class PasswordReset extends Context.Service<PasswordReset, {
           const ended = yield* sessions.revokeAllForUser(user.id, now, "password_reset")
           yield* changes.recordAll(ended.map((session) => sessionEnded(session, "password_reset")))
           yield* repo.useAll(user.id, "password_reset", now)
-          if (user.email === token.email) yield* users.markEmailVerified(user.id, now)
+          if (sameEmail(user.email, token.email)) yield* users.markEmailVerified(user.id, now)
           yield* changes.record({ workspaceId: yield* accountAuditWorkspaceOf(user), actor: memberActor({ userId: user.id }), action: "password_reset.completed", target: user.id })
         }))
       }, Effect.provide(context))

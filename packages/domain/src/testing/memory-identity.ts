@@ -1,6 +1,6 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { comparePositions, Conflict } from "../shared/index.ts"
-import { EmailTaken } from "../identity/index.ts"
+import { EmailTaken, sameEmail } from "../identity/index.ts"
 import { AppearanceRepository } from "../identity/index.ts"
 import { InvitationRepository } from "../identity/index.ts"
 import { MembershipRepository } from "../identity/index.ts"
@@ -21,7 +21,7 @@ const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<
 }
 
 
-/** In-memory users, unique by normalised email. */
+/** In-memory users, unique by email compared without case (`emailKey`). */
 export const UserRepositoryMemory = Layer.effect(
   UserRepository,
   Effect.gen(function*() {
@@ -29,11 +29,11 @@ export const UserRepositoryMemory = Layer.effect(
     return UserRepository.of({
       insert: (user, passwordHash) =>
         modify((s): readonly [boolean, MemoryState] =>
-          Array.from(s.users.values()).some((u) => u.user.email === user.email)
+          Array.from(s.users.values()).some((u) => sameEmail(u.user.email, user.email))
             ? [false, s]
             : [true, { ...s, users: withEntry(s.users, user.id, { user, passwordHash }) }]
         ).pipe(Effect.flatMap((inserted) => inserted ? Effect.void : Effect.fail(new EmailTaken()))),
-      findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => u.user.email === email)))),
+      findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => sameEmail(u.user.email, email))))),
       findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.users.get(id)?.user))),
       markEmailVerified: (id, at) =>
         write((s) => {
