@@ -134,6 +134,19 @@ describe("mail flows through a real SMTP server on loopback", () => {
       assert.strictEqual(Array.from(stored.mailMessages.values()).find((m) => m.to === "eve@example.com")?.status, "failed")
     }).pipe(Effect.provide(domain())))
 
+  it.effect("a non-ASCII local part to a server without SMTPUTF8 is failed for good after one attempt, not retried", () =>
+    Effect.gen(function*() {
+      yield* signUp("zoë@example.com", "Zoë")
+      const [refused] = yield* sendDue
+      assert.deepStrictEqual(
+        [refused?.status, refused?.attempts, refused?.lastError],
+        ["failed", 1, Option.some("the recipient address is not ASCII and the server does not offer SMTPUTF8")]
+      )
+      yield* TestClock.adjust("1 day")
+      assert.deepStrictEqual(yield* sendDue, [])
+      assert.isTrue(logLines.some((line) => line.includes("mail message failed for good") && line.includes("SMTPUTF8")))
+    }).pipe(Effect.provide(domain())))
+
   it.effect("an invitation email carries a token that joins the invitee", () =>
     Effect.gen(function*() {
       const owner = yield* signUp("owner@example.com", "Olive")
