@@ -150,7 +150,7 @@ describe("store clients against loopback fakes", () => {
     const good = { iss: "https://accounts.google.com", aud: "https://atrium.example/api/store-notifications/google", email: "pubsub@atrium.iam.gserviceaccount.com", email_verified: true, iat: now, exp: now + 600 }
     const check = (token: string) => run(Effect.flatMap(StoreSignatures, (s) => s.verifyGooglePush(`Bearer ${token}`)))
     assert.strictEqual((await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, good)))._tag, "Success")
-    for (const bad of [{ ...good, aud: "https://elsewhere" }, { ...good, email: "someone@else.com" }, { ...good, exp: now - 3600 }, { ...good, iss: "https://evil" }]) {
+    for (const bad of [{ ...good, aud: "https://elsewhere" }, { ...good, email: "someone@else.com" }, { ...good, exp: now - 3600 }, { ...good, iss: "https://evil" }, { ...good, nbf: now + 3600 }, { ...good, aud: [good.aud, "https://elsewhere"], azp: "https://elsewhere" }]) {
       const result = await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, bad))
       assert.isTrue(result._tag === "Failure" && result.failure._tag === "InvalidSignature", JSON.stringify(bad))
     }
