@@ -39,13 +39,14 @@ export const playSubscriptionObservation = (
   input: { readonly productId: string; readonly storeRef: string; readonly readAt: DateTime.Utc }
 ): Option.Option<StoreObservation> => {
   const status = subscriptionStates[subscription.subscriptionState]
-  const item = subscription.lineItems.find((line) => line.productId === input.productId)
+  // The store's line item decides the product (the client's id may be an older one); the one asked for when there are several.
+  const item = subscription.lineItems.find((line) => line.productId === input.productId) ?? subscription.lineItems[0]
   if (status === undefined || item === undefined) return Option.none()
   return Option.some({
     store: "play_store",
     environment: subscription.test ? "sandbox" : "production",
     storeRef: input.storeRef,
-    productId: input.productId,
+    productId: item.productId,
     status,
     autoRenew: item.autoRenewing,
     expiresAt: Option.flatMap(item.expiryTime, (time) => DateTime.make(time)),

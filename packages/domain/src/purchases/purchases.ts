@@ -25,14 +25,24 @@ import {
 } from "../shared/index.ts"
 import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
 import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
-import { AppAccountToken, canTransition, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
+import {
+  AppAccountToken,
+  canTransition,
+  changesGrants,
+  type ProductKind,
+  Purchase,
+  type PurchaseTransition,
+  type Store,
+  type StoreEnvironment,
+  type StoreObservation
+} from "./purchase.ts"
 import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
 import { AppStoreApi, PlayStoreApi } from "./store-apis.ts"
 import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { type NotificationOutcome, NotificationInbox, StoreNotification } from "./store-notification.ts"
-import { type StoreProduct, StoreProducts } from "./store-product.ts"
+import { creditsOf, StoreProducts } from "./store-product.ts"
 import { StoreSignatures } from "./store-signatures.ts"
 
 /** What the app sends to sync a purchase: Apple's signed transaction, or Google's purchase token and product. */
@@ -69,6 +79,16 @@ export interface Availability {
 type Applied =
   | { readonly _tag: "Applied"; readonly purchase: Purchase; readonly transition: PurchaseTransition }
   | { readonly _tag: "Unattributed" }
+  | { readonly _tag: "Ignored" }
+
+const outcomeOf = (applied: Applied): NotificationOutcome =>
+  applied._tag === "Applied" ? applied.transition.outcome : applied._tag === "Ignored" ? "ignored" : "unattributed"
+
+/** Which product a store read is about: its kind picks the API, its id the line item. */
+interface ProductRef {
+  readonly productId: string
+  readonly kind: ProductKind
+}
 
 type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput
 
@@ -170,6 +190,13 @@ export class Purchases extends Context.Service<Purchases, {
         return env.value
       })
 
+      // What the store names decides which API to read and how to read it: the catalog's kind, else the stored purchase's.
+      const kindOf = Effect.fn("Purchases.kindOf")(function*(store: Store, productId: string, storeRef: string) {
+        const product = products.find(store, productId)
+        if (Option.isSome(product)) return Option.some(product.value.kind)
+        return Option.map(yield* repo.findByStoreRef(store, storeRef), (purchase) => purchase.kind)
+      })
+
       const productFor = (store: Store, productId: string) =>
         Option.match(products.find(store, productId), {
           onNone: () => Effect.fail(new InvalidInput({ detail: `"${productId}" is not a product of this server` })),
@@ -181,9 +208,9 @@ export class Purchases extends Context.Service<Purchases, {
         effect.pipe(Effect.catchTag("InvalidSignature", (error) => Effect.fail(new StoreUnreachable({ store: "app_store", reason: `answer ${error.reason}` }))))
 
       const readApple = Effect.fn("Purchases.readApple")(
-        function*(input: { readonly originalTransactionId: string; readonly transactionId: string; readonly environment: StoreEnvironment; readonly product: StoreProduct }) {
+        function*(input: { readonly originalTransactionId: string; readonly transactionId: string; readonly environment: StoreEnvironment; readonly kind: ProductKind }) {
           const now = yield* DateTime.now
-          if (input.product.kind === "subscription") {
+          if (input.kind === "subscription") {
             const statuses = yield* appStore.subscriptionStatuses(input.transactionId, input.environment)
             const entry = statuses.find((status) => status.originalTransactionId === input.originalTransactionId)
             if (entry === undefined) return yield* new StoreRejected({ store: "app_store", status: 404 })
@@ -196,7 +223,7 @@ export class Purchases extends Context.Service<Purchases, {
               statusCode: Option.some(entry.status),
               notificationType: Option.none(),
               subtype: Option.none(),
-              kind: input.product.kind,
+              kind: input.kind,
               storeTime: DateTime.max(DateTime.makeUnsafe(transaction.signedDate), DateTime.makeUnsafe(renewal.signedDate))
             })
           }
@@ -209,13 +236,14 @@ export class Purchases extends Context.Service<Purchases, {
             statusCode: Option.none(),
             notificationType: Option.none(),
             subtype: Option.none(),
-            kind: input.product.kind,
+            kind: input.kind,
             storeTime: DateTime.makeUnsafe(transaction.signedDate)
           })
         }
       )
 
-      const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: StoreProduct, token: Redacted.Redacted<string>, storeRef: string) {
+      /** Reads a Google purchase; `product` says which API to ask (its kind) and which line item is meant. */
+      const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: ProductRef, token: Redacted.Redacted<string>, storeRef: string) {
         const readAt = yield* DateTime.now
         if (product.kind !== "subscription") {
           const observed = playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
@@ -238,33 +266,35 @@ export class Purchases extends Context.Service<Purchases, {
         if (request.store === "app_store") {
           const transaction = yield* verifiedApple(AppleTransaction, request.signedTransaction, yield* DateTime.now)
           const environment = yield* checkApple(transaction.bundleId, transaction.environment)
+          // The client's transaction only says which purchase to read: it may be superseded (an upgrade since), so the
+          // store's answer decides the product and the state.
           const product = yield* productFor("app_store", transaction.productId)
           const observation = yield* readApple({
             originalTransactionId: transaction.originalTransactionId,
             transactionId: transaction.transactionId,
             environment,
-            product
+            kind: product.kind
           })
-          return { observation, product, sealedToken: Option.none<string>() }
+          return { observation, sealedToken: Option.none<string>() }
         }
         const product = yield* productFor("play_store", request.productId)
         const storeRef = yield* tokenRef(request.purchaseToken)
         const observation = yield* readGoogle(product, request.purchaseToken, storeRef)
-        return { observation, product, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
+        return { observation, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
       })
 
       /** Re-reads a stored purchase from its store. */
-      const reread = Effect.fn("Purchases.reread")(function*(purchase: Purchase, product: StoreProduct) {
+      const reread = Effect.fn("Purchases.reread")(function*(purchase: Purchase) {
         if (purchase.store === "app_store") {
           return yield* readApple({
             originalTransactionId: purchase.storeRef,
             transactionId: purchase.latestTransactionId,
             environment: purchase.environment,
-            product
+            kind: purchase.kind
           })
         }
         if (Option.isNone(purchase.sealedToken)) return yield* new StoreRejected({ store: "play_store", status: 404 })
-        return yield* readGoogle(product, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
+        return yield* readGoogle(purchase, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
       })
 
       // ---- applying what the store says ------------------------------------------------------------------------------
@@ -294,10 +324,12 @@ export class Purchases extends Context.Service<Purchases, {
         yield* entitlements.reconcileSource({ workspaceId: retired.workspaceId, source: "purchase", sourceRef: retired.id, grants: [], actor })
       })
 
-      /** Upserts the purchase, applies the observation, recomputes its grants and credits: one transaction. */
+      /**
+       * Upserts the purchase, applies the observation (status and product, as the store reports them), recomputes its
+       * grants and credits from the product it holds afterwards: one transaction. A stale or final outcome changes no grant.
+       */
       const applyObservation = Effect.fn("Purchases.applyObservation")(function*(input: {
         readonly observation: StoreObservation
-        readonly product: StoreProduct
         readonly sealedToken: Option.Option<string>
         readonly binding: Option.Option<{ readonly workspaceId: WorkspaceId; readonly userId: UserId }>
         readonly actor: Actor
@@ -313,6 +345,12 @@ export class Purchases extends Context.Service<Purchases, {
           }
           const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
           const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
+          const product = products.find(observation.store, observation.productId)
+          // A product this server does not sell starts no purchase (one already held still follows the store).
+          if (Option.isNone(stored) && Option.isNone(product)) {
+            const ignored: Applied = { _tag: "Ignored" }
+            return ignored
+          }
           // A stored purchase keeps its workspace; a new one goes to the caller or the account link, else waits for a sync.
           const ownerOf = Option.isSome(stored) ? Option.some({ workspaceId: stored.value.workspaceId, userId: stored.value.userId }) : owner
           if (Option.isNone(ownerOf)) {
@@ -327,7 +365,7 @@ export class Purchases extends Context.Service<Purchases, {
             store: observation.store,
             environment: observation.environment,
             productId: observation.productId,
-            kind: input.product.kind,
+            kind: Option.match(product, { onNone: () => "subscription" as const, onSome: (p) => p.kind }),
             storeRef: observation.storeRef,
             sealedToken: input.sealedToken,
             status: "pending",
@@ -356,18 +394,30 @@ export class Purchases extends Context.Service<Purchases, {
             yield* changes.record({
               workspaceId,
               actor: input.actor,
-              // Out of `refunded` only by the store's reversal; the grants below come back with it, in this transaction.
-              action: transition.from === "refunded" ? "purchase.refund_reversed" : "purchase.status_changed",
+              // The store's reversal of a refund; the grants below come back with it, in this transaction.
+              action: transition.refundReversed ? "purchase.refund_reversed" : "purchase.status_changed",
               target: next.id,
               event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(next), from: transition.from, to: transition.to })
+            })
+          }
+          if (!inserted && transition.outcome === "applied" && transition.fromProductId !== next.productId) {
+            yield* changes.record({
+              workspaceId,
+              actor: input.actor,
+              action: "purchase.product_changed",
+              target: next.id,
+              event: emit(PurchaseEvents.productChanged, { purchase: purchaseSummary(next), fromProductId: transition.fromProductId, toProductId: next.productId })
             })
           }
           if (transition.from !== "refunded" && next.status === "refunded") {
             yield* changes.record({ workspaceId, actor: input.actor, action: "purchase.refunded", target: next.id, event: emit(PurchaseEvents.refunded, { purchase: purchaseSummary(next) }) })
           }
-          yield* entitlements.reconcileSource({ workspaceId, source: "purchase", sourceRef: next.id, grants: next.grantsAt(input.product, now), actor: input.actor })
-          const credits = input.product.credits ?? 0
-          if (next.kind === "consumable" && next.status === "active" && credits > 0) {
+          // The grants follow the purchase's own product after the observation, never what the caller had in hand.
+          if (changesGrants(transition.outcome)) {
+            yield* entitlements.reconcileSource({ workspaceId, source: "purchase", sourceRef: next.id, grants: next.grantsAt(products, now), actor: input.actor })
+          }
+          const credits = Option.match(products.find(next.store, next.productId), { onNone: () => 0, onSome: creditsOf })
+          if (changesGrants(transition.outcome) && next.kind === "consumable" && next.status === "active" && credits > 0) {
             yield* usage.creditOnce(workspaceId, `${next.store}:${next.latestTransactionId}`, credits, input.actor).pipe(
               Effect.catchTag("InvalidInput", () => Effect.succeed(false))
             )
@@ -391,9 +441,7 @@ export class Purchases extends Context.Service<Purchases, {
       // Google refuses to settle a purchase twice (400): when it refuses, its own record says whether it is already
       // settled (by an earlier attempt whose answer was lost), so a repeat has no second effect.
       const settledAtStore = Effect.fn("Purchases.settledAtStore")(function*(purchase: Purchase, token: Redacted.Redacted<string>) {
-        const product = products.find(purchase.store, purchase.productId)
-        if (Option.isNone(product)) return false
-        const observed = yield* readGoogle(product.value, token, purchase.storeRef).pipe(Effect.option)
+        const observed = yield* readGoogle(purchase, token, purchase.storeRef).pipe(Effect.option)
         return Option.exists(observed, (observation) => observation.acknowledged)
       })
 
@@ -475,15 +523,15 @@ export class Purchases extends Context.Service<Purchases, {
           if (error._tag === "StoreRejected") return yield* new InvalidInput({ detail: "the store does not know this purchase" })
           return yield* error
         }
-        const { observation, product, sealedToken } = resolved.success
+        const { observation, sealedToken } = resolved.success
         const applied = yield* applyObservation({
           observation,
-          product,
           sealedToken,
           binding: Option.some({ workspaceId: member.workspaceId, userId: member.userId }),
           actor: { type: "user", id: member.userId },
           action: "purchase.synced"
         })
+        if (applied._tag === "Ignored") return yield* new InvalidInput({ detail: `"${observation.productId}" is not a product of this server` })
         if (applied._tag !== "Applied") return yield* Effect.die(new Error("a bound sync is always attributed"))
         // No store call after the grant: a due acknowledgement is the reconciler's (the purchase is scheduled for now).
         const synced: SyncResult = {
@@ -588,8 +636,8 @@ export class Purchases extends Context.Service<Purchases, {
         const renewal = data.signedRenewalInfo === undefined
           ? Option.none()
           : Option.some(yield* verifiedApple(AppleRenewal, data.signedRenewalInfo, item.receivedAt))
-        const product = products.find("app_store", transaction.productId)
-        if (Option.isNone(product)) return "ignored" as const
+        const kind = yield* kindOf("app_store", transaction.productId, transaction.originalTransactionId)
+        if (Option.isNone(kind)) return "ignored" as const
         const observation = appleObservation({
           transaction,
           environment,
@@ -597,10 +645,10 @@ export class Purchases extends Context.Service<Purchases, {
           statusCode: Option.fromNullishOr(data.status),
           notificationType: Option.some(notification.notificationType),
           subtype: Option.fromNullishOr(notification.subtype),
-          kind: product.value.kind,
+          kind: kind.value,
           storeTime: DateTime.makeUnsafe(notification.signedDate)
         })
-        return yield* applyNotification(observation, product.value, Option.none())
+        return yield* applyNotification(observation, Option.none())
       })
 
       const processGoogle = Effect.fn("Purchases.processGoogle")(function*(body: string) {
@@ -621,8 +669,8 @@ export class Purchases extends Context.Service<Purchases, {
           ? stored.value.productId
           : notification.subscriptionNotification?.subscriptionId ?? notification.oneTimeProductNotification?.sku
         if (productId === undefined) return "ignored" as const
-        const product = products.find("play_store", productId)
-        if (Option.isNone(product)) return "ignored" as const
+        const kind = yield* kindOf("play_store", productId, storeRef)
+        if (Option.isNone(kind)) return "ignored" as const
         if (notification.voidedPurchaseNotification !== undefined) {
           if (Option.isNone(stored)) return "ignored" as const
           const eventTime = Number(notification.eventTimeMillis ?? "")
@@ -641,11 +689,11 @@ export class Purchases extends Context.Service<Purchases, {
             refundReversed: false,
             replaces: Option.none()
           }
-          return yield* applyNotification(voided, product.value, Option.none())
+          return yield* applyNotification(voided, Option.none())
         }
         // The notification is only a signal: the subscription is read back from the store.
-        const observation = yield* readGoogle(product.value, secret, storeRef)
-        return yield* applyNotification(observation, product.value, Option.some(yield* box.seal(secret)))
+        const observation = yield* readGoogle({ productId, kind: kind.value }, secret, storeRef)
+        return yield* applyNotification(observation, Option.some(yield* box.seal(secret)))
       })
 
       const processClientSync = Effect.fn("Purchases.processClientSync")(function*(item: StoreNotification, body: string) {
@@ -661,20 +709,19 @@ export class Purchases extends Context.Service<Purchases, {
           action: "purchase.synced"
         })
         if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
-        return applied._tag === "Applied" ? applied.transition.outcome : "unattributed"
+        return outcomeOf(applied)
       })
 
-      const applyNotification = (observation: StoreObservation, product: StoreProduct, sealedToken: Option.Option<string>) =>
+      const applyNotification = (observation: StoreObservation, sealedToken: Option.Option<string>) =>
         applyObservation({
           observation,
-          product,
           sealedToken,
           binding: Option.none(),
           actor: storeActor(observation.store),
           action: "purchase.notification_processed"
         }).pipe(
           Effect.tap((applied) => applied._tag === "Applied" ? acknowledge(applied.purchase) : Effect.void),
-          Effect.map((applied): NotificationOutcome => applied._tag === "Applied" ? applied.transition.outcome : "unattributed")
+          Effect.map(outcomeOf)
         )
 
       const processNotification = Effect.fn("Purchases.processNotification")(function*(item: StoreNotification) {
@@ -706,18 +753,15 @@ export class Purchases extends Context.Service<Purchases, {
 
       const reconcile = Effect.fn("Purchases.reconcile")(function*(purchase: Purchase) {
         if (purchase.needsAcknowledgement) return yield* acknowledge(purchase)
-        const product = products.find(purchase.store, purchase.productId)
-        const lookedUp = Option.isNone(product)
-          ? yield* Effect.fail(new StoreRejected({ store: purchase.store, status: 404 })).pipe(Effect.result)
-          : yield* reread(purchase, product.value).pipe(Effect.result)
-        if (lookedUp._tag === "Failure" || Option.isNone(product)) {
+        // The store's current product (after an upgrade, say) comes back with the read; the grants follow it.
+        const lookedUp = yield* reread(purchase).pipe(Effect.result)
+        if (lookedUp._tag === "Failure") {
           // Never a revocation on a failed lookup: look again later.
           const now = yield* DateTime.now
           return yield* tx.withTransaction(repo.lockOrInsert(purchase).pipe(Effect.flatMap(({ purchase: current }) => repo.save(current.lookupFailed(now)))))
         }
         const applied = yield* applyObservation({
           observation: lookedUp.success,
-          product: product.value,
           sealedToken: Option.none(),
           binding: Option.some({ workspaceId: purchase.workspaceId, userId: purchase.userId }),
           actor: storeActor(purchase.store),
