@@ -84,7 +84,7 @@ export const purchaseContract = <E>(label: string, target: Layer.Layer<PurchaseP
         assert.strictEqual(second.purchase.workspaceId, a)
         // The same reference in the other store is another purchase.
         assert.isTrue((yield* repo.lockOrInsert(makePurchase(a, { store: "play_store", storeRef: first.storeRef }))).inserted)
-        const saved = new Purchase({ ...first, status: "active", expiresAt: Option.some(at(100)), sealedToken: Option.some("v1.x.y"), ackAttempts: 2 })
+        const saved = new Purchase({ ...first, status: "active", productId: "pro.yearly", expiresAt: Option.some(at(100)), sealedToken: Option.some("v1.x.y"), ackAttempts: 2 })
         yield* repo.save(saved)
         assert.deepStrictEqual(yield* repo.findById(a, first.id), Option.some(saved))
         assert.deepStrictEqual(yield* repo.findById(b, first.id), Option.none())
