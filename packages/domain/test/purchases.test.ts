@@ -2,10 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Entitlements,
   Feature,
+  NotificationInbox,
   type Role,
   SessionId,
+  SecretBox,
   SessionPrincipal,
+  StoreNotification,
   StoreNotificationId,
+  StoreSignatures,
   type StoreProduct,
   Purchases,
   systemActor,
@@ -14,8 +18,8 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore } from "@atrium/domain/testing"
-import { DateTime, Effect, Option, Redacted, Ref } from "effect"
+import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore, StoreSignaturesMemory } from "@atrium/domain/testing"
+import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 const pro = Feature.make("ai.advanced")
@@ -672,4 +676,82 @@ describe("availability", () => {
       assert.strictEqual(first.appAccountToken, second.appAccountToken)
       assert.notStrictEqual((yield* purchases.availability(member(ws), "ios")).appAccountToken, first.appAccountToken)
     }).pipe(Effect.provide(Domain)))
+})
+
+describe("store notification intake and worker faults", () => {
+  const capture = (lines: Array<string>) => Logger.layer([Logger.formatJson.pipe(Logger.map((line) => void lines.push(line)))])
+
+  it.effect("a refused signature is answered without its reason, which goes to the log", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const purchases = yield* Purchases
+      const refused = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "forged.abc" })).pipe(Effect.flip)
+      assert.strictEqual(refused._tag, "InvalidSignature")
+      assert.notInclude(JSON.stringify(refused), "not a fake signature")
+      const forged = yield* purchases.receiveGoogle("Bearer forged", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      assert.notInclude(JSON.stringify(forged), "bearer token")
+      assert.isTrue(lines.some((line) => line.includes("store signature refused") && line.includes("not a fake signature")), lines.join("\n"))
+      assert.isTrue(lines.some((line) => line.includes("bearer token")))
+    }).pipe(Effect.provide(Domain), Effect.provide(capture(lines)))
+  })
+
+  it.effect("a store not configured answers its notifications unavailable, logged as an error", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const purchases = yield* Purchases
+      const apple = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "fake.abc" })).pipe(Effect.flip)
+      const google = yield* purchases.receiveGoogle("Bearer good-push-token", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      assert.deepStrictEqual([apple._tag, google._tag], ["Unavailable", "Unavailable"])
+      const errors = lines.filter((line) => line.includes("not configured for that store") && line.includes("\"level\":\"ERROR\""))
+      assert.strictEqual(errors.length, 2, lines.join("\n"))
+    }).pipe(Effect.provide(domainMemory({ products })), Effect.provide(capture(lines)))
+  })
+
+  // Signatures that throw on one payload: a fault nobody foresaw, inside one inbox item.
+  const faulty = Layer.effect(
+    StoreSignatures,
+    Effect.gen(function*() {
+      const fake = yield* StoreSignatures
+      return StoreSignatures.of({
+        verifyApple: (jws, at) => jws === "fake.boom" ? Effect.die(new URIError("URI malformed")) : fake.verifyApple(jws, at),
+        verifyGooglePush: fake.verifyGooglePush
+      })
+    })
+  ).pipe(Layer.provide(StoreSignaturesMemory))
+
+  it.effect("a fault in one inbox item is logged and backed off; the worker's step survives and the next item is processed", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const inbox = yield* NotificationInbox
+      const box = yield* SecretBox
+      const now = yield* DateTime.now
+      const item = (id: string, body: string) =>
+        Effect.gen(function*() {
+          return new StoreNotification({
+            id: StoreNotificationId.make(id),
+            source: "apple",
+            externalId: id,
+            sealedBody: yield* box.seal(Redacted.make(body)),
+            workspaceId: Option.none(),
+            userId: Option.none(),
+            receivedAt: now,
+            attempts: 0,
+            nextAttemptAt: Option.some(now),
+            processedAt: Option.none(),
+            outcome: Option.none()
+          })
+        })
+      yield* inbox.insert(yield* item("sn_boom", "fake.boom"))
+      const signed = fakeSigned({ notificationType: "TEST", notificationUUID: "u-ok", signedDate: DateTime.toEpochMillis(now), data: { bundleId: apple.bundleId, environment: "Production" } })
+      yield* inbox.insert(yield* item("sn_ok", signed))
+      assert.strictEqual(yield* drainInbox, 2)
+      const stored = (yield* state).storeNotifications
+      const boom = Array.from(stored.values()).find((n) => n.id === "sn_boom")
+      const ok = Array.from(stored.values()).find((n) => n.id === "sn_ok")
+      assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
+      assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
+      assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
+    }).pipe(Effect.provide(domainMemory({ products, apple, google, signatures: faulty })), Effect.provide(capture(lines)))
+  })
 })

@@ -18,13 +18,13 @@ import {
   StoreNotificationId,
   systemActor,
   Transactor,
-  type Unavailable,
+  Unavailable,
   type UserId,
   type WorkQueue,
   type WorkspaceId
 } from "../shared/index.ts"
 import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
-import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
+import { developerNotificationOf, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
 import {
   AppAccountToken,
   canTransition,
@@ -507,7 +507,7 @@ export class Purchases extends Context.Service<Purchases, {
           // The same request again simply syncs again: a sync is idempotent by construction.
           if (Option.isSome(first) && first.value !== requestHash) return yield* new IdempotencyKeyReused()
         }
-        const resolved = yield* resolveClient(request).pipe(
+        const resolved = yield* refusedQuietly("client_sync", resolveClient(request)).pipe(
           Effect.timeoutOrElse({
             duration: syncVerificationBudget,
             orElse: () => Effect.fail(new StoreUnreachable({ store: request.store, reason: "no answer within the sync budget" }))
@@ -611,19 +611,37 @@ export class Purchases extends Context.Service<Purchases, {
         return notification
       })
 
+      // A store that sends notifications to a server not configured for it is an operator's problem, not a forgery:
+      // 503 (the store retries, so nothing is lost once it is configured), logged as an error where operators look.
+      const notConfigured = (store: Store) =>
+        Effect.logError("a store notification arrived but this server is not configured for that store; answered 503 until it is", { store }).pipe(
+          Effect.andThen(Effect.fail(new Unavailable({ dependency: `${store} configuration` })))
+        )
+
+      // Which check failed goes to the log; the caller is told `invalid_signature` and nothing more.
+      const refusedQuietly = <A, E, R>(source: string, effect: Effect.Effect<A, E | InvalidSignature, R>) =>
+        effect.pipe(
+          Effect.tapError((error) =>
+            error instanceof InvalidSignature ? Effect.logWarning("store signature refused", { source, reason: error.reason ?? "unknown" }) : Effect.void
+          ),
+          Effect.mapError((error) => error instanceof InvalidSignature ? new InvalidSignature({}) : error)
+        )
+
       const receiveApple = Effect.fn("Purchases.receiveApple")(function*(body: string) {
-        if (Option.isNone(configuration.apple)) return yield* new InvalidSignature({ reason: "the App Store is not configured" })
+        if (Option.isNone(configuration.apple)) return yield* notConfigured("app_store")
         const { signedPayload } = yield* decodeJson(SignedPayloadBody)(body).pipe(
           Effect.mapError(() => new InvalidInput({ detail: "expected { signedPayload }" }))
         )
-        const notification = yield* verifiedAppleNotification(signedPayload, yield* DateTime.now)
+        const notification = yield* refusedQuietly("apple", verifiedAppleNotification(signedPayload, yield* DateTime.now))
         yield* store("apple", notification.notificationUUID, signedPayload)
       })
 
       const receiveGoogle = Effect.fn("Purchases.receiveGoogle")(function*(authorization: string, body: string) {
-        if (Option.isNone(configuration.google)) return yield* new InvalidSignature({ reason: "Google Play is not configured" })
-        yield* signatures.verifyGooglePush(authorization)
+        if (Option.isNone(configuration.google)) return yield* notConfigured("play_store")
+        yield* refusedQuietly("google", signatures.verifyGooglePush(authorization))
         const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })))
+        // Refused at intake what the worker could not act on (a lone surrogate in a token, say): the sender hears it now.
+        yield* developerNotificationOf(push)
         yield* store("google", push.message.messageId, body)
       })
 
@@ -653,10 +671,7 @@ export class Purchases extends Context.Service<Purchases, {
 
       const processGoogle = Effect.fn("Purchases.processGoogle")(function*(body: string) {
         const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "push" })))
-        const notification = yield* Effect.try({ try: () => atob(push.message.data), catch: () => new InvalidInput({ detail: "push data" }) }).pipe(
-          Effect.flatMap(decodeJson(DeveloperNotification)),
-          Effect.mapError(() => new InvalidInput({ detail: "developer notification" }))
-        )
+        const notification = yield* developerNotificationOf(push)
         const settings = configuration.google
         if (Option.isNone(settings) || notification.packageName !== settings.value.packageName) return "ignored" as const
         const token = notification.subscriptionNotification?.purchaseToken ?? notification.oneTimeProductNotification?.purchaseToken ??
@@ -737,7 +752,15 @@ export class Purchases extends Context.Service<Purchases, {
             InvalidSignature: () => Effect.succeed("rejected" as const),
             InvalidInput: () => Effect.succeed("rejected" as const),
             StoreNotConfigured: () => Effect.succeed("rejected" as const)
-          })
+          }),
+          // A fault in one item (a bug, an input nobody foresaw) must not kill the worker's step: it is logged, backed off.
+          Effect.catchDefect((defect) =>
+            Effect.logError("a store notification could not be processed; retried later", {
+              id: item.id,
+              source: item.source,
+              defect: defect instanceof Error ? defect.name : "defect"
+            }).pipe(Effect.as("retry" as const))
+          )
         )
         const now = yield* DateTime.now
         if (outcome === "retry") {
