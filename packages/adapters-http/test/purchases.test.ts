@@ -105,7 +105,7 @@ describe("purchases over HTTP", () => {
       const pending = yield* sendJson("POST", "/api/mobile/purchases/sync", other.owner.token, { store: "app_store", signedTransaction: next.signed })
       yield* storeDown(false)
       assert.strictEqual(pending.status, 202, pending.text)
-      assert.deepStrictEqual(pending.body, { status: "pending" })
+      assert.strictEqual(pending.body.status, "pending")
       const otherEntitlement = yield* send("GET", "/api/mobile/entitlement", { key: other.owner.token })
       assert.strictEqual(otherEntitlement.body.access, "none")
     }).pipe(Effect.provide(App)))
@@ -166,5 +166,27 @@ describe("purchases over HTTP", () => {
       assert.strictEqual(accepted.status, 200, accepted.text)
       const stored = Array.from((yield* Effect.flatMap(MemoryStore, (m) => Ref.get(m.state))).storeNotifications.values()).map((n) => n.externalId)
       assert.deepStrictEqual(stored, ["m-fine"])
+    }).pipe(Effect.provide(App)))
+
+  it.live("a 202 pending sync carries Retry-After and a syncId to follow until the worker has processed it", () =>
+    Effect.gen(function*() {
+      const team = yield* seedTeam
+      const sub = subscription("h-3000")
+      yield* scriptApple("h-3000", sub.statuses)
+      yield* storeDown(true)
+      const pending = yield* sendJson("POST", "/api/mobile/purchases/sync", team.admin.token, { store: "app_store", signedTransaction: sub.signed })
+      yield* storeDown(false)
+      assert.strictEqual(pending.status, 202, pending.text)
+      assert.strictEqual(pending.headers["retry-after"], "60")
+      assert.deepInclude(pending.body, { status: "pending", retryAfterSeconds: 60 })
+      const syncId = String(pending.body.syncId)
+      assert.match(syncId, /^sn_/)
+      const followed = yield* send("GET", `/api/mobile/purchases/syncs/${syncId}`, { key: team.member.token })
+      assert.strictEqual(followed.status, 200, followed.text)
+      assert.deepInclude(followed.body, { id: syncId, status: "pending", outcome: null })
+      assert.match(followed.headers["retry-after"] ?? "", /^[0-9]+$/)
+      const other = yield* seedTeam
+      const hidden = yield* send("GET", `/api/mobile/purchases/syncs/${syncId}`, { key: other.owner.token })
+      assert.strictEqual(hidden.status, 404, hidden.text)
     }).pipe(Effect.provide(App)))
 })

@@ -153,7 +153,7 @@ describe("purchases against loopback stores", () => {
       ])
       for (const { answer, elapsed } of [fromApple, fromGoogle]) {
         expect(answer.status, answer.text).toBe(202)
-        expect(answer.body).toEqual({ status: "pending" })
+        expect(answer.body).toMatchObject({ status: "pending", retryAfterSeconds: 60 })
         expect(elapsed).toBeLessThan(6_000)
       }
       // The stores were asked (and stalled): the budget, not a refusal to call, bounded the answer.

@@ -270,7 +270,7 @@ describe("Purchases", () => {
       yield* script((s) => ({ ...s, down: true, appleStatuses: new Map([["6000", sub.statuses]]) }))
       const before = yield* features(ws)
       const result = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
-      assert.deepStrictEqual(result, { status: "pending" })
+      assert.strictEqual(result.status, "pending")
       assert.deepStrictEqual(yield* features(ws), before)
       assert.strictEqual((yield* state).purchases.size, 0)
       // Still down when the worker first retries: nothing changes, the item waits.
@@ -280,6 +280,33 @@ describe("Purchases", () => {
       yield* script((s) => ({ ...s, down: false }))
       yield* TestClock.adjust("10 minutes")
       yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a pending sync gives an id to follow and when to ask again; the same request follows the same sync; another workspace cannot read it", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "6500", transaction: "6500", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, down: true, appleStatuses: new Map([["6500", sub.statuses]]) }))
+      const first = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      if (first.status !== "pending") return assert.fail("expected pending")
+      assert.deepInclude(first.sync, { status: "pending", retryAfterSeconds: 60 })
+      yield* TestClock.adjust("20 seconds")
+      const again = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      assert.deepInclude(again.status === "pending" ? again.sync : {}, { id: first.sync.id, retryAfterSeconds: 40 })
+      const read = yield* purchases.syncStatus(owner, first.sync.id)
+      assert.deepStrictEqual([read.status, Option.getOrNull(read.outcome)], ["pending", null])
+      const stranger = yield* purchases.syncStatus(member(yield* newWorkspace), first.sync.id).pipe(Effect.flip)
+      assert.strictEqual(stranger._tag, "NotFound")
+      yield* script((s) => ({ ...s, down: false }))
+      yield* TestClock.adjust("1 minute")
+      yield* drainInbox
+      const done = yield* purchases.syncStatus(owner, first.sync.id)
+      assert.deepStrictEqual([done.status, Option.getOrNull(done.outcome)], ["processed", "applied"])
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
     }).pipe(Effect.provide(Domain)))
 

@@ -53,7 +53,29 @@ export type SyncRequest =
 /** A sync's answer: the purchase and the workspace's grants after it, or `pending` when the store could not be reached. */
 export type SyncResult =
   | { readonly status: "synced"; readonly purchases: ReadonlyArray<Purchase>; readonly entitlements: ReadonlyArray<Entitlement> }
-  | { readonly status: "pending" }
+  | { readonly status: "pending"; readonly sync: QueuedSync }
+
+/** A client sync queued because the store could not be reached, to follow by its id. */
+export interface QueuedSync {
+  readonly id: StoreNotificationId
+  /** `pending` until the worker has processed it; `outcome` then says what it did. */
+  readonly status: "pending" | "processed"
+  readonly outcome: Option.Option<NotificationOutcome>
+  readonly nextAttemptAt: Option.Option<DateTime.Utc>
+  /** When it is worth asking again: whole seconds until the next attempt (at least 1). */
+  readonly retryAfterSeconds: number
+}
+
+const queuedSyncOf = (item: StoreNotification, now: DateTime.Utc): QueuedSync => ({
+  id: item.id,
+  status: Option.isSome(item.processedAt) ? "processed" : "pending",
+  outcome: item.outcome,
+  nextAttemptAt: item.nextAttemptAt,
+  retryAfterSeconds: Option.match(item.nextAttemptAt, {
+    onNone: () => 1,
+    onSome: (at) => Math.max(1, Math.ceil((DateTime.toEpochMillis(at) - DateTime.toEpochMillis(now)) / 1000))
+  })
+})
 
 /** Why buying is not offered. */
 export type UnavailableReason = "platform_not_supported" | "store_not_configured" | "role_forbidden" | "managed_elsewhere"
@@ -138,6 +160,8 @@ export class Purchases extends Context.Service<Purchases, {
   readonly processNotification: (item: StoreNotification) => Effect.Effect<NotificationOutcome | "retry", Unavailable>
   /** One purchase re-read or acknowledged (the reconciler's step). */
   readonly reconcile: (purchase: Purchase) => Effect.Effect<void, Unavailable>
+  /** A client sync that answered pending, by its id (`purchases.read`; another workspace's is not found). */
+  readonly syncStatus: (principal: Principal, id: StoreNotificationId) => Effect.Effect<QueuedSync, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Queues a stored notification again (operator CLI). */
   readonly replay: (id: StoreNotificationId) => Effect.Effect<void, NotFound | Unavailable>
 }>()("@atrium/domain/Purchases") {
@@ -480,20 +504,28 @@ export class Purchases extends Context.Service<Purchases, {
           ? JSON.stringify({ store: request.store, signedTransaction: request.signedTransaction })
           : JSON.stringify({ store: request.store, purchaseToken: Redacted.value(request.purchaseToken), productId: request.productId })
         const now = yield* DateTime.now
-        yield* inbox.insert(new StoreNotification({
+        const nextAttemptAt = DateTime.add(now, { minutes: 1 })
+        const externalId = yield* hasher.digest(Redacted.make(`${member.workspaceId}\u0000${body}`))
+        const candidate = new StoreNotification({
           id: StoreNotificationId.make(yield* ids.make("sn")),
           source: "client_sync",
-          externalId: yield* hasher.digest(Redacted.make(`${member.workspaceId}\u0000${body}`)),
+          externalId,
           sealedBody: yield* box.seal(Redacted.make(body)),
           workspaceId: Option.some(member.workspaceId),
           userId: Option.some(member.userId),
           receivedAt: now,
           attempts: 0,
-          nextAttemptAt: Option.some(DateTime.add(now, { minutes: 1 })),
+          nextAttemptAt: Option.some(nextAttemptAt),
           processedAt: Option.none(),
           outcome: Option.none()
-        }))
-        const pending: SyncResult = { status: "pending" }
+        })
+        // The same request again follows the sync already queued; one processed before is queued again.
+        const queued = (yield* inbox.insert(candidate)) ? Option.some(candidate) : yield* inbox.findByExternalId("client_sync", externalId)
+        const item = Option.getOrElse(queued, () => candidate)
+        const current = Option.isSome(item.processedAt) && (yield* inbox.requeue(item.id, nextAttemptAt))
+          ? new StoreNotification({ ...item, processedAt: Option.none(), outcome: Option.none(), nextAttemptAt: Option.some(nextAttemptAt) })
+          : item
+        const pending: SyncResult = { status: "pending", sync: queuedSyncOf(current, now) }
         return pending
       })
 
@@ -582,6 +614,15 @@ export class Purchases extends Context.Service<Purchases, {
         const found = yield* repo.findById(principal.workspaceId, id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "purchase" })
         return found.value
+      })
+
+      const syncStatus = Effect.fn("Purchases.syncStatus")(function*(principal: Principal, id: StoreNotificationId) {
+        yield* permits(principal, "purchases.read")
+        const found = yield* inbox.findById(id)
+        if (Option.isNone(found) || found.value.source !== "client_sync" || !Option.contains(found.value.workspaceId, principal.workspaceId)) {
+          return yield* new NotFound({ resource: "purchase_sync" })
+        }
+        return queuedSyncOf(found.value, yield* DateTime.now)
       })
 
       // ---- notifications --------------------------------------------------------------------------------------------
@@ -814,6 +855,7 @@ export class Purchases extends Context.Service<Purchases, {
         sync,
         list,
         get,
+        syncStatus,
         receiveApple,
         receiveGoogle,
         inboxQueue,
