@@ -221,11 +221,12 @@ export class Purchases extends Context.Service<Purchases, {
         return Option.map(yield* repo.findByStoreRef(store, storeRef), (purchase) => purchase.kind)
       })
 
-      const productFor = (store: Store, productId: string) =>
-        Option.match(products.find(store, productId), {
+      // A client's product is one this server sells, or that of a purchase it already holds (sold before, upgraded since).
+      const knownKind = (store: Store, productId: string, storeRef: string) =>
+        kindOf(store, productId, storeRef).pipe(Effect.flatMap(Option.match({
           onNone: () => Effect.fail(new InvalidInput({ detail: `"${productId}" is not a product of this server` })),
           onSome: Effect.succeed
-        })
+        })))
 
       // An answer from the App Store API whose signature fails is no answer: try again later, conclude nothing.
       const apiAnswer = <A>(effect: Effect.Effect<A, InvalidSignature | StoreUnreachable | StoreRejected>) =>
@@ -292,18 +293,18 @@ export class Purchases extends Context.Service<Purchases, {
           const environment = yield* checkApple(transaction.bundleId, transaction.environment)
           // The client's transaction only says which purchase to read: it may be superseded (an upgrade since), so the
           // store's answer decides the product and the state.
-          const product = yield* productFor("app_store", transaction.productId)
+          const kind = yield* knownKind("app_store", transaction.productId, transaction.originalTransactionId)
           const observation = yield* readApple({
             originalTransactionId: transaction.originalTransactionId,
             transactionId: transaction.transactionId,
             environment,
-            kind: product.kind
+            kind
           })
           return { observation, sealedToken: Option.none<string>() }
         }
-        const product = yield* productFor("play_store", request.productId)
         const storeRef = yield* tokenRef(request.purchaseToken)
-        const observation = yield* readGoogle(product, request.purchaseToken, storeRef)
+        const kind = yield* knownKind("play_store", request.productId, storeRef)
+        const observation = yield* readGoogle({ productId: request.productId, kind }, request.purchaseToken, storeRef)
         return { observation, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
       })
 
@@ -369,9 +370,9 @@ export class Purchases extends Context.Service<Purchases, {
           }
           const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
           const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
-          const product = products.find(observation.store, observation.productId)
           // A product this server does not sell starts no purchase (one already held still follows the store).
-          if (Option.isNone(stored) && Option.isNone(product)) {
+          const kind = Option.orElse(Option.map(products.find(observation.store, observation.productId), (p) => p.kind), () => Option.map(stored, (p) => p.kind))
+          if (Option.isNone(kind)) {
             const ignored: Applied = { _tag: "Ignored" }
             return ignored
           }
@@ -389,7 +390,7 @@ export class Purchases extends Context.Service<Purchases, {
             store: observation.store,
             environment: observation.environment,
             productId: observation.productId,
-            kind: Option.match(product, { onNone: () => "subscription" as const, onSome: (p) => p.kind }),
+            kind: kind.value,
             storeRef: observation.storeRef,
             sealedToken: input.sealedToken,
             status: "pending",
