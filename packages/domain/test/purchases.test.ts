@@ -31,6 +31,7 @@ const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "team.monthly", kind: "subscription", features: [pro, team] },
   { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 5_000_000 },
   { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] },
+  { store: "play_store", productId: "pro_yearly", kind: "subscription", features: [pro, custom] },
   { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] },
   { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 3_000_000 }
 ]
@@ -578,6 +579,30 @@ describe("Purchases", () => {
       assert.deepStrictEqual(s.events.slice(before).map((e) => e.type), [])
       assert.deepStrictEqual((yield* features(ws)).toSorted(), grantsBefore)
       assert.strictEqual(Array.from(s.purchases.values())[0]?.productId, "pro.yearly")
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a Google sync naming an older product reads the store's line item: the purchase and its grants follow the store", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      yield* script((s) => ({
+        ...s,
+        playSubscriptions: new Map([["tok-y", {
+          subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+          acknowledged: true,
+          latestOrderId: "GPA.Y",
+          accountToken: Option.none(),
+          test: false,
+          linkedPurchaseToken: Option.none(),
+          lineItems: [{ productId: "pro_yearly", expiryTime: Option.some(new Date(now + 365 * day).toISOString()), autoRenewing: true }]
+        }]])
+      }))
+      const result = yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-y"), productId: "pro_monthly" })
+      assert.strictEqual(result.status === "synced" ? result.purchases[0]?.productId : "pending", "pro_yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
     }).pipe(Effect.provide(Domain)))
 
   it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
