@@ -1,8 +1,8 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
-import { type Entitlement, Entitlements } from "../entitlements/index.ts"
+import { Entitlements } from "../entitlements/index.ts"
 import {
   type Actor,
   IdempotencyKeyReused,
@@ -23,79 +23,28 @@ import {
   type WorkQueue,
   type WorkspaceId
 } from "../shared/index.ts"
-import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
-import { developerNotificationOf, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
+import { AppleNotification, AppleRenewal, AppleTransaction, appleObservation } from "./apple-payloads.ts"
+import { type Availability, type OfferedProduct, storeOf, type UnavailableReason } from "./availability.ts"
+import { developerNotificationOf, PubSubPush } from "./google-payloads.ts"
 import {
   AppAccountToken,
   canTransition,
   changesGrants,
-  type ProductKind,
   Purchase,
   type PurchaseTransition,
   type Store,
-  type StoreEnvironment,
   type StoreObservation
 } from "./purchase.ts"
 import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
-import { AppStoreApi, PlayStoreApi } from "./store-apis.ts"
+import { ClientSyncBody, type QueuedSync, queuedSyncOf, type SyncRequest, type SyncResult, syncVerificationBudget } from "./purchase-sync.ts"
+import { PlayStoreApi } from "./store-apis.ts"
 import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { type NotificationOutcome, NotificationInbox, StoreNotification } from "./store-notification.ts"
 import { creditsOf, StoreProducts } from "./store-product.ts"
+import { makeStoreReads } from "./store-reads.ts"
 import { StoreSignatures } from "./store-signatures.ts"
-
-/** What the app sends to sync a purchase: Apple's signed transaction, or Google's purchase token and product. */
-export type SyncRequest =
-  | { readonly store: "app_store"; readonly signedTransaction: string }
-  | { readonly store: "play_store"; readonly purchaseToken: Redacted.Redacted<string>; readonly productId: string }
-
-/** A sync's answer: the purchase and the workspace's grants after it, or `pending` when the store could not be reached. */
-export type SyncResult =
-  | { readonly status: "synced"; readonly purchases: ReadonlyArray<Purchase>; readonly entitlements: ReadonlyArray<Entitlement> }
-  | { readonly status: "pending"; readonly sync: QueuedSync }
-
-/** A client sync queued because the store could not be reached, to follow by its id. */
-export interface QueuedSync {
-  readonly id: StoreNotificationId
-  /** `pending` until the worker has processed it; `outcome` then says what it did. */
-  readonly status: "pending" | "processed"
-  readonly outcome: Option.Option<NotificationOutcome>
-  readonly nextAttemptAt: Option.Option<DateTime.Utc>
-  /** When it is worth asking again: whole seconds until the next attempt (at least 1). */
-  readonly retryAfterSeconds: number
-}
-
-const queuedSyncOf = (item: StoreNotification, now: DateTime.Utc): QueuedSync => ({
-  id: item.id,
-  status: Option.isSome(item.processedAt) ? "processed" : "pending",
-  outcome: item.outcome,
-  nextAttemptAt: item.nextAttemptAt,
-  retryAfterSeconds: Option.match(item.nextAttemptAt, {
-    onNone: () => 1,
-    onSome: (at) => Math.max(1, Math.ceil((DateTime.toEpochMillis(at) - DateTime.toEpochMillis(now)) / 1000))
-  })
-})
-
-/** Why buying is not offered. */
-export type UnavailableReason = "platform_not_supported" | "store_not_configured" | "role_forbidden" | "managed_elsewhere"
-
-/** A product offered on the platform, and whether the workspace already owns it. */
-export interface OfferedProduct {
-  readonly productId: string
-  readonly kind: ProductKind
-  readonly features: ReadonlyArray<string>
-  readonly credits: number
-  readonly owned: boolean
-}
-
-/** `GET /api/mobile/purchases/availability`. */
-export interface Availability {
-  readonly available: boolean
-  readonly reason: UnavailableReason | null
-  readonly appAccountToken: AppAccountToken | null
-  readonly products: ReadonlyArray<OfferedProduct>
-}
 
 /** The result of applying an observation. */
 type Applied =
@@ -106,30 +55,11 @@ type Applied =
 const outcomeOf = (applied: Applied): NotificationOutcome =>
   applied._tag === "Applied" ? applied.transition.outcome : applied._tag === "Ignored" ? "ignored" : "unattributed"
 
-/** Which product a store read is about: its kind picks the API, its id the line item. */
-interface ProductRef {
-  readonly productId: string
-  readonly kind: ProductKind
-}
-
 type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput
 
-const storeOf = (platform: string): Store | undefined => platform === "ios" ? "app_store" : platform === "android" ? "play_store" : undefined
-
-const ClientSyncBody = Schema.Union([
-  Schema.Struct({ store: Schema.Literal("app_store"), signedTransaction: Schema.String }),
-  Schema.Struct({ store: Schema.Literal("play_store"), purchaseToken: Schema.String, productId: Schema.String })
-])
 const decodeJson = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
-const decodeUnknown = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(schema)
 
 const epoch = DateTime.makeUnsafe(0)
-
-/**
- * How long a member's sync waits for the store, every call of the verification together (the clients' own 15 s
- * per-call bound serves the worker). Past it the sync is queued and answers 202 pending: the answer comes within 5 s.
- */
-export const syncVerificationBudget = Duration.seconds(4)
 
 /**
  * In-app purchases: availability, client syncs verified with the store, signed store notifications through an inbox,
@@ -173,7 +103,6 @@ export class Purchases extends Context.Service<Purchases, {
       const products = yield* StoreProducts
       const configuration = yield* StoreConfiguration
       const signatures = yield* StoreSignatures
-      const appStore = yield* AppStoreApi
       const playStore = yield* PlayStoreApi
       const entitlements = yield* Entitlements
       const usage = yield* Usage
@@ -192,135 +121,7 @@ export class Purchases extends Context.Service<Purchases, {
         return AppAccountToken.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
       }))
 
-      // ---- reading the stores -------------------------------------------------------------------------------------
-
-      const verifiedApple = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, jws: string, at: DateTime.Utc) =>
-        signatures.verifyApple(jws, at).pipe(
-          Effect.flatMap(decodeUnknown(schema)),
-          Effect.mapError((error) => error._tag === "InvalidSignature" ? error : new InvalidSignature({ reason: "unexpected payload" }))
-        )
-
-      const appleSettings = Effect.fn("Purchases.appleSettings")(function*() {
-        if (Option.isNone(configuration.apple)) return yield* new StoreNotConfigured({ store: "app_store" })
-        return configuration.apple.value
-      })
-
-      // Bundle and environment are part of what the signature vouches for: a payload for another app or environment is refused.
-      const checkApple = Effect.fn("Purchases.checkApple")(function*(bundleId: string, environment: string) {
-        const settings = yield* appleSettings().pipe(Effect.mapError(() => new InvalidSignature({ reason: "the App Store is not configured" })))
-        if (bundleId !== settings.bundleId) return yield* new InvalidSignature({ reason: "bundle id" })
-        const env = appleEnvironment(environment)
-        if (Option.isNone(env) || !settings.environments.includes(env.value)) return yield* new InvalidSignature({ reason: "environment" })
-        return env.value
-      })
-
-      // What the store names decides which API to read and how to read it: the catalog's kind, else the stored purchase's.
-      const kindOf = Effect.fn("Purchases.kindOf")(function*(store: Store, productId: string, storeRef: string) {
-        const product = products.find(store, productId)
-        if (Option.isSome(product)) return Option.some(product.value.kind)
-        return Option.map(yield* repo.findByStoreRef(store, storeRef), (purchase) => purchase.kind)
-      })
-
-      // A client's product is one this server sells, or that of a purchase it already holds (sold before, upgraded since).
-      const knownKind = (store: Store, productId: string, storeRef: string) =>
-        kindOf(store, productId, storeRef).pipe(Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new InvalidInput({ detail: `"${productId}" is not a product of this server` })),
-          onSome: Effect.succeed
-        })))
-
-      // An answer from the App Store API whose signature fails is no answer: try again later, conclude nothing.
-      const apiAnswer = <A>(effect: Effect.Effect<A, InvalidSignature | StoreUnreachable | StoreRejected>) =>
-        effect.pipe(Effect.catchTag("InvalidSignature", (error) => Effect.fail(new StoreUnreachable({ store: "app_store", reason: `answer ${error.reason}` }))))
-
-      const readApple = Effect.fn("Purchases.readApple")(
-        function*(input: { readonly originalTransactionId: string; readonly transactionId: string; readonly environment: StoreEnvironment; readonly kind: ProductKind }) {
-          const now = yield* DateTime.now
-          if (input.kind === "subscription") {
-            const statuses = yield* appStore.subscriptionStatuses(input.transactionId, input.environment)
-            const entry = statuses.find((status) => status.originalTransactionId === input.originalTransactionId)
-            if (entry === undefined) return yield* new StoreRejected({ store: "app_store", status: 404 })
-            const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, entry.signedTransactionInfo, now))
-            const renewal = yield* apiAnswer(verifiedApple(AppleRenewal, entry.signedRenewalInfo, now))
-            return appleObservation({
-              transaction,
-              environment: input.environment,
-              renewal: Option.some(renewal),
-              statusCode: Option.some(entry.status),
-              notificationType: Option.none(),
-              subtype: Option.none(),
-              kind: input.kind,
-              storeTime: DateTime.max(DateTime.makeUnsafe(transaction.signedDate), DateTime.makeUnsafe(renewal.signedDate))
-            })
-          }
-          const signed = yield* appStore.transaction(input.transactionId, input.environment)
-          const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, signed, now))
-          return appleObservation({
-            transaction,
-            environment: input.environment,
-            renewal: Option.none(),
-            statusCode: Option.none(),
-            notificationType: Option.none(),
-            subtype: Option.none(),
-            kind: input.kind,
-            storeTime: DateTime.makeUnsafe(transaction.signedDate)
-          })
-        }
-      )
-
-      /** Reads a Google purchase; `product` says which API to ask (its kind) and which line item is meant. */
-      const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: ProductRef, token: Redacted.Redacted<string>, storeRef: string) {
-        const readAt = yield* DateTime.now
-        if (product.kind !== "subscription") {
-          const observed = playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
-          if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-          return observed.value
-        }
-        const subscription = yield* playStore.subscription(token)
-        const observed = playSubscriptionObservation(subscription, { productId: product.productId, storeRef, readAt })
-        if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-        // The replaced purchase is known here by its token's digest, as it was stored.
-        const linked = subscription.linkedPurchaseToken
-        const replaces = Option.isSome(linked) ? Option.some(yield* tokenRef(Redacted.make(linked.value))) : Option.none<string>()
-        return { ...observed.value, replaces }
-      })
-
-      const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
-
-      /** What the store says about a client's sync request, verified with the store itself. */
-      const resolveClient = Effect.fn("Purchases.resolveClient")(function*(request: SyncRequest) {
-        if (request.store === "app_store") {
-          const transaction = yield* verifiedApple(AppleTransaction, request.signedTransaction, yield* DateTime.now)
-          const environment = yield* checkApple(transaction.bundleId, transaction.environment)
-          // The client's transaction only says which purchase to read: it may be superseded (an upgrade since), so the
-          // store's answer decides the product and the state.
-          const kind = yield* knownKind("app_store", transaction.productId, transaction.originalTransactionId)
-          const observation = yield* readApple({
-            originalTransactionId: transaction.originalTransactionId,
-            transactionId: transaction.transactionId,
-            environment,
-            kind
-          })
-          return { observation, sealedToken: Option.none<string>() }
-        }
-        const storeRef = yield* tokenRef(request.purchaseToken)
-        const kind = yield* knownKind("play_store", request.productId, storeRef)
-        const observation = yield* readGoogle({ productId: request.productId, kind }, request.purchaseToken, storeRef)
-        return { observation, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
-      })
-
-      /** Re-reads a stored purchase from its store. */
-      const reread = Effect.fn("Purchases.reread")(function*(purchase: Purchase) {
-        if (purchase.store === "app_store") {
-          return yield* readApple({
-            originalTransactionId: purchase.storeRef,
-            transactionId: purchase.latestTransactionId,
-            environment: purchase.environment,
-            kind: purchase.kind
-          })
-        }
-        if (Option.isNone(purchase.sealedToken)) return yield* new StoreRejected({ store: "play_store", status: 404 })
-        return yield* readGoogle(purchase, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
-      })
+      const { verifiedApple, checkApple, kindOf, readGoogle, tokenRef, resolveClient, reread } = yield* makeStoreReads
 
       // ---- applying what the store says ------------------------------------------------------------------------------
 
