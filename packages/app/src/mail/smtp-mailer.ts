@@ -89,10 +89,12 @@ export const SmtpMailer = {
         const finish = (error: Error | null | undefined) => {
           if (settled) return
           settled = true
+          if (error !== null && error !== undefined) connection.close()
           resume(error === null || error === undefined ? Effect.void : Effect.fail(error))
         }
-        connection.once("error", finish)
-        connection.once("end", () => finish(Object.assign(new Error("closed"), { code: "ECONNECTION" })))
+        // Kept for the connection's life: an error after the outcome (e.g. during QUIT) must find a listener, not crash.
+        connection.on("error", finish)
+        connection.on("end", () => finish(Object.assign(new Error("closed"), { code: "ECONNECTION" })))
         const send = () =>
           connection.send({ from: from.address, to: [to] }, message, (error) => {
             if (error !== null) return finish(error)
