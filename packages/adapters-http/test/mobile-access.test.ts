@@ -26,6 +26,7 @@ const leastRole: Record<string, Role> = {
   "mobileDevelopers.createApiKey": "admin",
   "mobileDevelopers.rollApiKey": "admin",
   "mobileDevelopers.revokeApiKey": "admin",
+  "mobileDevelopers.listRequestLogs": "admin",
   "mobileWebhooks.listWebhookEndpoints": "admin",
   "mobileWebhooks.createWebhookEndpoint": "admin",
   "mobileWebhooks.getWebhookEndpoint": "admin",
