@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "@atrium/adapters-http"
 import { type RequestLogRecord, RequestLogs } from "@atrium/domain"
-import { Array as Arr, Context, type Duration, Effect, Layer, Schedule } from "effect"
+import { Array as Arr, Context, type Duration, Effect, Layer, Schedule, Semaphore } from "effect"
 
 /** How the request-log buffer flushes: on a timer, in inserts of at most `maxBatch` lines, holding at most `maxPending`. */
 export interface RequestLogBufferOptions {
@@ -9,7 +9,7 @@ export interface RequestLogBufferOptions {
   readonly maxPending: number
 }
 
-const defaults: RequestLogBufferOptions = { flushEvery: "1 seconds", maxBatch: 1000, maxPending: 100_000 }
+const defaults: RequestLogBufferOptions = { flushEvery: "1 second", maxBatch: 5000, maxPending: 200_000 }
 
 /**
  * The `/api/v1` request log, gathered off the request path: the access-log hook appends one small record per request
@@ -28,6 +28,8 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
     const logs = yield* RequestLogs
     let pending: Array<RequestLogRecord> = []
     let dropped = 0
+    // One flush at a time (the timer's and shutdown's), so no batch is taken twice.
+    const lock = yield* Semaphore.make(1)
 
     const writeBatches = Effect.gen(function*() {
       while (pending.length > 0) {
@@ -45,7 +47,7 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
         dropped = 0
       }
       yield* writeBatches
-    }).pipe(Effect.withSpan("RequestLogBuffer.flush"))
+    }).pipe(lock.withPermits(1), Effect.withSpan("RequestLogBuffer.flush"))
 
     yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(flushEvery)))
     yield* Effect.addFinalizer(() => flush)
