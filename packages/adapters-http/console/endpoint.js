@@ -287,7 +287,7 @@ export const renderEndpoint = async (context, id) => {
         await loadDeliveries(true)
       })
     }
-  }, field("Recover failed deliveries since", since, "Replays every failed delivery created since then (at most 14 days back)."), h("button", { type: "submit" }, "Recover"))
+  }, field("Recover failed deliveries since", since, "In your time zone. Replays every failed delivery created since then (at most 14 days back)."), h("button", { type: "submit" }, "Recover"))
 
   drawSummary()
   drawActions()

@@ -70,7 +70,7 @@ const createKey = (context, reload) =>
     field("Name", name, "What the key is for, e.g. “Billing sync”."),
     h("fieldset", {}, h("legend", {}, "Scopes"), boxes),
     field("Environment", environment),
-    field("Expires (optional)", expires, "Leave empty for a key that does not expire."),
+    field("Expires (optional)", expires, "The key stops at the end of that day, 23:59:59 UTC. Leave empty for a key that does not expire."),
     problem,
     h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Cancel"), submit))
   }).then(async (created) => {
