@@ -1,5 +1,5 @@
 import { Option, Schema } from "effect"
-import { isSafeText, isSafeTextValue } from "../shared/index.ts"
+import { isLatinLookalike, isSafeText, isSafeTextValue } from "../shared/index.ts"
 
 // Deliberately loose: one `@`, a dot in the domain, no spaces. Deliverability is proven by mail, not by a regex.
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -49,20 +49,6 @@ const allowedMixes: ReadonlyArray<ReadonlySet<string>> = [
   new Set(["Latin", "Han", "Bopomofo"])
 ]
 
-// Letters of other scripts that look like Latin letters (after lower-casing): a label made only of these is a homoglyph.
-const latinLookalikes = new Set(
-  Array.from(
-    // Cyrillic
-    "асеорхуіјѕһԁԛԝӏүԍѵ" +
-      // Greek
-      "οαινρυχϳ" +
-      // Armenian
-      "օսհոցզ" +
-      // Cherokee (lower-case forms)
-      "ꭺꭼꮃꮇꮎꮓꮪꮲꮶꮻ"
-  )
-)
-
 const scriptOf = (char: string): string | undefined => {
   if (neutral.test(char)) return undefined
   for (const [name, pattern] of scripts) if (pattern.test(char)) return name
@@ -82,7 +68,7 @@ const isUnambiguous = (part: string): boolean => {
   }
   if (used.size > 1 && !allowedMixes.some((mix) => Array.from(used).every((script) => mix.has(script)))) return false
   // A label entirely of foreign letters that all pass for Latin ones ("аре", Cyrillic) is a whole-script homoglyph.
-  return used.has("Latin") || letters.length === 0 || !letters.every((char) => latinLookalikes.has(char))
+  return used.has("Latin") || letters.length === 0 || !letters.every(isLatinLookalike)
 }
 
 // Zero-width spaces and joiners, soft hyphens, variation selectors, bidi marks…: invisible, so never significant.
