@@ -67,6 +67,7 @@ const leastRole: Record<string, Role> = {
   "mobileSchedules.listScheduleRuns": "member",
   "mobilePurchases.availability": "member",
   "mobilePurchases.sync": "admin",
+  "mobilePurchases.syncStatus": "member",
   "mobilePurchases.list": "member",
   "mobilePurchases.get": "member"
 }

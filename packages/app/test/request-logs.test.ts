@@ -27,7 +27,7 @@ const runSql = (url: string, statement: string) =>
   Effect.runPromise(Effect.gen(function*() {
     const sql = yield* SqlClient
     yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0 }))))
+  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0, queryTimeout: "2 minutes" }))))
 
 const environment = () =>
   ownDatabase !== undefined
