@@ -2,7 +2,8 @@
 import { announce, errorBox, field, focusHeading, h, replace } from "./dom.js"
 import { renderEndpoint } from "./endpoint.js"
 import { renderKeys } from "./keys.js"
-import { api, explain, onSignedOut, signedIn, signIn, signOut } from "./session.js"
+import { renderLogs } from "./logs.js"
+import { api, explain, onSignedOut, requestPasswordReset, signedIn, signIn, signOut, signUp } from "./session.js"
 import { renderWebhooks } from "./webhooks.js"
 
 const main = document.getElementById("main")
@@ -17,13 +18,97 @@ const currentRoute = () => {
   const hash = decodeURIComponent(location.hash.slice(1))
   if (hash.startsWith("webhooks/")) return { view: "endpoint", id: hash.slice("webhooks/".length) }
   if (hash === "webhooks") return { view: "webhooks" }
+  if (hash === "logs") return { view: "logs" }
   return { view: "keys" }
 }
 
-const renderSignIn = () => {
+// Before sign-in the hash names the form: #sign-up, #forgot-password, else sign-in.
+const signedOutRoute = () => {
+  const hash = location.hash.slice(1)
+  return hash === "sign-up" || hash === "forgot-password" ? hash : "sign-in"
+}
+
+const renderSignedOut = () => {
+  const route = signedOutRoute()
+  if (route === "sign-up") return renderSignUp()
+  if (route === "forgot-password") return renderForgotPassword()
+  return renderSignIn()
+}
+
+const leaveSignedOut = () => {
   organization = null
   replace(bar)
   nav.hidden = true
+}
+
+const renderSignUp = () => {
+  leaveSignedOut()
+  const name = h("input", { id: "name", autocomplete: "name", required: true, maxlength: 100 })
+  const email = h("input", { id: "email", type: "email", autocomplete: "email", required: true })
+  const password = h("input", { id: "password", type: "password", autocomplete: "new-password", required: true, minlength: 10 })
+  const problem = h("div", { "aria-live": "assertive" })
+  const submit = h("button", { type: "submit", class: "primary" }, "Create account")
+  replace(main, h("form", {
+    class: "card narrow",
+    onsubmit: async (event) => {
+      event.preventDefault()
+      submit.disabled = true
+      replace(problem)
+      try {
+        await signUp(name.value.trim(), email.value.trim(), password.value)
+        password.value = ""
+        history.replaceState(null, "", location.pathname)
+        await start()
+      } catch (error) {
+        replace(problem, errorBox(error?.code === "email_taken" ? "An account with this email exists already: sign in instead." : explain(error, "create the account")))
+      } finally {
+        submit.disabled = false
+      }
+    }
+  },
+  h("h1", {}, "Create an account"),
+  h("p", { class: "muted" }, "A personal workspace comes with it. We send a link to confirm the address."),
+  field("Name", name),
+  field("Email", email),
+  field("Password", password, "At least 10 characters."),
+  problem,
+  h("div", { class: "actions" }, submit),
+  h("p", {}, "Have an account? ", h("a", { href: "#sign-in" }, "Sign in"))))
+  name.focus()
+}
+
+const renderForgotPassword = () => {
+  leaveSignedOut()
+  const email = h("input", { id: "email", type: "email", autocomplete: "email", required: true })
+  const outcome = h("div", { "aria-live": "polite" })
+  const submit = h("button", { type: "submit", class: "primary" }, "Send the link")
+  replace(main, h("form", {
+    class: "card narrow",
+    onsubmit: async (event) => {
+      event.preventDefault()
+      submit.disabled = true
+      replace(outcome)
+      try {
+        await requestPasswordReset(email.value.trim())
+        replace(outcome, h("p", { class: "success", role: "status" }, "If an account uses this address, a link to choose a new password is on its way. It works for one hour."))
+      } catch (error) {
+        replace(outcome, errorBox(explain(error, "send the link")))
+      } finally {
+        submit.disabled = false
+      }
+    }
+  },
+  h("h1", {}, "Forgot your password?"),
+  h("p", { class: "muted" }, "We mail a link to choose a new one. Every session of the account ends when it is used."),
+  field("Email", email),
+  outcome,
+  h("div", { class: "actions" }, submit),
+  h("p", {}, h("a", { href: "#sign-in" }, "Back to sign in"))))
+  email.focus()
+}
+
+const renderSignIn = () => {
+  leaveSignedOut()
   const email = h("input", { id: "email", type: "email", autocomplete: "username", required: true })
   const password = h("input", { id: "password", type: "password", autocomplete: "current-password", required: true })
   const problem = h("div", { "aria-live": "assertive" })
@@ -54,7 +139,8 @@ const renderSignIn = () => {
   field("Email", email),
   field("Password", password),
   problem,
-  h("div", { class: "actions" }, submit))
+  h("div", { class: "actions" }, submit),
+  h("p", { class: "links" }, h("a", { href: "#forgot-password" }, "Forgot your password?"), h("a", { href: "#sign-up" }, "Create an account")))
   replace(main, form)
   email.focus()
 }
@@ -71,7 +157,7 @@ const renderBar = () => {
         renderBar()
         await renderView()
       } catch (error) {
-        replace(main, errorBox(explain(error, "switch workspace")))
+        replace(main, errorBox(explain(error, "switch workspace"), () => renderView()))
       } finally {
         select.disabled = false
       }
@@ -88,7 +174,7 @@ const renderBar = () => {
 const renderNav = (view) => {
   nav.hidden = false
   for (const link of nav.querySelectorAll("a")) {
-    const active = (link.dataset.view === "webhooks" && (view === "webhooks" || view === "endpoint")) || link.dataset.view === view
+    const active = (link.dataset.view === "webhooks" && view === "endpoint") || link.dataset.view === view
     if (active) link.setAttribute("aria-current", "page")
     else link.removeAttribute("aria-current")
   }
@@ -113,17 +199,18 @@ const renderView = async () => {
   }
   if (route.view === "endpoint") await renderEndpoint(context, route.id)
   else if (route.view === "webhooks") await renderWebhooks(context)
+  else if (route.view === "logs") await renderLogs(context)
   else await renderKeys(context)
   if (context.isCurrent()) focusHeading(container)
 }
 
 const start = async () => {
-  if (!signedIn()) return renderSignIn()
+  if (!signedIn()) return renderSignedOut()
   try {
     organization = await api("GET", "/api/mobile/organization")
   } catch (error) {
     if (!signedIn()) return
-    replace(main, errorBox(explain(error, "load your workspaces")))
+    replace(main, errorBox(explain(error, "load your workspaces"), () => start()))
     return
   }
   renderBar()
@@ -134,7 +221,10 @@ onSignedOut((reason) => {
   signedOutReason = reason
   renderSignIn()
 })
-window.addEventListener("hashchange", () => { if (organization !== null) renderView() })
+window.addEventListener("hashchange", () => {
+  if (organization !== null) renderView()
+  else if (!signedIn()) renderSignedOut()
+})
 // The skip link moves focus without touching the hash, which names the view.
 document.querySelector(".skip-link")?.addEventListener("click", (event) => {
   event.preventDefault()

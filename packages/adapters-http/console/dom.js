@@ -46,14 +46,26 @@ export const focusHeading = (container) => {
   heading.focus()
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
+// One format for every time on the page, in the person's time zone, which it names (e.g. "27 Nov 2026, 14:05:09 CET").
+const dateTime = new Intl.DateTimeFormat(undefined, {
+  year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short"
+})
+
+/** An ISO time as the page shows every time: date, time to the second, and the time zone. */
+export const formatTime = (iso) => {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? String(iso) : dateTime.format(date)
+}
 
 /** A `<time>` element for an ISO time, or a dash. */
 export const time = (iso, empty = "—") => {
   if (iso === null || iso === undefined) return h("span", { class: "muted" }, empty)
-  const date = new Date(iso)
-  return h("time", { datetime: iso, title: iso }, Number.isNaN(date.getTime()) ? iso : dateTime.format(date))
+  return h("time", { datetime: iso, title: iso }, formatTime(iso))
 }
+
+/** A block of preformatted text that scrolls when long; it takes keyboard focus so it can be scrolled without a mouse. */
+export const scrollableText = (label, text, className) =>
+  h("pre", { tabindex: "0", role: "region", "aria-label": label, class: className }, text)
 
 /** A status badge. */
 export const badge = (text, tone) => h("span", { class: `badge ${tone}` }, text)
@@ -86,7 +98,7 @@ export const openDialog = (title, build) =>
       if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
       resolve(result)
     })
-    replace(dialog, h("h2", { id: `${id}-title` }, title), build(close))
+    replace(dialog, h("h2", { id: `${id}-title` }, title), build(close, dialog))
     document.body.append(dialog)
     dialog.showModal()
     const first = dialog.querySelector("[autofocus], input, select, textarea, button")
@@ -102,9 +114,12 @@ export const confirmAction = ({ title, message, confirmLabel }) =>
       h("button", { type: "button", class: "danger", onclick: () => close(true) }, confirmLabel)))
   ).then((answer) => answer === true)
 
-/** Shows a secret exactly once with a copy button and a warning; nothing keeps it after the dialog closes. */
+/**
+ * Shows a secret exactly once with a copy button and a warning; nothing keeps it after the dialog closes. Escape asks
+ * first: the secret cannot be shown again.
+ */
 export const showSecretOnce = ({ title, label, secret, warning }) =>
-  openDialog(title, (close) => {
+  openDialog(title, (close, dialog) => {
     const output = h("input", { id: "secret-value", type: "text", readonly: true, value: secret, class: "secret", spellcheck: "false", autocomplete: "off" })
     const status = h("p", { class: "hint", role: "status" })
     const copy = h("button", {
@@ -121,12 +136,28 @@ export const showSecretOnce = ({ title, label, secret, warning }) =>
       }
     }, "Copy")
     output.addEventListener("focus", () => output.select())
+    const stored = h("button", { type: "button", class: "primary", onclick: () => close(true) }, "I have stored it")
+    const ask = h("div", { class: "notice", role: "alertdialog", "aria-labelledby": "secret-leave-question", hidden: true },
+      h("p", { id: "secret-leave-question" }, "Close without storing it? It cannot be shown again."),
+      h("div", { class: "actions" },
+        h("button", { type: "button", onclick: () => { ask.hidden = true; output.focus() } }, "Keep it open"),
+        h("button", { type: "button", class: "danger", onclick: () => close(true) }, "Close anyway")))
+    // Escape would close the dialog at once: ask instead.
+    dialog.addEventListener("cancel", (event) => {
+      event.preventDefault()
+      ask.hidden = false
+      ask.querySelector("button")?.focus()
+    })
     return h("div", {},
       h("p", { class: "warning", role: "alert" }, warning),
       field(label, output),
-      h("div", { class: "actions" }, copy, h("button", { type: "button", class: "primary", onclick: () => close(true) }, "I have stored it")),
+      h("div", { class: "actions" }, copy, stored),
+      ask,
       status)
   })
 
-/** An error message block. */
-export const errorBox = (text) => h("div", { class: "error", role: "alert" }, text)
+/** An error message block; with `retry`, a "Try again" button that runs it. */
+export const errorBox = (text, retry) =>
+  h("div", { class: "error", role: "alert" },
+    h("span", {}, text),
+    retry === undefined ? null : h("button", { type: "button", class: "retry", onclick: retry }, "Try again"))

@@ -1,5 +1,6 @@
 // One webhook endpoint: its settings and actions, and its deliveries with every attempt, replay and recovery.
-import { announce, badge, confirmAction, errorBox, field, h, openDialog, replace, showSecretOnce, time } from "./dom.js"
+import { announce, badge, confirmAction, errorBox, field, h, openDialog, replace, scrollableText, showSecretOnce, time } from "./dom.js"
+import { memberView } from "./keys.js"
 import { api, explain } from "./session.js"
 import { health } from "./webhooks.js"
 
@@ -22,8 +23,30 @@ const attemptTable = (attempts) =>
           h("td", { "data-label": "Error" }, attempt.errorKind === null ? "—" : h("code", {}, attempt.errorKind)),
           h("td", { "data-label": "Response" }, attempt.responseBody.length === 0
             ? h("span", { class: "muted" }, "(empty)")
-            : h("pre", { class: "excerpt" }, attempt.responseBody.length > 600 ? `${attempt.responseBody.slice(0, 600)}…` : attempt.responseBody)),
+            : scrollableText(`Response body of attempt ${attempt.number}`, attempt.responseBody.length > 600 ? `${attempt.responseBody.slice(0, 600)}…` : attempt.responseBody, "excerpt")),
           h("td", { "data-label": "Next attempt" }, time(attempt.nextAttemptAt))))))
+
+const prettyBody = (body) => {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2)
+  } catch {
+    return body
+  }
+}
+
+/** What each attempt sent: the headers (each attempt's own timestamp and signature named) and the exact body. */
+const requestView = (full) => {
+  if (full.request === null || full.request === undefined) return h("p", { class: "muted" }, "The event of this delivery is no longer stored.")
+  const stamps = full.attempts.map((attempt) => `${Math.floor(new Date(attempt.startedAt).getTime() / 1000)} (attempt ${attempt.number})`)
+  return h("div", { class: "request" },
+    h("h3", {}, "Request headers"),
+    h("dl", { class: "headers" },
+      Object.entries(full.request.headers).map(([name, value]) => [h("dt", {}, h("code", {}, name)), h("dd", {}, h("code", {}, value))]),
+      h("dt", {}, h("code", {}, "webhook-timestamp")), h("dd", {}, stamps.length === 0 ? "set when the first attempt starts" : stamps.join(", ")),
+      h("dt", {}, h("code", {}, "webhook-signature")), h("dd", {}, "v1,… signed per attempt with the endpoint's secret")),
+    h("h3", {}, "Payload"),
+    scrollableText(`Payload of delivery ${full.id}`, prettyBody(full.request.body), "payload"))
+}
 
 const rotateSecret = (endpoint) =>
   openDialog("Rotate the signing secret", (close) => {
@@ -57,14 +80,22 @@ const rotateSecret = (endpoint) =>
 export const renderEndpoint = async (context, id) => {
   const path = `/api/mobile/webhooks/${encodeURIComponent(id)}`
   const back = h("p", {}, h("a", { href: "#webhooks" }, "← All endpoints"))
+  if (!context.canManage) {
+    replace(context.container, back, memberView(context, "Webhook endpoint", "Webhook endpoints and their deliveries"))
+    return
+  }
   let endpoint
+  let types = []
   try {
-    endpoint = await api("GET", path)
+    [endpoint, types] = await Promise.all([
+      api("GET", path),
+      api("GET", "/api/mobile/webhooks/event-types").then((catalog) => catalog.data.map((type) => type.type), () => [])
+    ])
   } catch (error) {
     if (!context.isCurrent()) return
-    replace(context.container, back, h("h1", {}, "Webhook endpoint"), errorBox(error?.code === "not_found"
-      ? "This endpoint does not exist in this workspace (it may have been deleted)."
-      : explain(error, "load the endpoint")))
+    replace(context.container, back, h("h1", {}, "Webhook endpoint"), error?.code === "not_found"
+      ? errorBox("This endpoint does not exist in this workspace (it may have been deleted).")
+      : errorBox(explain(error, "load the endpoint"), () => renderEndpoint(context, id)))
     return
   }
   if (!context.isCurrent()) return
@@ -100,17 +131,23 @@ export const renderEndpoint = async (context, id) => {
       replace(actions)
       return
     }
+    // The endpoint's own types first (it would ignore others in real traffic), then the rest of the catalog.
+    const subscribed = endpoint.eventTypes === null ? types : [...endpoint.eventTypes, ...types.filter((type) => !endpoint.eventTypes.includes(type))]
+    const testType = h("select", { id: "test-event-type", disabled: !endpoint.enabled },
+      ["webhook.test", ...subscribed.filter((type) => type !== "webhook.test")].map((type) => h("option", { value: type }, type)))
     replace(actions,
-      h("button", {
-        type: "button",
-        class: "primary",
-        disabled: !endpoint.enabled,
-        onclick: () => act("send a test event", async () => {
-          await api("POST", `${path}/test`)
-          say(h("p", { class: "success", role: "status" }, "Test event queued. Its delivery appears below."))
-          await loadDeliveries(true)
-        })
-      }, "Send test event"),
+      h("div", { class: "test-event" },
+        field("Test event type", testType),
+        h("button", {
+          type: "button",
+          class: "primary",
+          disabled: !endpoint.enabled,
+          onclick: () => act("send a test event", async () => {
+            await api("POST", `${path}/test`, testType.value === "webhook.test" ? undefined : { eventType: testType.value })
+            say(h("p", { class: "success", role: "status" }, `Test ${testType.value} event queued. Its delivery appears below.`))
+            await loadDeliveries(true)
+          })
+        }, "Send test event")),
       h("button", {
         type: "button",
         onclick: () => act(endpoint.enabled ? "disable the endpoint" : "enable the endpoint", async () => {
@@ -141,9 +178,9 @@ export const renderEndpoint = async (context, id) => {
   const attemptsOf = async (delivery, holder) => {
     try {
       const full = await api("GET", `/api/mobile/webhooks/deliveries/${encodeURIComponent(delivery.id)}`)
-      replace(holder, attemptTable(full.attempts))
+      replace(holder, h("h3", {}, "Attempts"), attemptTable(full.attempts), requestView(full))
     } catch (error) {
-      replace(holder, errorBox(explain(error, "load the attempts")))
+      replace(holder, errorBox(explain(error, "load the attempts"), () => attemptsOf(delivery, holder)))
     }
   }
 
@@ -224,7 +261,7 @@ export const renderEndpoint = async (context, id) => {
       schedulePoll()
     } catch (error) {
       if (!context.isCurrent() || mine !== requested) return
-      replace(deliveries, errorBox(explain(error, "load the deliveries")))
+      replace(deliveries, errorBox(explain(error, "load the deliveries"), () => loadDeliveries(true)))
     }
   }
 
@@ -250,7 +287,7 @@ export const renderEndpoint = async (context, id) => {
         await loadDeliveries(true)
       })
     }
-  }, field("Recover failed deliveries since", since, "Replays every failed delivery created since then (at most 14 days back)."), h("button", { type: "submit" }, "Recover"))
+  }, field("Recover failed deliveries since", since, "In your time zone. Replays every failed delivery created since then (at most 14 days back)."), h("button", { type: "submit" }, "Recover"))
 
   drawSummary()
   drawActions()
@@ -266,7 +303,7 @@ export const renderEndpoint = async (context, id) => {
         h("div", { class: "toolbar" },
           field("Status", statusFilter),
           h("button", { type: "button", onclick: () => loadDeliveries(true) }, "Refresh"))),
-      context.canManage ? recover : null,
+      recover,
       deliveries))
   await loadDeliveries(true)
 }

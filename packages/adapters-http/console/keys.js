@@ -1,5 +1,5 @@
 // API keys: list, create (plaintext shown once), roll with grace, revoke with confirmation.
-import { announce, badge, confirmAction, errorBox, field, h, openDialog, replace, showSecretOnce, time } from "./dom.js"
+import { announce, badge, confirmAction, errorBox, field, formatTime, h, openDialog, replace, showSecretOnce, time } from "./dom.js"
 import { api, explain } from "./session.js"
 
 const scopes = [
@@ -12,11 +12,21 @@ const scopes = [
 
 const graceChoices = [["0", "None: the old key stops now"], ["3600", "1 hour"], ["86400", "24 hours"], ["604800", "7 days"]]
 
-/** Explains to a member why the page only reads. */
-export const readOnlyNotice = (context, what) =>
+/**
+ * What a member sees instead of a view admins manage: said once, with what they can do instead (nothing is fetched
+ * that the server would refuse).
+ */
+export const memberView = (context, title, what) => [
+  h("h1", {}, title),
   h("p", { class: "notice", role: "note" },
-    `You are a ${context.role} of ${context.workspace.name}. ${what} are managed by admins and owners, so this page is read-only for you. ` +
-      "Ask an admin or owner of the workspace to change your role if you need to manage them.")
+    `You are a ${context.role} of ${context.workspace.name}. ${what} are managed by the workspace's admins and owners, so this page is read-only for you.`),
+  h("div", { class: "card" },
+    h("h2", {}, "What you can do"),
+    h("ul", {},
+      h("li", {}, "Read the API reference and try requests: ", h("a", { href: "/api/docs" }, "API documentation"), "."),
+      h("li", {}, "Ask an admin or owner of ", context.workspace.name, " for a key, a webhook endpoint or the admin role."),
+      h("li", {}, "Workspace id, for support requests: ", h("code", {}, context.workspace.id))))
+]
 
 const statusOf = (key) => {
   if (key.revokedAt !== null) return badge("Revoked", "bad")
@@ -60,7 +70,7 @@ const createKey = (context, reload) =>
     field("Name", name, "What the key is for, e.g. “Billing sync”."),
     h("fieldset", {}, h("legend", {}, "Scopes"), boxes),
     field("Environment", environment),
-    field("Expires (optional)", expires, "Leave empty for a key that does not expire."),
+    field("Expires (optional)", expires, "The key stops at the end of that day, 23:59:59 UTC. Leave empty for a key that does not expire."),
     problem,
     h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Cancel"), submit))
   }).then(async (created) => {
@@ -104,7 +114,7 @@ const rollKey = (key, reload) =>
       label: "Your new API key",
       secret: rolled.key,
       warning: "Copy the new key now: it is shown only this once. The old key " +
-        (rolled.previous.expiresAt === null ? "keeps working." : `works until ${new Date(rolled.previous.expiresAt).toLocaleString()}.`)
+        (rolled.previous.expiresAt === null ? "keeps working." : `works until ${formatTime(rolled.previous.expiresAt)}.`)
     })
     announce("Key rolled.")
     await reload()
@@ -128,9 +138,14 @@ const revokeKey = async (key, reload, problem) => {
 
 const keyRow = (context, key, reload, problem) => {
   const live = key.revokedAt === null && (key.expiresAt === null || new Date(key.expiresAt).getTime() > Date.now())
+  // A rolled key already has its successor: rolling it again is refused (409), so it is not offered.
+  const rollable = live && key.replacedBy === null
   return h("tr", { "data-key-id": key.id },
     h("th", { scope: "row", "data-label": "Name" }, key.name),
-    h("td", { "data-label": "Key" }, h("code", { class: "key-prefix" }, `${key.prefix}…`)),
+    h("td", { "data-label": "Key" },
+      h("code", { class: "key-prefix" }, `${key.prefix}…`),
+      h("span", { class: "hint key-id" }, "id ", h("code", {}, key.id)),
+      key.replacedBy === null ? null : h("span", { class: "hint key-id" }, "rolled to ", h("code", {}, key.replacedBy))),
     h("td", { "data-label": "Scopes" }, key.scopes.map((scope) => h("code", { class: "scope" }, scope))),
     h("td", { "data-label": "Created" }, time(key.createdAt)),
     h("td", { "data-label": "Last used" }, time(key.lastUsedAt, "Never")),
@@ -139,7 +154,7 @@ const keyRow = (context, key, reload, problem) => {
     h("td", { "data-label": "Actions", class: "row-actions" },
       context.canManage && live
         ? [
-          h("button", { type: "button", onclick: () => rollKey(key, reload), "aria-label": `Roll ${key.name}` }, "Roll"),
+          rollable ? h("button", { type: "button", onclick: () => rollKey(key, reload), "aria-label": `Roll ${key.name}` }, "Roll") : null,
           h("button", { type: "button", class: "danger", onclick: () => revokeKey(key, reload, problem), "aria-label": `Revoke ${key.name}` }, "Revoke")
         ]
         : null))
@@ -147,6 +162,10 @@ const keyRow = (context, key, reload, problem) => {
 
 /** Draws the API keys view into `context.container`. */
 export const renderKeys = async (context) => {
+  if (!context.canManage) {
+    replace(context.container, memberView(context, "API keys", "API keys"))
+    return
+  }
   const list = h("div", { "aria-busy": "true" }, h("p", { class: "muted" }, "Loading keys…"))
   const problem = h("div")
   const keys = []
@@ -167,9 +186,10 @@ export const renderKeys = async (context) => {
     } catch (error) {
       if (!context.isCurrent()) return
       list.removeAttribute("aria-busy")
-      replace(list, error?.code === "forbidden"
-        ? h("p", { class: "muted", role: "status" }, `The server refused to list keys (403 forbidden): your role in ${context.workspace.name} is ${context.role}, and only admins and owners may see or manage API keys.`)
-        : errorBox(explain(error, "load the keys")))
+      replace(list, errorBox(explain(error, "load the keys"), () => {
+        replace(list, h("p", { class: "muted" }, "Loading keys…"))
+        load()
+      }))
     }
   }
   const draw = () => {
@@ -189,9 +209,8 @@ export const renderKeys = async (context) => {
   replace(context.container,
     h("div", { class: "view-header" },
       h("h1", {}, "API keys"),
-      context.canManage ? h("button", { type: "button", class: "primary", onclick: () => createKey(context, reload) }, "Create key") : null),
+      h("button", { type: "button", class: "primary", onclick: () => createKey(context, reload) }, "Create key")),
     h("p", { class: "muted" }, "Keys authenticate server-to-server calls to /api/v1 for this workspace. Only a short prefix of each key is kept for recognition."),
-    context.canManage ? null : readOnlyNotice(context, "API keys"),
     problem,
     list)
   await load()

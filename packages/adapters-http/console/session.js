@@ -76,6 +76,16 @@ export const signIn = async (email, password) => {
   return answer.user
 }
 
+/** Creates an account (with its personal workspace) and keeps its session for this tab. */
+export const signUp = async (name, email, password) => {
+  const answer = await call("POST", "/api/auth/sign-up", { name, email, password })
+  store(answer.session)
+  return answer.user
+}
+
+/** Asks for a password-reset link; the server answers the same whether the address is known or not. */
+export const requestPasswordReset = (email) => call("POST", "/api/auth/password-reset", { email })
+
 // One refresh at a time: concurrent calls that all saw `session_expired` wait for the same rotation.
 let refreshing = null
 const refresh = () => {

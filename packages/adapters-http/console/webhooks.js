@@ -1,6 +1,6 @@
 // Webhook endpoints: the list with each one's health, and subscribing a new one (its signing secret shown once).
-import { announce, badge, errorBox, field, h, openDialog, replace, showSecretOnce, time } from "./dom.js"
-import { readOnlyNotice } from "./keys.js"
+import { announce, badge, errorBox, field, h, openDialog, replace, scrollableText, showSecretOnce, time } from "./dom.js"
+import { memberView } from "./keys.js"
 import { samplePayload } from "./sample.js"
 import { api, explain } from "./session.js"
 
@@ -29,7 +29,8 @@ const eventPicker = (types) => {
           h("input", { type: "checkbox", id: `event-${index}`, value: type.type, "aria-describedby": `event-${index}-description` }),
           h("label", { for: `event-${index}` }, h("code", {}, type.type))),
         h("p", { class: "hint", id: `event-${index}-description` }, type.description),
-        h("details", {}, h("summary", {}, "Sample payload"), h("pre", {}, JSON.stringify(samplePayload(type.type, type.schema), null, 2))))))
+        h("details", {}, h("summary", {}, "Sample payload"),
+          scrollableText(`Sample payload of ${type.type}`, JSON.stringify(samplePayload(type.type, type.schema), null, 2))))))
   const sync = () => { list.hidden = !some.checked }
   everything.addEventListener("change", sync)
   some.addEventListener("change", sync)
@@ -48,28 +49,34 @@ const createEndpoint = async (context, reload) => {
   try {
     types = (await api("GET", "/api/mobile/webhooks/event-types")).data
   } catch (error) {
-    return openDialog("Add an endpoint", (close) => h("div", {}, errorBox(explain(error, "load the event catalog")),
-      h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Close"))))
+    const retry = await openDialog("Add an endpoint", (close) => h("div", {}, errorBox(explain(error, "load the event catalog")),
+      h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Close"), h("button", { type: "button", class: "primary", onclick: () => close(true) }, "Try again"))))
+    return retry === true ? createEndpoint(context, reload) : undefined
   }
   const created = await openDialog("Add an endpoint", (close) => {
     const url = h("input", { id: "endpoint-url", type: "url", required: true, placeholder: "https://example.com/webhooks/atrium", autocomplete: "off" })
     const description = h("input", { id: "endpoint-description", maxlength: 500, autocomplete: "off" })
     const picker = eventPicker(types)
-    const problem = h("div")
+    const problem = h("div", { id: "endpoint-problem" })
     const submit = h("button", { type: "submit", class: "primary" }, "Add endpoint")
+    // The error shows beside the button that caused it, above the (long) event list's end, and is scrolled to.
+    const show = (box) => {
+      replace(problem, box)
+      problem.scrollIntoView({ block: "nearest" })
+    }
     return h("form", {
       onsubmit: async (event) => {
         event.preventDefault()
         const eventTypes = picker.value()
         if (eventTypes !== null && eventTypes.length === 0) {
-          replace(problem, errorBox("Pick at least one event type, or choose every event."))
+          show(errorBox("Pick at least one event type, or choose every event."))
           return
         }
         submit.disabled = true
         try {
           close(await api("POST", "/api/mobile/webhooks", { url: url.value.trim(), description: description.value.trim(), eventTypes }))
         } catch (error) {
-          replace(problem, errorBox(explain(error, "add the endpoint")))
+          show(errorBox(explain(error, "add the endpoint")))
           submit.disabled = false
         }
       }
@@ -77,8 +84,9 @@ const createEndpoint = async (context, reload) => {
     field("Endpoint URL", url, "HTTPS address Atrium POSTs signed events to (Standard Webhooks)."),
     field("Description (optional)", description),
     picker.element,
-    problem,
-    h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Cancel"), submit))
+    h("div", { class: "form-footer" },
+      problem,
+      h("div", { class: "actions" }, h("button", { type: "button", onclick: () => close() }, "Cancel"), submit)))
   })
   if (created === undefined) return
   await showSecretOnce({
@@ -93,6 +101,10 @@ const createEndpoint = async (context, reload) => {
 
 /** Draws the webhook endpoints view. */
 export const renderWebhooks = async (context) => {
+  if (!context.canManage) {
+    replace(context.container, memberView(context, "Webhooks", "Webhook endpoints and their deliveries"))
+    return
+  }
   const list = h("div", { "aria-busy": "true" }, h("p", { class: "muted" }, "Loading endpoints…"))
   const reload = async () => {
     try {
@@ -117,17 +129,17 @@ export const renderWebhooks = async (context) => {
     } catch (error) {
       if (!context.isCurrent()) return
       list.removeAttribute("aria-busy")
-      replace(list, error?.code === "forbidden"
-        ? h("p", { class: "muted", role: "status" }, `The server refused to list webhook endpoints (403 forbidden): your role in ${context.workspace.name} is ${context.role}, and only admins and owners may see or manage webhooks.`)
-        : errorBox(explain(error, "load the endpoints")))
+      replace(list, errorBox(explain(error, "load the endpoints"), () => {
+        replace(list, h("p", { class: "muted" }, "Loading endpoints…"))
+        reload()
+      }))
     }
   }
   replace(context.container,
     h("div", { class: "view-header" },
       h("h1", {}, "Webhooks"),
-      context.canManage ? h("button", { type: "button", class: "primary", onclick: () => createEndpoint(context, reload) }, "Add endpoint") : null),
+      h("button", { type: "button", class: "primary", onclick: () => createEndpoint(context, reload) }, "Add endpoint")),
     h("p", { class: "muted" }, "Endpoints receive this workspace's events as signed POSTs, retried with backoff; every attempt is recorded."),
-    context.canManage ? null : readOnlyNotice(context, "Webhooks"),
     list)
   await reload()
 }

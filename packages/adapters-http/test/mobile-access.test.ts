@@ -26,6 +26,7 @@ const leastRole: Record<string, Role> = {
   "mobileDevelopers.createApiKey": "admin",
   "mobileDevelopers.rollApiKey": "admin",
   "mobileDevelopers.revokeApiKey": "admin",
+  "mobileDevelopers.listRequestLogs": "admin",
   "mobileWebhooks.listWebhookEndpoints": "admin",
   "mobileWebhooks.createWebhookEndpoint": "admin",
   "mobileWebhooks.getWebhookEndpoint": "admin",
@@ -66,6 +67,7 @@ const leastRole: Record<string, Role> = {
   "mobileSchedules.listScheduleRuns": "member",
   "mobilePurchases.availability": "member",
   "mobilePurchases.sync": "admin",
+  "mobilePurchases.syncStatus": "member",
   "mobilePurchases.list": "member",
   "mobilePurchases.get": "member"
 }

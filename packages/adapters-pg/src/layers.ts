@@ -7,6 +7,7 @@ import type {
   FeatureRequestRepository,
   PushDeviceRepository,
   PushMessageRepository,
+  RequestLogRepository,
   BillingRepository,
   DeliveryRepository,
   DomainRepository,
@@ -59,6 +60,7 @@ export type Ports =
   | FeatureRequestRepository
   | PushDeviceRepository
   | PushMessageRepository
+  | RequestLogRepository
   | Transactor
 
 /**

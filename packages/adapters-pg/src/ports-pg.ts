@@ -22,6 +22,7 @@ import { NotificationInboxPg } from "./purchases/notification-inbox-pg.ts"
 import { PurchaseRepositoryPg } from "./purchases/purchase-repository-pg.ts"
 import { FeatureRequestRepositoryPg } from "./feedback/feature-request-repository-pg.ts"
 import { PushDeviceRepositoryPg, PushMessageRepositoryPg } from "./notifications/push-repositories-pg.ts"
+import { RequestLogRepositoryPg } from "./request-logs/request-log-repository-pg.ts"
 
 /** Every domain storage port over one `SqlClient`; the same code runs on the embedded server and on `DATABASE_URL`. */
 export const PortsPg = Layer.mergeAll(
@@ -48,5 +49,6 @@ export const PortsPg = Layer.mergeAll(
   FeatureRequestRepositoryPg,
   PushDeviceRepositoryPg,
   PushMessageRepositoryPg,
+  RequestLogRepositoryPg,
   TransactorPg
 )

@@ -1,13 +1,11 @@
 import { type AccessLogEntry, AccessLogSink } from "@atrium/adapters-http"
 import { Effect, Layer } from "effect"
+import { RequestLogBuffer } from "./request-log-buffer.ts"
 
 const flushEveryMillis = 50
 
-/**
- * The access log on stdout: one JSON line per request, shaped like the app's other log lines, written in batches
- * (one write per 50 ms and on shutdown) so a busy server does not pay a write, nor a general-purpose formatter, per request.
- */
-export const AccessLogStdout = Layer.effect(AccessLogSink, Effect.gen(function*() {
+// One JSON line per request, gathered and written once per 50 ms and on shutdown.
+const stdoutSink = Effect.gen(function*() {
   let pending: Array<string> = []
   const flush = () => {
     if (pending.length === 0) return
@@ -32,5 +30,21 @@ export const AccessLogStdout = Layer.effect(AccessLogSink, Effect.gen(function*(
       stamp = new Date(now).toISOString()
     }
     pending.push(`{"message":"request","level":"INFO","timestamp":"${stamp}","annotations":${JSON.stringify(entry)}}`)
+  }
+})
+
+/**
+ * The access log on stdout: one JSON line per request, shaped like the app's other log lines, written in batches
+ * (one write per 50 ms and on shutdown) so a busy server does not pay a write, nor a general-purpose formatter, per request.
+ */
+export const AccessLogStdout = Layer.effect(AccessLogSink, stdoutSink)
+
+/** The stdout access log and, through the same hook, the `/api/v1` request log of each key (`RequestLogBuffer`). */
+export const AccessLogWithRequestLog = Layer.effect(AccessLogSink, Effect.gen(function*() {
+  const stdout = yield* stdoutSink
+  const requestLog = yield* RequestLogBuffer
+  return (entry: AccessLogEntry) => {
+    stdout(entry)
+    requestLog.observe(entry)
   }
 }))

@@ -11,6 +11,7 @@ import {
   mailServices,
   ModelCatalog,
   PurchaseServices,
+  RequestLogServices,
   ScheduleServices
 } from "@atrium/domain"
 import { Duration, Layer } from "effect"
@@ -37,6 +38,7 @@ export const domainLayer = (config: AppConfig) => {
       ai,
       identityServices(),
       EngagementServices,
+      RequestLogServices,
       // Schedules fire through the same AI task service.
       ScheduleServices.pipe(Layer.provide(ai)),
       mailServices(defaultMailPolicy(publicUrlOf(config))),

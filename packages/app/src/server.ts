@@ -6,11 +6,13 @@ import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
-import { AccessLogStdout } from "./access-log-sink.ts"
+import { AccessLogWithRequestLog } from "./access-log-sink.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { MailWorker } from "./mail/mail-worker.ts"
 import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 import { PushWorker } from "./push-worker.ts"
+import { RequestLogBuffer } from "./request-log-buffer.ts"
+import { RequestLogPruner } from "./request-log-pruner.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
 import { workers as workersLayer } from "./workers.ts"
@@ -28,12 +30,12 @@ export const serverLayer = (config: AppConfig) => {
     : Layer.empty
   const http = serveLean(HttpAppLayer({ rateLimit: { limit: config.rateLimitPerMinute, window: "1 minute" } })).pipe(
     Layer.provide(rateLimiterLayer(config)),
-    Layer.provide(AccessLogStdout),
+    Layer.provide(AccessLogWithRequestLog.pipe(Layer.provide(RequestLogBuffer.layer))),
     Layer.provide(NodeHttpServer.layer(() => createServer(requestReading), { port: config.port, host: config.host }))
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(workersLayer({ listen: true }), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer)
+    ? Layer.mergeAll(workersLayer({ listen: true }), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer, RequestLogPruner.layer())
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(Layer.provide(secretKeyCheck(config)), Layer.provide(domain))

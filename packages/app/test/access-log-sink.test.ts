@@ -16,8 +16,8 @@ describe("the stdout access log", () => {
       const sink = await Effect.runPromise(Effect.provide(Effect.service(AccessLogSink), context))
       expect(sink).toBeDefined()
       const entries = [
-        { method: "GET", route: "/api/v1/workspaces/current", status: 200, durationMs: 0.412, requestId: "req_1", principalId: "key_1" },
-        { method: "GET", route: null, status: 404, durationMs: 1, requestId: "a\"b\\c", principalId: null }
+        { method: "GET", route: "/api/v1/workspaces/current", status: 200, durationMs: 0.412, requestId: "req_1", principalId: "key_1", workspaceId: null, keyId: null },
+        { method: "GET", route: null, status: 404, durationMs: 1, requestId: "a\"b\\c", principalId: null, workspaceId: null, keyId: null }
       ]
       for (const entry of entries) sink?.(entry)
       await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -202,6 +202,12 @@ describe("Settings → Developers in Chromium", () => {
       expect(key).toMatch(/^sk_live_/)
       await expect(page.getByRole("alert").filter({ hasText: "shown only this once" }).count()).resolves.toBe(1)
       await page.screenshot({ path: join(shots, "key-secret-once.png"), fullPage: true })
+      // Escape asks before the secret goes; keeping it open leaves it there.
+      await page.keyboard.press("Escape")
+      await page.getByText("Close without storing it?").waitFor()
+      expect(await secret.inputValue()).toBe(key)
+      await page.getByRole("button", { name: "Keep it open" }).click()
+      await expect(page.getByText("Close without storing it?").isVisible()).resolves.toBe(false)
       await page.getByRole("button", { name: "I have stored it" }).click()
 
       // The key works, the list shows its prefix and scopes, and after a reload the plaintext is nowhere.
@@ -258,6 +264,9 @@ describe("Settings → Developers in Chromium", () => {
       expect((await call("GET", "/api/v1/workspaces/current", firstKey)).status).toBe(200)
       const inGrace = page.getByRole("row", { name: /Deploy bot/ }).filter({ has: page.locator(".badge.warn") })
       await inGrace.waitFor()
+      // A rolled key is not offered another roll (the server would refuse it), and the page shows the ids it names.
+      expect(await inGrace.getByRole("button", { name: "Roll Deploy bot" }).count()).toBe(0)
+      await expect(inGrace.textContent()).resolves.toMatch(/rolled to key_/)
       await page.screenshot({ path: join(shots, "keys-rolled.png"), fullPage: true })
 
       // No grace: the key it replaces is refused at once as expired.
@@ -293,8 +302,8 @@ describe("Settings → Developers in Chromium", () => {
       await page.getByLabel("Endpoint URL").fill(receiverUrl)
       await page.getByLabel("Description (optional)").fill("Loopback receiver")
       await page.getByLabel("Only the events I pick").check()
-      await page.getByLabel("webhook.test").check()
-      await page.getByLabel("api_key.created").check()
+      await page.getByLabel("webhook.test", { exact: true }).check()
+      await page.getByLabel("api_key.created", { exact: true }).check()
       // Each type says what it means and shows a sample payload.
       const testType = page.locator(".event-type").filter({ hasText: "webhook.test" })
       await testType.getByText("Sample payload").click()
@@ -317,7 +326,20 @@ describe("Settings → Developers in Chromium", () => {
       await succeeded.locator("tr.attempt").first().waitFor()
       await expect(succeeded.locator("tr.attempt").first().textContent()).resolves.toContain("HTTP 204")
       expect(received.some((delivery) => delivery.type === "webhook.test")).toBe(true)
+      // The delivery shows what was sent: its headers and exact payload, in a region the keyboard can scroll.
+      const payload = succeeded.getByRole("region", { name: /Payload of delivery/ })
+      await payload.waitFor()
+      await expect(payload.textContent()).resolves.toContain("\"type\": \"webhook.test\"")
+      await expect(payload.getAttribute("tabindex")).resolves.toBe("0")
+      await expect(succeeded.locator("dl.headers").textContent()).resolves.toContain("webhook-id")
       await page.screenshot({ path: join(shots, "deliveries-succeeded.png"), fullPage: true })
+
+      // A test of a chosen type: an example api_key.created reaches the receiver.
+      await page.getByLabel("Test event type").selectOption("api_key.created")
+      await page.getByRole("button", { name: "Send test event" }).click()
+      await page.locator(".delivery[data-status=succeeded]").filter({ hasText: "api_key.created" }).first().waitFor({ timeout: 20_000 })
+      expect(received.some((delivery) => delivery.type === "api_key.created")).toBe(true)
+      await page.getByLabel("Test event type").selectOption("webhook.test")
 
       // The receiver fails: the attempt shows its status, error kind and what it answered.
       receiverMode = "fail"
@@ -492,8 +514,13 @@ describe("Settings → Developers in Chromium", () => {
       await page.getByLabel("Email").fill(invitee.email)
       await page.getByLabel("Password").fill(password)
       await page.screenshot({ path: join(shots, "accept-invitation.png"), fullPage: true })
+      const signedIn = page.waitForResponse((response) => response.url().endsWith("/api/auth/sign-in"))
       await page.getByRole("button", { name: "Sign in and join" }).click()
+      const pageToken = accessTokenOf(await (await signedIn).json())
       await page.getByRole("heading", { name: "You joined the workspace" }).waitFor()
+      // The session the page signed in with served that one step and is gone: none is left behind.
+      expect(pageToken).toMatch(/^at_/)
+      expect((await call("GET", "/api/auth/session", pageToken)).status).toBe(401)
       const inviteeToken = accessTokenOf((await call("POST", "/api/auth/sign-in", undefined, { email: invitee.email, password })).body)
       const organization = await call("GET", "/api/mobile/organization", inviteeToken)
       expect(JSON.stringify(organization.body.memberships)).toContain(adminWorkspace.id)
@@ -517,13 +544,19 @@ describe("Settings → Developers in Chromium", () => {
       await page.keyboard.press("Enter")
       await page.getByRole("heading", { name: "API keys" }).waitFor()
       await chooseWorkspace(page, adminWorkspace.id)
-      await page.getByText("403 forbidden").waitFor()
+      // Told once that the page is read-only, with what they can do instead; nothing the server would refuse is asked.
+      await page.getByRole("heading", { name: "What you can do" }).waitFor()
       await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe("API keys")
+      await expect(page.getByRole("note").count()).resolves.toBe(1)
       await expect(page.getByRole("note").textContent()).resolves.toContain("read-only")
+      await expect(page.getByText("read-only").count()).resolves.toBe(1)
+      await expect(page.getByText("403").count()).resolves.toBe(0)
+      await expect(page.getByRole("link", { name: "API documentation" }).count()).resolves.toBe(1)
       expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0)
       await page.screenshot({ path: join(shots, "member-keys.png"), fullPage: true })
       await page.getByRole("link", { name: "Webhooks" }).click()
-      await page.getByText("403 forbidden").waitFor()
+      await page.getByRole("heading", { name: "Webhooks" }).waitFor()
+      await expect(page.getByRole("note").count()).resolves.toBe(1)
       expect(await page.getByRole("button", { name: "Add endpoint" }).count()).toBe(0)
       await page.screenshot({ path: join(shots, "member-webhooks.png"), fullPage: true })
 

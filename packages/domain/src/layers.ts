@@ -23,6 +23,7 @@ import { ScheduleReactions, Schedules } from "./schedules/index.ts"
 import { AccountTokens, EmailVerification, PasswordReset } from "./identity/index.ts"
 import { MailDelivery, MailOutbox, type MailPolicy } from "./mail/index.ts"
 import { Purchases } from "./purchases/index.ts"
+import { RequestLogs } from "./request-logs/index.ts"
 
 /**
  * The change log and its subscribers (the webhook and push fan-outs, the schedules' reactions to members and task
@@ -121,3 +122,6 @@ export const Primitives = (pepper: Option.Option<Redacted.Redacted<string>> = Op
  * `PushDeviceRepository`, `PushMessageRepository` and, to send anything, a `PushService` (disabled when absent).
  */
 export const EngagementServices = Layer.mergeAll(FeatureRequests.layer, PushNotifications.layer, PushSender.layer).pipe(Layer.provide(ChangeLogLive))
+
+/** The request logs of `/api/v1` (read by admins, written and pruned by the host); they need `RequestLogRepository`. */
+export const RequestLogServices = RequestLogs.layer

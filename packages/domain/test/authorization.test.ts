@@ -39,6 +39,7 @@ const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: b
   "schedules.read": [true, true, true, "read"],
   "schedules.write": [true, true, false, "schedules:write"],
   "audit.read": [true, true, false, null],
+  "request_logs.read": [true, true, false, null],
   "purchases.read": [true, true, true, "read"],
   "purchases.manage": [true, true, false, null],
   "owners.manage": [true, false, false, null]

@@ -108,6 +108,9 @@ describe("Feature requests", () => {
       const messages = Array.from(s.pushMessages.values())
       assert.deepStrictEqual(messages.map((m) => m.userId), [bob.user.id])
       assert.strictEqual(messages[0]?.data.featureRequestId, created.request.id)
+      // The push says what happened: the request's title, its new status and the operator's note.
+      assert.strictEqual(messages[0]?.title, "“Scheduled exports” is planned")
+      assert.strictEqual(messages[0]?.body, "A feature request you follow is now planned — “Q3”")
       // The sender hands it to the push service once.
       const sender = yield* PushSender
       const claimed = yield* sender.sendQueue.claim(10)

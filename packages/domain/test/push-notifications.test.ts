@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Invitations, PushDevice, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
-import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "./support/identity.ts"
 
@@ -19,6 +19,16 @@ const checkReceipts = Effect.gen(function*() {
   const sender = yield* PushSender
   for (const batch of yield* sender.receiptQueue.claim(10)) yield* sender.receiptQueue.step(batch)
 })
+
+// Every log line the domain writes, as JSON, for the test to read back.
+const captured = () => {
+  const lines: Array<string> = []
+  const logger = Logger.formatJson.pipe(Logger.map((line) => {
+    lines.push(line)
+  }))
+  return { lines, layer: Logger.layer([logger]) }
+}
+const removals = (lines: ReadonlyArray<string>) => lines.filter((line) => line.includes("push device removed"))
 
 // Bob has a phone registered; an invitation to him is a push to it.
 const bobWithPhone = Effect.gen(function*() {
@@ -184,4 +194,43 @@ describe("Push sender", () => {
       assert.strictEqual(last?.status, "failed")
       assert.strictEqual(last?.attempts, 8)
     }).pipe(Effect.provide(withPush)))
+
+  it.effect("each removed device is one log line with its id and why, never its token", () => {
+    const log = captured()
+    return Effect.gen(function*() {
+      const push = yield* PushNotifications
+      const accounts = yield* Accounts
+      const phone = yield* principalOf((yield* signUp("ada@example.com")).session)
+      const tablet = yield* principalOf((yield* accounts.signIn({ email: "ada@example.com", password })).session)
+      const registered = yield* push.register(phone, "phone", registration(1))
+      yield* push.register(phone, "watch", registration(3))
+      const tabletDevice = yield* push.register(tablet, "tablet", registration(2))
+      yield* push.unregister(phone, "watch")
+      yield* push.unregister(phone, "watch")
+      yield* accounts.signOut(phone.sessionId)
+      const lines = removals(log.lines)
+      assert.strictEqual(lines.length, 2)
+      assert.include(lines[0], "\"reason\":\"unregistered\"")
+      assert.include(lines[1], registered.device.id)
+      assert.include(lines[1], "\"reason\":\"session_ended\"")
+      assert.notInclude(lines.join("\n"), tabletDevice.device.id)
+      for (const line of log.lines) for (const n of [1, 2, 3]) assert.notInclude(line, `device${n}x`)
+    }).pipe(Effect.provide(withPush), Effect.provide(log.layer))
+  })
+
+  it.effect("a dead token's device is logged as removed, without the token", () => {
+    const log = captured()
+    return Effect.gen(function*() {
+      const { invite } = yield* bobWithPhone
+      yield* invite
+      const script = yield* PushServiceScript
+      yield* Ref.set(script.sendAnswers, [(batch) => batch.map(() => ({ status: "error" as const, error: "DeviceNotRegistered" }))])
+      yield* sendAll
+      const lines = removals(log.lines)
+      assert.strictEqual(lines.length, 1)
+      assert.include(lines[0], "\"reason\":\"token_dead\"")
+      assert.include(lines[0], "dev_")
+      for (const line of log.lines) assert.notInclude(line, "device7x")
+    }).pipe(Effect.provide(withPush), Effect.provide(log.layer))
+  })
 })

@@ -6,6 +6,7 @@ import { RequiredPermission } from "./security.ts"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ApiKeyCreated, ApiKeyRolled, CreateApiKey, ManagedApiKeyList, RollApiKeyBody } from "./managed-api-key-schemas.ts"
 import { PageQuery } from "./page-query.ts"
+import { RequestLogList, RequestLogQuery } from "./request-log-schemas.ts"
 
 /** Settings → Developers: the active workspace's API keys, for admins and owners. */
 export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
@@ -34,9 +35,19 @@ export class MobileDevelopersGroup extends HttpApiGroup.make("mobileDevelopers")
     HttpApiEndpoint.delete("revokeApiKey", "/api-keys/:id", {
       params: { id: ApiKeyId },
       error: [Problems.NotFound, ...serverErrors]
-    }).annotateMerge(docs("Revoke an API key", "It stops authenticating at once (204)."))
+    }).annotateMerge(docs("Revoke an API key", "It stops authenticating at once (204).")),
+    HttpApiEndpoint.get("listRequestLogs", "/request-logs", {
+      query: RequestLogQuery,
+      success: RequestLogList,
+      error: [Problems.InvalidInput, ...serverErrors]
+    }).annotate(RequiredPermission, "request_logs.read").annotateMerge(docs(
+      "The request log",
+      "Every `/api/v1` request made with a key of the active workspace in the last 7 days, newest first: time, method, " +
+        "route template, status, duration and request id; narrowed by `keyId`, `status` and `requestId`. Lines are " +
+        "written in batches about a second after the answer. Admins and owners."
+    ))
   )
   .annotate(RequiredPermission, "api_keys.manage")
   .pipe(memberRoutes)
-  .annotateMerge(OpenApi.annotations({ title: "mobile: developers", description: "API keys of the active workspace." }))
+  .annotateMerge(OpenApi.annotations({ title: "mobile: developers", description: "API keys of the active workspace and their request log." }))
 {}

@@ -8,6 +8,7 @@ export const requestExamples: Readonly<Record<string, unknown>> = {
   CreateWebhookEndpoint: { url: "https://hooks.example.com/atrium", description: "Billing sync", eventTypes: ["ai_task.succeeded", "ai_task.failed"] },
   UpdateWebhookEndpoint: { description: "Billing sync (EU)", enabled: true },
   RotateWebhookSecret: { gracePeriodSeconds: 86400 },
+  TestWebhookEndpoint: { eventType: "feature_request.status_changed" },
   RecoverWebhookDeliveries: { since: "2026-01-01T00:00:00Z" },
   SignUpRequest: { email: "ada@example.com", password: "correct horse battery staple", name: "Ada Lovelace" },
   SignInRequest: { email: "ada@example.com", password: "correct horse battery staple" },

@@ -12,6 +12,7 @@ import {
   RecoveredWebhookDeliveries,
   RecoverWebhookDeliveries,
   RotateWebhookSecret,
+  TestWebhookEndpoint,
   UpdateWebhookEndpoint,
   WebhookDeliveryList,
   WebhookDeliveryView,
@@ -90,11 +91,14 @@ export const webhookOperations = (paths: WebhookPaths) => [
   )),
   HttpApiEndpoint.post("testWebhookEndpoint", `${paths.endpoints}/:id/test`, {
     params: endpointId,
+    // The body is optional: none (read as null) sends `webhook.test`.
+    payload: [TestWebhookEndpoint, Schema.Null],
     success: WebhookDeliveryView.pipe(HttpApiSchema.status(202)),
-    error: [Problems.NotFound, Problems.Conflict, ...serverErrors]
+    error: [Problems.NotFound, Problems.Conflict, Problems.InvalidInput, ...serverErrors]
   }).annotate(RequiredPermission, "webhooks.write").annotateMerge(docs(
     "Send a test event",
-    "Queues a `webhook.test` event to this endpoint only and answers its pending delivery. A disabled endpoint is " +
+    "Queues a `webhook.test` event — or, with `eventType`, an example event of that type made from its payload " +
+      "schema — to this endpoint only and answers its pending delivery. A disabled endpoint is " +
       "409 `conflict`. Needs `webhooks.write` (scope `webhooks:write`; role admin)."
   )),
   HttpApiEndpoint.post("recoverWebhookDeliveries", `${paths.endpoints}/:id/recover`, {

@@ -88,6 +88,14 @@ export const RotateWebhookSecret = Schema.Struct({
 }).annotate({ identifier: "RotateWebhookSecret" })
 export type RotateWebhookSecret = typeof RotateWebhookSecret.Type
 
+/** `POST …/{id}/test`: optional, and so is the body itself (none sends `webhook.test`). */
+export const TestWebhookEndpoint = Schema.Struct({
+  eventType: Schema.optionalKey(EventType.annotate({
+    description: "Send an example event of this type (made from its payload schema) instead of `webhook.test`"
+  }))
+}).annotate({ identifier: "TestWebhookEndpoint" })
+export type TestWebhookEndpoint = typeof TestWebhookEndpoint.Type
+
 /** `POST …/recover`: replay every failed delivery created since a time. */
 export const RecoverWebhookDeliveries = Schema.Struct({
   since: Instant.annotate({ description: "ISO-8601 time, at most 14 days ago" })
@@ -132,7 +140,13 @@ export type WebhookDeliveryAttemptView = typeof WebhookDeliveryAttemptView.Type
 /** A delivery with every attempt, oldest first. */
 export const WebhookDeliveryWithAttempts = Schema.Struct({
   ...deliveryFields,
-  attempts: Schema.Array(WebhookDeliveryAttemptView)
+  attempts: Schema.Array(WebhookDeliveryAttemptView),
+  request: Schema.optionalKey(Schema.NullOr(Schema.Struct({
+    headers: Schema.Record(Schema.String, Schema.String).annotate({
+      description: "Headers every attempt sends; each attempt adds its own `webhook-timestamp` (its start, unix seconds) and `webhook-signature`"
+    }),
+    body: Schema.String.annotate({ description: "The exact body POSTed: the event envelope `{ id, type, createdAt, workspaceId, data }`" })
+  })).annotate({ description: "What is sent to the endpoint; `null` when the event is no longer stored" }))
 }).annotate({ identifier: "WebhookDeliveryWithAttempts" })
 export type WebhookDeliveryWithAttempts = typeof WebhookDeliveryWithAttempts.Type
 

@@ -1,3 +1,4 @@
+import type { ApiKeyId, WorkspaceId } from "@atrium/domain"
 import { Context } from "effect"
 
 /** One access-log entry: what happened to a request, never a credential, a query or a body. */
@@ -8,6 +9,10 @@ export interface AccessLogEntry {
   readonly durationMs: number
   readonly requestId: string
   readonly principalId: string | null
+  /** The workspace the caller acted in, once authenticated. */
+  readonly workspaceId: WorkspaceId | null
+  /** The API key that called, when a key did. */
+  readonly keyId: ApiKeyId | null
 }
 
 /**

@@ -127,7 +127,11 @@ export const AuthenticationLive = (rateLimit: RateLimitOptions) => Layer.effect(
         return Effect.matchEffect(principalOf(token, accepted), {
           onFailure: refused,
           onSuccess: (principal) => {
-            if (facts !== undefined) facts.principal = principalId(principal)
+            if (facts !== undefined) {
+              facts.principal = principalId(principal)
+              facts.workspace = principal.workspaceId
+              facts.key = principal._tag === "ApiKeyPrincipal" ? principal.keyId : undefined
+            }
             return admit(principal, fiber.context)
           }
         })

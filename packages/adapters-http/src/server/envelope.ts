@@ -105,7 +105,9 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
     status: response.status,
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     requestId,
-    principalId: facts.principal ?? null
+    principalId: facts.principal ?? null,
+    workspaceId: facts.workspace ?? null,
+    keyId: facts.key ?? null
   })
 
   // The host's sink is read once, when the router is built.
@@ -116,7 +118,13 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
       // nosniff on every answer: a JSON or problem body is never run as a script or rendered as HTML by a browser.
-      const facts: RequestFacts = { route: undefined, principal: undefined, headers: { "x-request-id": requestId, "x-content-type-options": "nosniff" } }
+      const facts: RequestFacts = {
+        route: undefined,
+        principal: undefined,
+        workspace: undefined,
+        key: undefined,
+        headers: { "x-request-id": requestId, "x-content-type-options": "nosniff" }
+      }
       // The response as it leaves, logged: by the host's sink in the same step, else through Effect's logger.
       const done = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
         const out = finish(response, requestId, facts)

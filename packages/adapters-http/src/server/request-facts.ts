@@ -1,3 +1,4 @@
+import type { ApiKeyId, WorkspaceId } from "@atrium/domain"
 import { Context, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 
@@ -7,6 +8,10 @@ export interface RequestFacts {
   route: string | undefined
   /** The id of who called (an API key id or a session id), once authenticated; never a credential. */
   principal: string | undefined
+  /** The workspace the caller acts in, once authenticated. */
+  workspace: WorkspaceId | undefined
+  /** The API key that called, when a key did (the request log is per key). */
+  key: ApiKeyId | undefined
   /**
    * Headers for whatever response leaves (the request id, RateLimit, Cache-Control, WWW-Authenticate): one record per
    * request, added to in place, which the envelope sets on the response.

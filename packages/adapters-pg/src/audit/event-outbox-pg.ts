@@ -37,7 +37,7 @@ export const EventOutboxPg = Layer.effect(
   EventOutbox,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const { newestInWorkspace } = tableReads(sql, { name: "events", columns, Row: DomainEventRow, Class: DomainEvent })
+    const { newestInWorkspace, findInWorkspace } = tableReads(sql, { name: "events", columns, Row: DomainEventRow, Class: DomainEvent })
 
     const append = Effect.fn("EventOutbox.append")(function*(event: DomainEvent) {
       yield* sql`
@@ -54,6 +54,6 @@ export const EventOutboxPg = Layer.effect(
       return yield* newestInWorkspace(workspaceId, page)
     })
 
-    return EventOutbox.of({ append, appendAll, list })
+    return EventOutbox.of({ append, appendAll, list, findById: findInWorkspace })
   })
 )

@@ -1,6 +1,7 @@
 import {
   NotificationPreferences,
   PushDevice,
+  type PushDeviceId,
   PushDeviceRepository,
   PushMessage,
   PushMessageRepository,
@@ -44,13 +45,13 @@ export const PushDeviceRepositoryPg = Layer.effect(
     const toDevices = (rows: ReadonlyArray<unknown>) => decodeDevices(rows).pipe(Effect.map((decoded) => decoded.map((row) => new PushDevice(row))))
 
     // A device that goes takes its unsent messages with it: nothing queued for a signed-out session or a moved
-    // token is delivered later. One statement; answers how many devices went.
+    // token is delivered later. One statement; answers the ids of the devices that went.
     const forget = (where: Fragment) =>
-      sql<{ readonly gone: number }>`
+      sql<{ readonly id: PushDeviceId }>`
         WITH gone AS (DELETE FROM push_devices WHERE ${where} RETURNING id),
           dropped AS (DELETE FROM push_messages WHERE status = 'pending' AND device_id IN (SELECT id FROM gone))
-        SELECT count(*)::int AS gone FROM gone
-      `.pipe(Effect.map((rows) => rows[0]?.gone ?? 0))
+        SELECT id FROM gone
+      `.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
     // The token moves with its newest registration: any other row holding it (found by its digest, as the token arrives
     // sealed) goes first, in the same transaction.
@@ -85,7 +86,7 @@ export const PushDeviceRepositoryPg = Layer.effect(
     })
 
     const deleteOne = Effect.fn("PushDeviceRepository.delete")(function*(userId: UserId, installationId: string) {
-      return (yield* forget(sql`user_id = ${userId} AND installation_id = ${installationId}`).pipe(orUnavailable)) > 0
+      return (yield* forget(sql`user_id = ${userId} AND installation_id = ${installationId}`).pipe(orUnavailable)).length > 0
     })
 
     const preferences = Effect.fn("PushDeviceRepository.preferences")(function*(userIds: ReadonlyArray<UserId>) {
@@ -102,8 +103,8 @@ export const PushDeviceRepositoryPg = Layer.effect(
       listByUser: (userId) => listByUsers([userId]),
       listByUsers,
       delete: deleteOne,
-      deleteBySession: (sessionId: SessionId) => forget(sql`session_id = ${sessionId}`).pipe(Effect.asVoid, orUnavailable),
-      deleteByTokenDigest: (digest) => forget(sql`token_digest = ${digest}`).pipe(Effect.asVoid, orUnavailable),
+      deleteBySession: (sessionId: SessionId) => forget(sql`session_id = ${sessionId}`).pipe(orUnavailable),
+      deleteByTokenDigest: (digest) => forget(sql`token_digest = ${digest}`).pipe(orUnavailable),
       preferences,
       savePreferences: (userId, next) =>
         sql`

@@ -25,6 +25,7 @@ export const Permission = Schema.Literals([
   "schedules.read",
   "schedules.write",
   "audit.read",
+  "request_logs.read",
   "purchases.read",
   "purchases.manage",
   "owners.manage"
@@ -61,6 +62,7 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   "schedules.read": { scope: "read", role: "member" },
   "schedules.write": { scope: "schedules:write", role: "admin" },
   "audit.read": { scope: null, role: "admin" },
+  "request_logs.read": { scope: null, role: "admin" },
   // Buying and syncing for the workspace is for admins in the app; integrators only read the mirror.
   "purchases.read": { scope: "read", role: "member" },
   "purchases.manage": { scope: null, role: "admin" },

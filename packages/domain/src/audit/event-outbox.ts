@@ -1,6 +1,6 @@
-import { type Array as Arr, Context, type Effect } from "effect"
+import { type Array as Arr, Context, type Effect, type Option } from "effect"
 import type { Unavailable } from "../shared/index.ts"
-import type { WorkspaceId } from "../shared/index.ts"
+import type { EventId, WorkspaceId } from "../shared/index.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import type { DomainEvent } from "./domain-event.ts"
 
@@ -10,4 +10,6 @@ export class EventOutbox extends Context.Service<EventOutbox, {
   /** Appends many events in one write. */
   readonly appendAll: (events: Arr.NonEmptyReadonlyArray<DomainEvent>) => Effect.Effect<void, Unavailable>
   readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<DomainEvent>, Unavailable>
+  /** One event of the workspace; another workspace's is not found. */
+  readonly findById: (workspaceId: WorkspaceId, id: EventId) => Effect.Effect<Option.Option<DomainEvent>, Unavailable>
 }>()("@atrium/domain/EventOutbox") {}

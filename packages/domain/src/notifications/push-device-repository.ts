@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { SessionId, Unavailable, UserId } from "../shared/index.ts"
+import type { PushDeviceId, SessionId, Unavailable, UserId } from "../shared/index.ts"
 import type { NotificationPreferences } from "./notification-preferences.ts"
 import type { PushDevice } from "./push-device.ts"
 
@@ -15,9 +15,10 @@ export class PushDeviceRepository extends Context.Service<PushDeviceRepository, 
   readonly listByUsers: (userIds: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyArray<PushDevice>, Unavailable>
   /** Removes one of the user's devices; false when the user has none for that installation. */
   readonly delete: (userId: UserId, installationId: string) => Effect.Effect<boolean, Unavailable>
-  readonly deleteBySession: (sessionId: SessionId) => Effect.Effect<void, Unavailable>
-  /** The push service said the token is dead: removes the device holding it, found by the token's digest. */
-  readonly deleteByTokenDigest: (tokenDigest: string) => Effect.Effect<void, Unavailable>
+  /** Removes the devices registered by a session; answers the ids removed. */
+  readonly deleteBySession: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<PushDeviceId>, Unavailable>
+  /** The push service said the token is dead: removes the device holding it, found by the token's digest; answers the ids removed. */
+  readonly deleteByTokenDigest: (tokenDigest: string) => Effect.Effect<ReadonlyArray<PushDeviceId>, Unavailable>
   readonly preferences: (userIds: ReadonlyArray<UserId>) => Effect.Effect<ReadonlyMap<UserId, NotificationPreferences>, Unavailable>
   readonly savePreferences: (userId: UserId, preferences: NotificationPreferences) => Effect.Effect<void, Unavailable>
 }>()("@atrium/domain/PushDeviceRepository") {}

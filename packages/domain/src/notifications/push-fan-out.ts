@@ -1,7 +1,7 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AiTaskEvents, AiTaskRepository } from "../ai/index.ts"
 import type { DomainEvent, EventSubscriber, RecordedChange } from "../audit/index.ts"
-import { FeatureRequestRepository, FeedbackEvents } from "../feedback/index.ts"
+import { FeatureRequestRepository, type FeatureRequestStatus, FeedbackEvents } from "../feedback/index.ts"
 import { Email, IdentityEvents, isSessionEndedAction, type Member, MembershipRepository, UserRepository } from "../identity/index.ts"
 import { type Actor, FeatureRequestId, IdGenerator, type Page, PushMessageId, SessionId, TaskId, type Unavailable, UserId, type WorkspaceId } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationCategory } from "./notification-preferences.ts"
@@ -9,6 +9,7 @@ import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushMessage } from "./push-message.ts"
 import { PushMessageRepository } from "./push-message-repository.ts"
 import { PushService } from "./push-service.ts"
+import { logRemovedDevices } from "./removed-devices-log.ts"
 
 /** Who a change notifies and what they read: short texts and ids, never secrets or another workspace's content. */
 interface Notice {
@@ -31,6 +32,31 @@ const adminNotices: ReadonlyMap<string, { readonly category: NotificationCategor
   ["purchase.status_changed", { category: "billing", title: "Subscription updated", body: "A purchase of your workspace changed status." }],
   ["schedule.paused", { category: "schedules", title: "Schedule paused", body: "A schedule of your workspace was paused." }]
 ])
+
+// Push texts stay short: a phone shows about two lines, and the push service caps a message at 4 KiB.
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`)
+const statusWords: Readonly<Record<FeatureRequestStatus, string>> = {
+  open: "open again",
+  under_review: "under review",
+  planned: "planned",
+  in_progress: "in progress",
+  shipped: "shipped",
+  declined: "declined",
+  merged: "merged into another request"
+}
+
+/** What a follower of a feature request reads: its title, its new status and the operator's note. */
+const featureRequestNotice = (changed: {
+  readonly featureRequest: { readonly title: string; readonly status: FeatureRequestStatus }
+  readonly note: string | null
+}): { readonly title: string; readonly body: string } => {
+  const status = statusWords[changed.featureRequest.status]
+  const note = changed.note === null || changed.note.trim().length === 0 ? "" : ` — “${clip(changed.note.trim(), 160)}”`
+  return {
+    title: clip(`“${changed.featureRequest.title}” is ${status}`, 90),
+    body: `A feature request you follow is now ${status}${note}`
+  }
+}
 
 /**
  * Turns changes into push messages in the change's own transaction (one per device of each recipient who allows the
@@ -107,8 +133,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
             return Option.some<Notice>({
               category: "feature_requests",
               userIds: [...new Set([request.value.authorId, ...voters])],
-              title: "Feature request updated",
-              body: `A feature request you follow is now ${changed.value.featureRequest.status.replace("_", " ")}.`,
+              ...featureRequestNotice(changed.value),
               data: { type: event.type, featureRequestId: request.value.id, status: changed.value.featureRequest.status }
             })
           }
@@ -158,7 +183,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
       const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> => {
         const sessionEnded = isSessionEndedAction(change.action)
         return !sessionEnded && (!service.enabled || Option.isNone(change.event)) ? Effect.void : Effect.gen(function*() {
-          if (sessionEnded && isSessionId(change.target)) yield* devices.deleteBySession(change.target)
+          if (sessionEnded && isSessionId(change.target)) yield* logRemovedDevices(yield* devices.deleteBySession(change.target), "session_ended")
           if (!service.enabled || Option.isNone(change.event)) return
           const notice = yield* noticeOf(change.event.value)
           if (Option.isSome(notice)) yield* enqueue(change.event.value, notice.value)

@@ -5,6 +5,7 @@ import { defaultNotificationPreferences, type NotificationPreferences } from "./
 import { type OwnPushDevice, PushDevice, type PushDeviceRegistration, sealPushToken } from "./push-device.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushService } from "./push-service.ts"
+import { logRemovedDevices } from "./removed-devices-log.ts"
 
 /** A member's own push devices and notification preferences; nobody reaches another user's. */
 export class PushNotifications extends Context.Service<PushNotifications, {
@@ -53,7 +54,9 @@ export class PushNotifications extends Context.Service<PushNotifications, {
       )
 
       const unregister = Effect.fn("PushNotifications.unregister")(function*(principal: SessionPrincipal, installationId: string) {
-        yield* repo.delete(principal.userId, installationId)
+        const existing = yield* repo.find(principal.userId, installationId)
+        const removed = yield* repo.delete(principal.userId, installationId)
+        if (removed && Option.isSome(existing)) yield* logRemovedDevices([existing.value.id], "unregistered")
       })
 
       const devices = Effect.fn("PushNotifications.devices")(function*(principal: SessionPrincipal) {

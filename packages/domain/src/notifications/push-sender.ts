@@ -4,6 +4,7 @@ import { pushBackoff, type PushMessage } from "./push-message.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushMessageRepository } from "./push-message-repository.ts"
 import { type OutgoingPush, PushService, type PushServiceError } from "./push-service.ts"
+import { logRemovedDevices } from "./removed-devices-log.ts"
 
 /** The most messages the push service takes in one request. */
 export const pushBatchSize = 100
@@ -97,7 +98,7 @@ export class PushSender extends Context.Service<PushSender, {
           const ticket = tickets[index]
           return ticket !== undefined && ticket.status === "error" && ticket.error === deviceGone
         })
-        yield* Effect.forEach(dead, (message) => devices.deleteByTokenDigest(message.tokenDigest), { discard: true })
+        yield* Effect.forEach(dead, (message) => Effect.flatMap(devices.deleteByTokenDigest(message.tokenDigest), (ids) => logRemovedDevices(ids, "token_dead")), { discard: true })
       })
 
       const checkReceipts = Effect.fn("PushSender.checkReceipts")(function*(batch: ReadonlyArray<PushMessage>) {
@@ -123,7 +124,7 @@ export class PushSender extends Context.Service<PushSender, {
             return receipt !== undefined && receipt.status === "error" && receipt.error === deviceGone
           })
         )
-        yield* Effect.forEach(dead, (message) => devices.deleteByTokenDigest(message.tokenDigest), { discard: true })
+        yield* Effect.forEach(dead, (message) => Effect.flatMap(devices.deleteByTokenDigest(message.tokenDigest), (ids) => logRemovedDevices(ids, "token_dead")), { discard: true })
       })
 
       // One batch per claim: the push service takes at most 100 messages per request.

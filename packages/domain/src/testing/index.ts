@@ -1,5 +1,5 @@
 import { Layer, Option } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, ScheduleServices } from "../layers.ts"
+import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, RequestLogServices, ScheduleServices } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
 import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
@@ -20,6 +20,7 @@ import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
 import { DeliveryRepositoryMemory, WebhookEndpointRepositoryMemory } from "./memory-webhooks.ts"
+import { RequestLogRepositoryMemory } from "./memory-request-logs.ts"
 
 export * from "./memory-ai-provider.ts"
 export * from "./memory-ai-tasks.ts"
@@ -37,6 +38,7 @@ export * from "./memory-webhook-transport.ts"
 export * from "./memory-webhooks.ts"
 export * from "./memory-feedback.ts"
 export * from "./memory-notifications.ts"
+export * from "./memory-request-logs.ts"
 export * from "./principals.ts"
 
 /** Every port in memory, sharing one `MemoryStore`. */
@@ -59,6 +61,7 @@ export const PortsMemory = Layer.mergeAll(
   FeatureRequestRepositoryMemory,
   PushDeviceRepositoryMemory,
   PushMessageRepositoryMemory,
+  RequestLogRepositoryMemory,
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
@@ -88,6 +91,7 @@ export const domainMemory = (stores: StoreSetup = {}) =>
       IdentityServices,
       EngagementServices,
       CustomDomainServices,
+      RequestLogServices,
       ScheduleServices.pipe(Layer.provideMerge(AiServices)),
       mailServices(defaultMailPolicy(memoryPublicUrl))
     )),

@@ -1,6 +1,7 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Ref } from "effect"
 import {
   type NotificationPreferences,
+  type PushDevice,
   type OutgoingPush,
   type PushMessage,
   PushDeviceRepository,
@@ -22,6 +23,10 @@ const withDevices = (s: MemoryState, pushDevices: MemoryState["pushDevices"]): M
   const kept = new Set(Array.from(pushDevices.values()).map((d) => d.id))
   return { ...s, pushDevices, pushMessages: without(s.pushMessages, (m) => m.status !== "pending" || kept.has(m.deviceId)) }
 }
+
+// Removes the devices `gone` picks and answers their ids.
+const removeDevices = (s: MemoryState, gone: (device: PushDevice) => boolean) =>
+  [Array.from(s.pushDevices.values()).filter(gone).map((d) => d.id), withDevices(s, without(s.pushDevices, (d) => !gone(d)))] as const
 
 /** In-memory push devices and notification preferences. */
 export const PushDeviceRepositoryMemory = Layer.effect(
@@ -46,8 +51,8 @@ export const PushDeviceRepositoryMemory = Layer.effect(
           if (found === undefined) return [false, s] as const
           return [true, withDevices(s, without(s.pushDevices, (d) => d.id !== found.id))] as const
         }),
-      deleteBySession: (sessionId) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.sessionId !== sessionId))),
-      deleteByTokenDigest: (digest) => write((s) => withDevices(s, without(s.pushDevices, (d) => d.tokenDigest !== digest))),
+      deleteBySession: (sessionId) => modify((s) => removeDevices(s, (d) => d.sessionId === sessionId)),
+      deleteByTokenDigest: (digest) => modify((s) => removeDevices(s, (d) => d.tokenDigest === digest)),
       preferences: (userIds) =>
         read.pipe(Effect.map((s) => {
           const found = new Map<UserId, NotificationPreferences>()

@@ -136,6 +136,11 @@ export const EventOutboxMemory = Layer.effect(
         up.pipe(
           Effect.andThen(Ref.get(store.state)),
           Effect.map((s) => pageOf(s.events.filter((e) => e.workspaceId === workspaceId), page))
+        ),
+      findById: (workspaceId, id) =>
+        up.pipe(
+          Effect.andThen(Ref.get(store.state)),
+          Effect.map((s) => Option.fromNullishOr(s.events.find((e) => e.workspaceId === workspaceId && e.id === id)))
         )
     })
   })

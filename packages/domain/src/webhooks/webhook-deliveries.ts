@@ -11,7 +11,7 @@ import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
 import { type TransportRequest, type TransportResult, WebhookTransport } from "./webhook-transport.ts"
 import type { WorkQueue } from "../shared/index.ts"
 import { SecretBox } from "../shared/index.ts"
-import { type AttemptVerdict, defaultDisableAfter, DeliveryAttempt, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
+import { type AttemptVerdict, defaultDisableAfter, DeliveryAttempt, deliveryHeaders, envelopeOf, judgeAttempt, retryDelays, WebhookDelivery } from "./webhook-delivery.ts"
 import { type EndpointSecret, WebhookEndpoint } from "./webhook-endpoint.ts"
 import { importSigningKey, type SigningKey, signWebhookWith, WebhookSigner } from "./webhook-signature.ts"
 
@@ -150,9 +150,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           const request: TransportRequest = {
             url: claimed.endpoint.url,
             headers: {
-              "content-type": "application/json",
-              "user-agent": "Atrium-Webhooks/1",
-              "webhook-id": claimed.event.id,
+              ...deliveryHeaders(claimed.event.id),
               "webhook-timestamp": String(timestamp),
               "webhook-signature": signature
             },

@@ -88,6 +88,13 @@ export const judgeAttempt = (
 /** How long an endpoint may fail without a single success before it is disabled (configurable). */
 export const defaultDisableAfter = Duration.days(5)
 
+/** The headers every attempt of a delivery sends, besides its own `webhook-timestamp` and `webhook-signature`. */
+export const deliveryHeaders = (eventId: string): Readonly<Record<string, string>> => ({
+  "content-type": "application/json",
+  "user-agent": "Atrium-Webhooks/1",
+  "webhook-id": eventId
+})
+
 /** The wire body of a delivery: the event envelope `{ id, type, createdAt, workspaceId, data }`. */
 export const envelopeOf = (event: { readonly id: string; readonly type: string; readonly createdAt: string; readonly workspaceId: string; readonly data: unknown }) =>
   JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, data: event.data })

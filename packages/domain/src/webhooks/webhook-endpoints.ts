@@ -1,8 +1,9 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
-import { WebhookEvents } from "./webhook-events.ts"
+import { eventDefinitions, WebhookEvents } from "./webhook-events.ts"
+import { exampleEvent } from "./event-example.ts"
 import { WebhookFanOut } from "./webhook-fan-out.ts"
-import { ChangeLog, emit } from "../audit/index.ts"
+import { ChangeLog, type DomainEvent, type EmittedEvent, emit, EventOutbox, type EventPayload } from "../audit/index.ts"
 import { type Actor, Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { DeliveryId, type WebhookEndpointId, WebhookEndpointId as EndpointIdSchema, type WorkspaceId } from "../shared/index.ts"
@@ -77,8 +78,15 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
     grace: Duration.Duration | undefined,
     actor: Actor
   ) => Effect.Effect<EndpointWithSecret, NotFound | InvalidInput | Unavailable>
-  /** Sends `webhook.test` to this endpoint only; returns the pending delivery. */
-  readonly sendTest: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<WebhookDelivery, Refused | NotFound | Conflict | Unavailable>
+  /**
+   * Sends `webhook.test` — or an example event of `eventType`, made from its payload schema — to this endpoint only;
+   * returns the pending delivery.
+   */
+  readonly sendTest: (
+    principal: Principal,
+    id: WebhookEndpointId,
+    eventType?: EventType | undefined
+  ) => Effect.Effect<WebhookDelivery, Refused | NotFound | Conflict | InvalidInput | Unavailable>
   readonly deliveries: (
     principal: Principal,
     id: WebhookEndpointId,
@@ -88,7 +96,12 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
   readonly delivery: (
     principal: Principal,
     id: DeliveryId
-  ) => Effect.Effect<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<DeliveryAttempt> }, Refused | NotFound | Unavailable>
+  ) => Effect.Effect<{
+    readonly delivery: WebhookDelivery
+    readonly attempts: ReadonlyArray<DeliveryAttempt>
+    /** The event the delivery carries (what its body is made of). */
+    readonly event: Option.Option<DomainEvent>
+  }, Refused | NotFound | Unavailable>
   /** A new attempt chain for one delivery, with the same event (and so the same `webhook-id`). */
   readonly replay: (principal: Principal, id: DeliveryId) => Effect.Effect<WebhookDelivery, Refused | NotFound | Unavailable>
   /** Replays every failed delivery of an endpoint created since `since` (at most 14 days back). */
@@ -103,6 +116,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
     Effect.gen(function*() {
       const endpoints = yield* WebhookEndpointRepository
       const deliveries = yield* DeliveryRepository
+      const outbox = yield* EventOutbox
       const tx = yield* Transactor
       const ids = yield* IdGenerator
       const box = yield* SecretBox
@@ -261,10 +275,15 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         }
       )
 
-      const sendTest = Effect.fn("WebhookEndpoints.sendTest")(function*(principal: Principal, id: WebhookEndpointId) {
+      const sendTest = Effect.fn("WebhookEndpoints.sendTest")(function*(principal: Principal, id: WebhookEndpointId, eventType?: EventType | undefined) {
         yield* permits(principal, "webhooks.write")
         const { workspaceId } = principal
         const actor = actorOf(principal)
+        const definition = eventDefinitions.find((candidate) => candidate.type === (eventType ?? WebhookEvents.test.type))
+        const example: Option.Option<EmittedEvent<string, EventPayload>> = eventType === undefined || eventType === WebhookEvents.test.type || definition === undefined
+          ? Option.some(emit(WebhookEvents.test, { message: "This is a test event from Atrium.", endpointId: id }, { notify: false }))
+          : exampleEvent(definition)
+        if (Option.isNone(example)) return yield* new InvalidInput({ detail: `No example can be made for ${eventType}` })
         return yield* tx.withTransaction(Effect.gen(function*() {
           const endpoint = yield* find(workspaceId, id)
           if (!endpoint.enabled) return yield* new Conflict({ detail: "the endpoint is disabled; enable it first" })
@@ -274,7 +293,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
             actor,
             action: "webhook_endpoint.tested",
             target: id,
-            event: emit(WebhookEvents.test, { message: "This is a test event from Atrium.", endpointId: id }, { notify: false })
+            event: example.value
           })
           if (Option.isNone(recorded)) return yield* Effect.die(new Error("the test event was not recorded"))
           const [sent] = yield* fanOut.deliverTo(recorded.value, [id])
@@ -295,7 +314,7 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         yield* permits(principal, "webhooks.read")
         const found = yield* deliveries.findById(principal.workspaceId, id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "webhook_delivery" })
-        return { delivery: found.value, attempts: yield* deliveries.attempts(id) }
+        return { delivery: found.value, attempts: yield* deliveries.attempts(id), event: yield* outbox.findById(principal.workspaceId, found.value.eventId) }
       })
 
       const replay = Effect.fn("WebhookEndpoints.replay")(function*(principal: Principal, id: DeliveryId) {

@@ -1,14 +1,27 @@
-import { actorOf, ApiKeys, CurrentPrincipal } from "@atrium/domain"
-import { Effect, Layer, Redacted } from "effect"
+import { actorOf, ApiKeys, CurrentPrincipal, memberOf, type RequestLogEntry, RequestLogs } from "@atrium/domain"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { leanGroup } from "../lean-group.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
+import type { RequestLogView } from "../../contract/request-log-schemas.ts"
+
+const toRequestLogView = (line: RequestLogEntry): RequestLogView => ({
+  id: line.id,
+  keyId: line.keyId,
+  method: line.method,
+  route: line.route,
+  status: line.status,
+  durationMs: line.durationMs,
+  requestId: line.requestId,
+  createdAt: DateTime.formatIso(line.createdAt)
+})
 
 /** Handlers of Settings → Developers: API keys of the active workspace, created, rolled and revoked by the member. */
 export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
     const keys = yield* ApiKeys
+    const requestLogs = yield* RequestLogs
     return leanGroup(HttpApiBuilder.group(Api, "mobileDevelopers", (handlers) => handlers
       .handle("listApiKeys", Effect.fn("Mobile.listApiKeys")(function*({ query }) {
         const page = yield* keys.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
@@ -43,5 +56,10 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
         const principal = yield* CurrentPrincipal
         yield* keys.revoke(principal.workspaceId, params.id, actorOf(principal))
+      }))
+      .handle("listRequestLogs", Effect.fn("Mobile.listRequestLogs")(function*({ query }) {
+        const principal = yield* memberOf(yield* CurrentPrincipal)
+        const page = yield* requestLogs.list(principal, { keyId: query.keyId, status: query.status, requestId: query.requestId }, pageRequestOf(query))
+        return { data: page.data.map(toRequestLogView), nextCursor: page.nextCursor }
       }))))
 }))

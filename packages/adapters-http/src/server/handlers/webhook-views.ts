@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, DomainEvent, EndpointWithSecret, WebhookDelivery, WebhookEndpoint } from "@atrium/domain"
+import { type DeliveryAttempt, deliveryHeaders, type DomainEvent, type EndpointWithSecret, envelopeOf, type WebhookDelivery, type WebhookEndpoint } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
 import type { EventView } from "../../contract/event-schemas.ts"
 import type {
@@ -62,9 +62,17 @@ const toWebhookDeliveryAttemptView = (attempt: DeliveryAttempt): WebhookDelivery
 export const toWebhookDeliveryWithAttempts = (found: {
   readonly delivery: WebhookDelivery
   readonly attempts: ReadonlyArray<DeliveryAttempt>
+  readonly event: Option.Option<DomainEvent>
 }): WebhookDeliveryWithAttempts => ({
   ...toWebhookDeliveryView(found.delivery),
-  attempts: found.attempts.map(toWebhookDeliveryAttemptView)
+  attempts: found.attempts.map(toWebhookDeliveryAttemptView),
+  request: Option.match(found.event, {
+    onNone: () => null,
+    onSome: (event) => ({
+      headers: deliveryHeaders(event.id),
+      body: envelopeOf({ ...event, createdAt: DateTime.formatIso(event.createdAt) })
+    })
+  })
 })
 
 /** An outbox event in the envelope webhooks carry. */

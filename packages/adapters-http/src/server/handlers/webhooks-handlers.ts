@@ -6,6 +6,7 @@ import type {
   CreateWebhookEndpoint,
   RecoverWebhookDeliveries,
   RotateWebhookSecret,
+  TestWebhookEndpoint,
   UpdateWebhookEndpoint
 } from "../../contract/webhook-schemas.ts"
 import { leanGroup } from "../lean-group.ts"
@@ -61,8 +62,8 @@ const makeWebhookHandlers = Effect.gen(function*() {
         return toWebhookEndpointWithSecret(yield* endpoints.rotateSecret(yield* CurrentPrincipal, params.id, grace))
       }
     ),
-    testWebhookEndpoint: Effect.fn("Webhooks.sendTest")(function*({ params }: EndpointParams) {
-      return toWebhookDeliveryView(yield* endpoints.sendTest(yield* CurrentPrincipal, params.id))
+    testWebhookEndpoint: Effect.fn("Webhooks.sendTest")(function*({ params, payload }: EndpointParams & { readonly payload: TestWebhookEndpoint | null }) {
+      return toWebhookDeliveryView(yield* endpoints.sendTest(yield* CurrentPrincipal, params.id, payload?.eventType))
     }),
     recoverWebhookDeliveries: Effect.fn("Webhooks.recover")(
       function*({ params, payload }: EndpointParams & { readonly payload: RecoverWebhookDeliveries }) {

@@ -1,0 +1,52 @@
+import type { AccessLogEntry } from "@atrium/adapters-http"
+import { ApiKeyId, RequestLogs, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
+import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Ref, Scope } from "effect"
+import { RequestLogBuffer } from "../src/request-log-buffer.ts"
+
+const workspaceId = WorkspaceId.make("ws_buffer")
+const admin = new SessionPrincipal({ sessionId: SessionId.make("ses_b"), userId: UserId.make("usr_b"), workspaceId, role: "owner" })
+const entry = (overrides: Partial<AccessLogEntry>): AccessLogEntry => ({
+  method: "GET",
+  route: "/api/v1/workspaces/current",
+  status: 200,
+  durationMs: 0.5,
+  requestId: "req_x",
+  principalId: "key_buffer",
+  workspaceId,
+  keyId: ApiKeyId.make("key_buffer"),
+  ...overrides
+})
+const stored = Effect.gen(function*() {
+  const page = yield* (yield* RequestLogs).list(admin, {}, { limit: 100, cursor: undefined })
+  return page.data.map((line) => line.requestId)
+})
+
+describe("the request-log buffer", () => {
+  it.effect("keeps keyed /api/v1 requests only, writes them in batches, keeps them through an outage and writes the rest on shutdown", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(RequestLogBuffer.layerWith({ flushEvery: "1 hour", maxBatch: 2 }), scope)
+      const { observe, flush } = Context.get(context, RequestLogBuffer)
+      observe(entry({ requestId: "a" }))
+      observe(entry({ requestId: "session", keyId: null, principalId: "ses_1" }))
+      observe(entry({ requestId: "mobile", route: "/api/mobile/organization" }))
+      observe(entry({ requestId: "unknown", route: null }))
+      observe(entry({ requestId: "refused", workspaceId: null, keyId: null, principalId: null }))
+      observe(entry({ requestId: "b" }))
+      observe(entry({ requestId: "c" }))
+      // Nothing is written on the request path.
+      assert.deepStrictEqual(yield* stored, [])
+      const store = yield* MemoryStore
+      yield* Ref.set(store.down, true)
+      yield* flush
+      yield* Ref.set(store.down, false)
+      assert.deepStrictEqual(yield* stored, [])
+      yield* flush
+      assert.deepStrictEqual([...(yield* stored)].sort(), ["a", "b", "c"])
+      observe(entry({ requestId: "d" }))
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual([...(yield* stored)].sort(), ["a", "b", "c", "d"])
+    }).pipe(Effect.provide(DomainMemory)))
+})

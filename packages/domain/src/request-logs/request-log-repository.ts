@@ -1,0 +1,13 @@
+import { type Array as Arr, Context, type DateTime, type Effect } from "effect"
+import type { Page, PageRequest, Unavailable, WorkspaceId } from "../shared/index.ts"
+import type { RequestLogEntry, RequestLogFilter, RequestLogRecord } from "./request-log-entry.ts"
+
+/** Port: the request logs of every workspace, written in batches, read newest first, pruned by age. */
+export class RequestLogRepository extends Context.Service<RequestLogRepository, {
+  /** Writes a batch in one statement. */
+  readonly appendAll: (records: Arr.NonEmptyReadonlyArray<RequestLogRecord>) => Effect.Effect<void, Unavailable>
+  /** The workspace's lines, newest first, narrowed by `filter`. */
+  readonly list: (workspaceId: WorkspaceId, filter: RequestLogFilter, page: PageRequest) => Effect.Effect<Page<RequestLogEntry>, Unavailable>
+  /** Removes every line older than `cutoff`; answers how many went. */
+  readonly pruneBefore: (cutoff: DateTime.Utc) => Effect.Effect<number, Unavailable>
+}>()("@atrium/domain/RequestLogRepository") {}
