@@ -17,7 +17,7 @@ import { MobileWebhooksGroup, WebhooksGroup } from "./webhooks-groups.ts"
 export const openApiPath = "/api/v1/openapi"
 export const docsPath = "/api/docs"
 
-/** The Atrium HTTP contract: import it (`@atrium/adapters-http/contract`) to build clients; `server/` implements it. */
+/** The Atrium HTTP contract: import it (`@atrium/client`) to build clients; `server/` implements it. */
 export class Api extends HttpApi.make("atrium")
   .add(V1Group)
   .add(V1DomainsGroup)
