@@ -5,14 +5,18 @@ const packages = ["domain", "client", "adapters-http", "adapters-pg", "adapters-
 // vitest 5 reads projects from the config it is given; `npm test` names this file.
 export default defineConfig({
   test: {
-    projects: packages.map((name) => ({
-      test: {
-        name,
-        root: `packages/${name}`,
-        include: ["test/**/*.test.ts"],
-        testTimeout: 30_000,
-        hookTimeout: 60_000
-      }
-    }))
+    projects: [
+      ...packages.map((name) => ({
+        test: {
+          name,
+          root: `packages/${name}`,
+          include: ["test/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      })),
+      // The repository's own tooling: the published packages' API reports.
+      { test: { name: "scripts", root: "scripts", include: ["test/**/*.test.ts"], testTimeout: 60_000 } }
+    ]
   }
 })
