@@ -3,7 +3,7 @@
  * `tsc -b` emits into `.tsbuild/`. `npm run api:report` rewrites them; `test/api-report.test.ts` fails when the
  * emitted surface differs from the committed report.
  */
-import { Extractor, ExtractorConfig, type ExtractorResult } from "@microsoft/api-extractor"
+import { Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorResult } from "@microsoft/api-extractor"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -80,12 +80,12 @@ export const extractReport = (entry: EntryPoint, update: boolean): ExtractorResu
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
-        compilerMessageReporting: { default: { logLevel: "warning" } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
         extractorMessageReporting: {
-          default: { logLevel: "none", addToApiReportFile: true },
-          "ae-missing-release-tag": { logLevel: "none", addToApiReportFile: false }
+          default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
+          "ae-missing-release-tag": { logLevel: ExtractorLogLevel.None, addToApiReportFile: false }
         },
-        tsdocMessageReporting: { default: { logLevel: "none", addToApiReportFile: false } }
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: false } }
       }
     },
     configObjectFullPath: undefined,
