@@ -26,9 +26,10 @@ export const scenario = Effect.gen(function*() {
   const workspaceId = owner.workspace.id
   const ownerPrincipal = yield* accounts.authenticate(owner.session.accessToken)
 
-  yield* permits(ownerPrincipal, "api_keys.manage")
-  const key = yield* (yield* ApiKeys).create({ workspaceId, name: "ci", scopes: ["ai_tasks:write"], actor: actorOf(ownerPrincipal) })
-  const keyPrincipal = yield* (yield* ApiKeys).authenticate(key.plaintext)
+  // The service asks the acting principal's permission itself: an owner may manage keys.
+  const keys = yield* ApiKeys
+  const key = yield* keys.create(ownerPrincipal, { name: "ci", scopes: ["ai_tasks:write"] })
+  const keyPrincipal = yield* keys.authenticate(key.plaintext)
 
   const invitations = yield* Invitations
   const invited = yield* invitations.create(ownerPrincipal, { email: "member@example.com", role: "member" })
@@ -47,13 +48,14 @@ export const scenario = Effect.gen(function*() {
     input: { prompt: "hello" }
   })
 
-  const refused = yield* permits(memberPrincipal, "api_keys.manage").pipe(Effect.flip)
+  // A member may not: the domain refuses, with no HTTP layer in front.
+  const refused = yield* keys.create(memberPrincipal, { name: "mine" }).pipe(Effect.flip)
   return {
     workspace: workspaceId,
     key: keyPrincipal.keyId,
     member: memberPrincipal.role,
     task: `${submitted.task.id} ${submitted.task.status}`,
-    refused: `${refused._tag}: ${refused.detail}`
+    refused: refused._tag === "Forbidden" ? `Forbidden: ${refused.detail}` : refused._tag
   }
 })
 

@@ -1,4 +1,4 @@
-import { actorOf, ApiKeys, CurrentPrincipal } from "@atrium/domain"
+import { ApiKeys, CurrentPrincipal } from "@atrium/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@atrium/client"
@@ -11,14 +11,11 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
     const keys = yield* ApiKeys
     return leanGroup(HttpApiBuilder.group(Api, "mobileDevelopers", (handlers) => handlers
       .handle("listApiKeys", Effect.fn("Mobile.listApiKeys")(function*({ query }) {
-        const page = yield* keys.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
+        const page = yield* keys.list(yield* CurrentPrincipal, pageRequestOf(query))
         return { data: page.data.map(toManagedApiKeyView), nextCursor: page.nextCursor }
       }))
       .handle("createApiKey", Effect.fn("Mobile.createApiKey")(function*({ payload }) {
-        const principal = yield* CurrentPrincipal
-        const created = yield* keys.create({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal),
+        const created = yield* keys.create(yield* CurrentPrincipal, {
           name: payload.name,
           scopes: payload.scopes,
           environment: payload.environment,
@@ -27,10 +24,7 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
         return { apiKey: toManagedApiKeyView(created.apiKey), key: Redacted.value(created.plaintext) }
       }))
       .handle("rollApiKey", Effect.fn("Mobile.rollApiKey")(function*({ params, payload }) {
-        const principal = yield* CurrentPrincipal
-        const rolled = yield* keys.roll({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal),
+        const rolled = yield* keys.roll(yield* CurrentPrincipal, {
           id: params.id,
           graceSeconds: payload?.graceSeconds
         })
@@ -41,7 +35,6 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
         }
       }))
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
-        const principal = yield* CurrentPrincipal
-        yield* keys.revoke(principal.workspaceId, params.id, actorOf(principal))
+        yield* keys.revoke(yield* CurrentPrincipal, params.id)
       }))))
 }))
