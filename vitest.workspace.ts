@@ -1,18 +1,22 @@
 import { defineConfig } from "vitest/config"
 
-const packages = ["domain", "adapters-http", "adapters-pg", "adapters-webhook", "app"]
+const packages = ["domain", "client", "adapters-http", "adapters-pg", "adapters-webhook", "app"]
 
 // vitest 5 reads projects from the config it is given; `npm test` names this file.
 export default defineConfig({
   test: {
-    projects: packages.map((name) => ({
-      test: {
-        name,
-        root: `packages/${name}`,
-        include: ["test/**/*.test.ts"],
-        testTimeout: 30_000,
-        hookTimeout: 60_000
-      }
-    }))
+    projects: [
+      ...packages.map((name) => ({
+        test: {
+          name,
+          root: `packages/${name}`,
+          include: ["test/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      })),
+      // The repository's own tooling: the published packages' API reports.
+      { test: { name: "scripts", root: "scripts", include: ["test/**/*.test.ts"], testTimeout: 60_000 } }
+    ]
   }
 })

@@ -4,8 +4,8 @@
  * and commit both: the snapshot test diffs every build against them and fails on any breaking change.
  */
 import { writeFileSync } from "node:fs"
-import { Api } from "../src/contract/api.ts"
-import { contractDocuments, openApiDocument, snapshotText } from "../src/contract/index.ts"
+import { Api } from "@atrium/client"
+import { contractDocuments, openApiDocument, snapshotText } from "@atrium/client"
 import { snapshotPath } from "./snapshot-path.ts"
 
 for (const document of contractDocuments) {

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url"
-import type { ContractDocument } from "../src/contract/openapi-documents.ts"
+import type { ContractDocument } from "@atrium/client"
 
 /** Where the committed snapshot of a document lives (`packages/adapters-http/contract/<slug>.openapi.json`). */
 export const snapshotPath = (document: ContractDocument) => fileURLToPath(new URL(`../contract/${document.slug}.openapi.json`, import.meta.url))

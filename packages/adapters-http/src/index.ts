@@ -1,9 +1,9 @@
 /**
- * @atrium/adapters-http — the HTTP contract (`./contract`, also importable alone as `@atrium/adapters-http/contract`),
+ * @atrium/adapters-http — the HTTP contract (re-exported from `@atrium/client`, where it lives and is published),
  * the server that implements it (one front door: authentication, authorization, rate limit, envelope) and the outbound
  * clients (`@atrium/adapters-http/outbound`).
  */
-export * from "./contract/index.ts"
+export * from "@atrium/client"
 export { AuthenticationLive, SessionAuthenticationLive } from "./server/authentication.ts"
 export { AuthorizationLive } from "./server/authorization.ts"
 export { type EnvelopeOptions, makeEnvelope } from "./server/envelope.ts"

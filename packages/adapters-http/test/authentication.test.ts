@@ -1,5 +1,5 @@
-import { ApiKeys, systemActor } from "@atrium/domain"
-import { MemoryStore } from "@atrium/domain/testing"
+import { ApiKeys } from "@atrium/domain"
+import { MemoryStore, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -68,7 +68,7 @@ describe("authentication", () => {
   it.effect("a revoked key is api_key_revoked", () =>
     Effect.gen(function*() {
       const { key, apiKey, workspace } = yield* seedKey()
-      yield* (yield* ApiKeys).revoke(workspace.id, apiKey.id, systemActor("test"))
+      yield* (yield* ApiKeys).revoke(systemPrincipal(workspace.id), apiKey.id)
       assertRefused(yield* send("GET", path, { key }), "api_key_revoked")
     }).pipe(Effect.provide(AppUnderTest())))
 

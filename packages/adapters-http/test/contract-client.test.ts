@@ -5,7 +5,7 @@ import { Effect, Ref } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 // The contract alone, as a client package would import it: no server code comes with it.
-import { Api } from "@atrium/adapters-http/contract"
+import { Api } from "@atrium/client"
 import { AppUnderTest, seedKey } from "./harness.ts"
 
 // A typed client of the contract over the real server, authenticating with `key`.
@@ -14,7 +14,7 @@ const clientWith = (key: string) =>
     transformClient: (client) => HttpClient.mapRequest(client, HttpClientRequest.bearerToken(key))
   })
 
-describe("typed HttpApiClient of @atrium/adapters-http/contract", () => {
+describe("typed HttpApiClient of @atrium/client", () => {
   it.effect("decodes successes, and failures back into the domain's own errors", () =>
     Effect.gen(function*() {
       const { key, workspace } = yield* seedKey()

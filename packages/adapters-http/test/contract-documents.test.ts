@@ -4,7 +4,7 @@ import spectralRulesets from "@stoplight/spectral-rulesets"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
 import { HttpApi } from "effect/http-api"
-import { Api, contractDocuments, problemCatalog, requestExamples, unpublishedPrefixes } from "../src/contract/index.ts"
+import { Api, contractDocuments, problemCatalog, requestExamples, unpublishedPrefixes } from "@atrium/client"
 import { AppUnderTest, seedKey, send, sendJson } from "./harness.ts"
 import { isRecord, member } from "./json.ts"
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { Api, breakingChanges, contractDocuments, describeBreakingChanges, openApiDocument, snapshotText, v1Document } from "../src/contract/index.ts"
+import { Api, breakingChanges, contractDocuments, describeBreakingChanges, openApiDocument, snapshotText, v1Document } from "@atrium/client"
 import { refreshHint, snapshotPath } from "../scripts/snapshot-path.ts"
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { Webhook } from "standardwebhooks"
-import { nodeWebhookVerification, pythonWebhookVerification } from "../src/contract/index.ts"
+import { nodeWebhookVerification, pythonWebhookVerification } from "@atrium/client"
 
 // A delivery signed by the Standard Webhooks reference library, during a rotation (two signatures, the new one valid).
 const secret = `whsec_${Buffer.from("k".repeat(32)).toString("base64")}`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Context } from "effect"
 import { HttpApi } from "effect/http-api"
-import { AcceptedCredentials, Api } from "../src/contract/index.ts"
+import { AcceptedCredentials, Api } from "@atrium/client"
 
 // What a group's front door is made of, read off the built `Api`: the OpenAPI documents do not show middleware order.
 const doorOf = (group: (typeof Api.groups)[keyof typeof Api.groups]) => {

@@ -1,5 +1,5 @@
 import { ApiKeys, type ApiKeyScope, systemActor, type WorkspaceId, Workspaces } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { DomainMemory, systemPrincipal } from "@atrium/domain/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
@@ -28,20 +28,14 @@ export const seedKey = (options?: {
 }) =>
   Effect.gen(function*() {
     const workspace = yield* (yield* Workspaces).create({ name: options?.name ?? "Acme", actor })
-    const created = yield* (yield* ApiKeys).create({
-      workspaceId: workspace.id,
-      name: "test",
-      scopes: options?.scopes,
-      expiresAt: options?.expiresAt,
-      actor
-    })
+    const created = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "test", scopes: options?.scopes, expiresAt: options?.expiresAt })
     return { workspace, apiKey: created.apiKey, key: Redacted.value(created.plaintext) }
   })
 
 /** Another API key in an existing workspace. */
 export const addKey = (workspaceId: WorkspaceId, scopes: ReadonlyArray<ApiKeyScope>) =>
   Effect.gen(function*() {
-    const created = yield* (yield* ApiKeys).create({ workspaceId, name: scopes.join(" "), scopes, actor })
+    const created = yield* (yield* ApiKeys).create(systemPrincipal(workspaceId), { name: scopes.join(" "), scopes })
     return Redacted.value(created.plaintext)
   })
 

@@ -2,7 +2,7 @@ import { MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { HttpClient, HttpClientError } from "effect/http"
-import { MobileSessionClient, SecureStore, sessionKeys, SignedOut } from "../src/contract/index.ts"
+import { MobileSessionClient, SecureStore, sessionKeys, SignedOut } from "@atrium/client"
 import { AppUnderTest, send, sendJson } from "./harness.ts"
 import { password, seedTeam } from "./identity-harness.ts"
 

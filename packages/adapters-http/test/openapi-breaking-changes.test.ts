@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { breakingChanges } from "../src/contract/openapi-breaking-changes.ts"
+import { breakingChanges } from "@atrium/client"
 
 // A small document shaped like Atrium's: refs, a list with an enum, a body, parameters, problem responses, bearer auth.
 const base = () => ({

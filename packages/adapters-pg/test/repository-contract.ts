@@ -20,7 +20,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal, ScriptedReceiver, WebhookTransportMemory } from "@atrium/domain/testing"
+import { ownerPrincipal, ScriptedReceiver, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -159,14 +159,14 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
       Effect.gen(function*() {
         const workspace = yield* seedWorkspace
         const keys = yield* ApiKeys
-        const created = yield* keys.create({ workspaceId: workspace.id, name: "deploy", scopes: ["read"], actor: systemActor("test") })
+        const created = yield* keys.create(systemPrincipal(workspace.id), { name: "deploy", scopes: ["read"] })
         const results = yield* Effect.all(
-          Array.from({ length: 5 }, () => keys.roll({ workspaceId: workspace.id, id: created.apiKey.id, actor: systemActor("test") })),
+          Array.from({ length: 5 }, () => keys.roll(systemPrincipal(workspace.id), { id: created.apiKey.id })),
           { concurrency: "unbounded", mode: "result" }
         )
         assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
         assert.deepStrictEqual(results.flatMap((r) => r._tag === "Failure" ? [r.failure._tag] : []), ["Conflict", "Conflict", "Conflict", "Conflict"])
-        const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+        const listed = yield* keys.list(systemPrincipal(workspace.id), { limit: 10, cursor: undefined })
         assert.strictEqual(listed.data.length, 2)
       }).pipe(Effect.provide(domain)))
 
@@ -260,11 +260,11 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         const actor = systemActor("test")
         const workspace = yield* (yield* Workspaces).create({ name: "Acme Corp", actor })
         const keys = yield* ApiKeys
-        const { apiKey, plaintext } = yield* keys.create({ workspaceId: workspace.id, name: "ci", scopes: ["write"], actor })
+        const { apiKey, plaintext } = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", scopes: ["write"] })
         const principal = yield* keys.authenticate(plaintext)
         assert.strictEqual(principal.workspaceId, workspace.id)
         assert.deepStrictEqual(principal.scopes, ["write"])
-        yield* keys.revoke(workspace.id, apiKey.id, actor)
+        yield* keys.revoke(systemPrincipal(workspace.id), apiKey.id)
         const refused = yield* keys.authenticate(plaintext).pipe(Effect.flip)
         assert.strictEqual(refused._tag, "ApiKeyRejected")
         assert.strictEqual(refused.code, "api_key_revoked")
@@ -273,7 +273,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         assert.notInclude(JSON.stringify(events.data), apiKey.digest)
         const audit = yield* (yield* AuditLog).list(workspace.id, { limit: 10, cursor: undefined })
         assert.sameMembers(audit.data.map((e) => e.action), ["workspace.created", "api_key.created", "api_key.revoked"])
-        const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+        const listed = yield* keys.list(systemPrincipal(workspace.id), { limit: 10, cursor: undefined })
         assert.deepStrictEqual(listed.data.map((k) => k.id), [apiKey.id])
       }).pipe(Effect.provide(domain)))
 
@@ -286,7 +286,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
           url: "https://example.com/hooks",
           eventTypes: ["api_key.created"]
         })
-        yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci", actor })
+        yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "ci" })
         const pending = yield* webhooks.deliveries(ownerPrincipal(workspace.id), endpoint.id, "pending", { limit: 10, cursor: undefined })
         assert.strictEqual(pending.data.length, 1)
         const [delivery] = pending.data

@@ -16,7 +16,7 @@ import {
   UserRepository,
   WorkspaceId
 } from "@atrium/domain"
-import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { EmbeddedPostgres, PortsPg, PostgresUrl } from "../src/index.ts"
@@ -52,7 +52,7 @@ describe("a database that cannot answer", () => {
       // A well-formed key with a valid checksum gets past the offline checks to the lookup, which fails.
       const minted = yield* mintApiKey("live")
       assert.instanceOf(yield* failure(keys.authenticate(minted.plaintext)), Unavailable)
-      const created = yield* failure(keys.create({ workspaceId: WorkspaceId.make("ws_x"), name: "ci", actor: { type: "system", id: "test" } }))
+      const created = yield* failure(keys.create(systemPrincipal(WorkspaceId.make("ws_x")), { name: "ci" }))
       assert.instanceOf(created, Unavailable)
     }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(unreachable, Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))))))
 

@@ -18,7 +18,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore, ownerPrincipal, PortsMemory } from "@atrium/domain/testing"
+import { MemoryStore, ownerPrincipal, PortsMemory, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
@@ -112,7 +112,7 @@ describe("delivery worker over loopback", () => {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* startWorker()
-      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })
       yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
 
       assert.strictEqual(hook.requests.length, 3)
@@ -143,7 +143,7 @@ describe("delivery worker over loopback", () => {
       })
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
-      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })
       const first = yield* startWorker()
       yield* Effect.promise(() => hook.requestArrived)
       yield* Scope.close(first, Exit.void)
@@ -166,7 +166,7 @@ describe("delivery worker over loopback", () => {
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: slow.url() })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: quick.url() })
       yield* startWorker()
-      for (let i = 0; i < 10; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      for (let i = 0; i < 10; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const started = Date.now()
       yield* waitUntil(Effect.sync(() => quick.requests.length === 10), "3 seconds")
       // All ten reached the fast endpoint well inside one attempt timeout of the slow one.
@@ -180,7 +180,7 @@ describe("a pass of deliveries", () => {
       const hook = yield* receiver((_request, response) => response.writeHead(204).end())
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
-      for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const before = secretsOpened
       const attempts = yield* (yield* WebhookDeliveries).runDue(100)
       assert.strictEqual(attempts.length, 6)
@@ -189,7 +189,7 @@ describe("a pass of deliveries", () => {
       assert.strictEqual(hook.requests.length, 6)
       for (const request of hook.requests) new StandardWebhook(Redacted.value(secret).slice("whsec_".length)).verify(request.body, headersOf(request))
       // With no window, the next pass opens it again.
-      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "later", actor })
+      yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "later" })
       yield* (yield* WebhookDeliveries).runDue(100)
       assert.strictEqual(secretsOpened - before, 2)
     }).pipe(Effect.provide(domainWith({ ...fast, openedSecretWindow: Duration.zero }))))
@@ -203,7 +203,7 @@ describe("a pass of deliveries", () => {
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: bad.url() })
       const before = secretsOpened
       yield* startWorker()
-      for (let i = 0; i < 12; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      for (let i = 0; i < 12; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       // Four attempts each on the failing endpoint (the first and three retries), one each on the other.
       yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).filter((d) => d.status !== "pending").length === 24))
       const s = yield* state
@@ -233,7 +233,7 @@ describe("delivery worker resilience", () => {
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: refused.url() })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: fine.url() })
       yield* startWorker()
-      for (let i = 0; i < 3; i++) yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: `k${i}`, actor })
+      for (let i = 0; i < 3; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).filter((d) => d.status === "succeeded").length === 6))
       const s = yield* state
       // Each delivery was sent once and recorded once, the refused ones with their status but without the body.
@@ -251,7 +251,7 @@ describe("delivery worker resilience", () => {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* startWorker()
-      yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "k", actor })
+      yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })
       yield* waitUntil(Effect.map(state, (s) => Array.from(s.deliveries.values()).some((d) => d.status === "succeeded")))
       const attempts = (yield* state).attempts
       assert.deepStrictEqual(attempts.map((a) => [a.number, Option.getOrNull(a.statusCode), Option.getOrNull(a.errorKind)]), [

@@ -20,6 +20,7 @@ import { NodePrimitives } from "../src/node-secret-hasher.ts"
 import { seeded } from "./seeded-workspace.ts"
 import { addressOf, start } from "./server-process.ts"
 import { webhookBench } from "./webhook-bench.ts"
+import { systemPrincipal } from "@atrium/domain/testing"
 
 const connections = 64
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -29,7 +30,7 @@ const load = (url: string, headers: Record<string, string>) => autocannon({ url,
 // In-process key verification over the Postgres ports (an embedded server in a temporary folder): the per-request cost of authentication.
 const keyVerification = Effect.gen(function*() {
   const workspace = yield* (yield* Workspaces).create({ name: "Bench", actor: systemActor("bench") })
-  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "bench", actor: systemActor("bench") })
+  const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "bench" })
   const keys = yield* ApiKeys
   const samples: Array<number> = []
   for (let i = 0; i < 20_000; i++) {

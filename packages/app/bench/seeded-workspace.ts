@@ -6,6 +6,7 @@ import type { AppConfig } from "../src/app-config.ts"
 import { domainLayer } from "../src/domain-layer.ts"
 import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
 import { benchConfig } from "./webhook-bench.ts"
+import { systemPrincipal } from "@atrium/domain/testing"
 
 const actor = systemActor("bench")
 
@@ -13,7 +14,7 @@ const seed = Effect.gen(function*() {
   const workspace = yield* (yield* Workspaces).create({ name: "AI bench", actor })
   yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
   yield* (yield* Usage).addCredits(workspace.id, 1_000_000_000, actor)
-  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "bench", scopes: ["write"], actor })
+  const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "bench", scopes: ["write"] })
   return Redacted.value(plaintext)
 })
 

@@ -9,7 +9,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal } from "@atrium/domain/testing"
+import { ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -32,7 +32,7 @@ type Run = <A, E>(effect: Effect.Effect<A, E, Domain | WebhookDeliveries | Webho
 
 const createKey = (workspaceId: WorkspaceId, name: string) =>
   Effect.gen(function*() {
-    return yield* (yield* ApiKeys).create({ workspaceId, name, actor })
+    return yield* (yield* ApiKeys).create(systemPrincipal(workspaceId), { name })
   })
 const endpointsPerWorkspace = 10
 // Events per throughput run (× endpoints = deliveries): 20,000 deliveries last several seconds, long enough for a steady

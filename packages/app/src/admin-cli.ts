@@ -19,7 +19,7 @@ import {
 } from "@atrium/domain"
 import { Console, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { actor, withDomain } from "./cli-support.ts"
+import { actor, operatorIn, withDomain } from "./cli-support.ts"
 import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
 
 
@@ -80,14 +80,7 @@ const createKey = Command.make(
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
       const expiresAt = yield* expiryInDays(expiresInDays)
-      const { apiKey, plaintext } = yield* (yield* ApiKeys).create({
-        workspaceId: target.id,
-        name,
-        scopes: scope,
-        environment,
-        expiresAt,
-        actor
-      })
+      const { apiKey, plaintext } = yield* (yield* ApiKeys).create(operatorIn(target.id), { name, scopes: scope, environment, expiresAt })
       // The key goes to stdout once and nowhere else; it cannot be shown again.
       yield* Console.log(JSON.stringify({ id: apiKey.id, workspaceId: target.id, scopes: apiKey.scopes, key: Redacted.value(plaintext) }))
     }))
@@ -99,7 +92,7 @@ const revokeKey = Command.make(
   ({ key, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const revoked = yield* (yield* ApiKeys).revoke(target.id, key, actor)
+      const revoked = yield* (yield* ApiKeys).revoke(operatorIn(target.id), key)
       yield* Console.log(JSON.stringify({ id: revoked.id, revokedAt: Option.map(revoked.revokedAt, DateTime.formatIso).pipe(Option.getOrNull) }))
     }))
 ).pipe(Command.withDescription("Revoke an API key"))
@@ -117,7 +110,7 @@ const rollKey = Command.make(
   ({ graceSeconds, key, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const rolled = yield* (yield* ApiKeys).roll({ workspaceId: target.id, id: key, graceSeconds: Option.getOrUndefined(graceSeconds), actor })
+      const rolled = yield* (yield* ApiKeys).roll(operatorIn(target.id), { id: key, graceSeconds: Option.getOrUndefined(graceSeconds) })
       // The new key goes to stdout once and nowhere else; it cannot be shown again.
       yield* Console.log(JSON.stringify({
         id: rolled.apiKey.id,

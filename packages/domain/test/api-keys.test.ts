@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ApiKeys, ApiKeyRepository, DomainEvent, parseApiKey, systemActor, WorkspaceId, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { DomainMemory, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -8,7 +8,7 @@ const actor = systemActor("test")
 
 const seed = Effect.gen(function*() {
   const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-  const created = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci", actor })
+  const created = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "ci" })
   return { workspace, ...created }
 })
 
@@ -38,7 +38,7 @@ describe("ApiKeys", () => {
       const flipped = text.slice(0, 20) + (text[20] === "A" ? "B" : "A") + text.slice(21)
       assert.strictEqual(yield* code(flipped), "malformed_credentials")
       const other = yield* (yield* Workspaces).create({ name: "Other", actor }).pipe(
-        Effect.flatMap((ws) => keys.create({ workspaceId: ws.id, name: "x", actor })),
+        Effect.flatMap((ws) => keys.create(systemPrincipal(ws.id), { name: "x" })),
         Effect.map((c) => Redacted.value(c.plaintext))
       )
       // A key minted elsewhere with a valid checksum but never stored here.
@@ -52,7 +52,7 @@ describe("ApiKeys", () => {
       const { workspace, apiKey, plaintext } = yield* seed
       const keys = yield* ApiKeys
       yield* keys.authenticate(plaintext)
-      yield* keys.revoke(workspace.id, apiKey.id, actor)
+      yield* keys.revoke(systemPrincipal(workspace.id), apiKey.id)
       const error = yield* keys.authenticate(plaintext).pipe(Effect.flip)
       assert.strictEqual(error.code, "api_key_revoked")
       const state = yield* Ref.get((yield* MemoryStore).state)
@@ -64,7 +64,7 @@ describe("ApiKeys", () => {
   it.effect("another workspace's key is not found, and revoking it changes nothing", () =>
     Effect.gen(function*() {
       const { apiKey, plaintext } = yield* seed
-      const error = yield* (yield* ApiKeys).revoke(WorkspaceId.make("ws_someoneelse"), apiKey.id, actor).pipe(Effect.flip)
+      const error = yield* (yield* ApiKeys).revoke(systemPrincipal(WorkspaceId.make("ws_someoneelse")), apiKey.id).pipe(Effect.flip)
       assert.strictEqual(error._tag, "NotFound")
       yield* (yield* ApiKeys).authenticate(plaintext)
     }).pipe(Effect.provide(DomainMemory)))
@@ -73,7 +73,7 @@ describe("ApiKeys", () => {
     Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
-      const { plaintext } = yield* (yield* ApiKeys).create({ workspaceId: workspace.id, name: "t", expiresAt, actor })
+      const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "t", expiresAt })
       yield* (yield* ApiKeys).authenticate(plaintext)
       yield* TestClock.adjust("11 minutes")
       const error = yield* (yield* ApiKeys).authenticate(plaintext).pipe(Effect.flip)
@@ -123,11 +123,11 @@ describe("ApiKeys: expiry at creation", () => {
         DateTime.add(now, { days: 3651 })
       ]
       for (const expiresAt of absurd) {
-        const error = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt, actor }).pipe(Effect.flip)
+        const error = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", expiresAt }).pipe(Effect.flip)
         assert.strictEqual(error._tag, "InvalidInput")
       }
       assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).apiKeys.size, 0)
-      const fine = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt: DateTime.add(now, { days: 30 }), actor })
+      const fine = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", expiresAt: DateTime.add(now, { days: 30 }) })
       assert.deepStrictEqual(fine.apiKey.expiresAt, Option.some(DateTime.add(now, { days: 30 })))
     }).pipe(Effect.provide(DomainMemory)))
 })
@@ -139,8 +139,8 @@ describe("ApiKeys: roll with grace", () => {
     Effect.gen(function*() {
       const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
       const keys = yield* ApiKeys
-      const old = yield* keys.create({ workspaceId: workspace.id, name: "deploy", scopes: ["read", "webhooks:write"], environment: "test", actor })
-      const rolled = yield* keys.roll({ workspaceId: workspace.id, id: old.apiKey.id, actor })
+      const old = yield* keys.create(systemPrincipal(workspace.id), { name: "deploy", scopes: ["read", "webhooks:write"], environment: "test" })
+      const rolled = yield* keys.roll(systemPrincipal(workspace.id), { id: old.apiKey.id })
       assert.notStrictEqual(rolled.apiKey.id, old.apiKey.id)
       assert.notStrictEqual(Redacted.value(rolled.plaintext), Redacted.value(old.plaintext))
       assert.deepStrictEqual([rolled.apiKey.name, rolled.apiKey.scopes, rolled.apiKey.environment], ["deploy", ["read", "webhooks:write"], "test"])
@@ -152,7 +152,7 @@ describe("ApiKeys: roll with grace", () => {
       assert.strictEqual((yield* keys.authenticate(old.plaintext)).keyId, old.apiKey.id)
       assert.strictEqual((yield* keys.authenticate(rolled.plaintext)).keyId, rolled.apiKey.id)
       yield* TestClock.adjust("1 second")
-      const listed = yield* keys.list(workspace.id, { limit: 10, cursor: undefined })
+      const listed = yield* keys.list(systemPrincipal(workspace.id), { limit: 10, cursor: undefined })
       const lastUsed = new Map(listed.data.map((key) => [key.id, key.lastUsedAt]))
       assert.isTrue(Option.isSome(lastUsed.get(old.apiKey.id) ?? Option.none()))
       assert.isTrue(Option.isSome(lastUsed.get(rolled.apiKey.id) ?? Option.none()))
@@ -176,21 +176,21 @@ describe("ApiKeys: roll with grace", () => {
       const other = yield* (yield* Workspaces).create({ name: "Other", actor })
       const keys = yield* ApiKeys
       const now = yield* DateTime.now
-      const key = yield* keys.create({ workspaceId: workspace.id, name: "ci", expiresAt: DateTime.add(now, { hours: 1 }), actor })
+      const key = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", expiresAt: DateTime.add(now, { hours: 1 }) })
       for (const graceSeconds of [-1, 7 * 86400 + 1, 1.5]) {
-        const error = yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, graceSeconds, actor }).pipe(Effect.flip)
+        const error = yield* keys.roll(systemPrincipal(workspace.id), { id: key.apiKey.id, graceSeconds }).pipe(Effect.flip)
         assert.strictEqual(error._tag, "InvalidInput")
       }
-      assert.strictEqual((yield* keys.roll({ workspaceId: other.id, id: key.apiKey.id, actor }).pipe(Effect.flip))._tag, "NotFound")
-      const rolled = yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, graceSeconds: 7 * 86400, actor })
+      assert.strictEqual((yield* keys.roll(systemPrincipal(other.id), { id: key.apiKey.id }).pipe(Effect.flip))._tag, "NotFound")
+      const rolled = yield* keys.roll(systemPrincipal(workspace.id), { id: key.apiKey.id, graceSeconds: 7 * 86400 })
       assert.deepStrictEqual(rolled.previous.expiresAt, Option.some(DateTime.add(now, { hours: 1 })))
       assert.deepStrictEqual(rolled.apiKey.expiresAt, Option.some(DateTime.add(now, { hours: 1 })))
-      assert.strictEqual((yield* keys.roll({ workspaceId: workspace.id, id: key.apiKey.id, actor }).pipe(Effect.flip))._tag, "Conflict")
-      yield* keys.revoke(workspace.id, rolled.apiKey.id, actor)
-      assert.strictEqual((yield* keys.roll({ workspaceId: workspace.id, id: rolled.apiKey.id, actor }).pipe(Effect.flip))._tag, "Conflict")
+      assert.strictEqual((yield* keys.roll(systemPrincipal(workspace.id), { id: key.apiKey.id }).pipe(Effect.flip))._tag, "Conflict")
+      yield* keys.revoke(systemPrincipal(workspace.id), rolled.apiKey.id)
+      assert.strictEqual((yield* keys.roll(systemPrincipal(workspace.id), { id: rolled.apiKey.id }).pipe(Effect.flip))._tag, "Conflict")
       // A grace of 0 ends the old key at once.
-      const fresh = yield* keys.create({ workspaceId: workspace.id, name: "now", actor })
-      const instant = yield* keys.roll({ workspaceId: workspace.id, id: fresh.apiKey.id, graceSeconds: 0, actor })
+      const fresh = yield* keys.create(systemPrincipal(workspace.id), { name: "now" })
+      const instant = yield* keys.roll(systemPrincipal(workspace.id), { id: fresh.apiKey.id, graceSeconds: 0 })
       assert.strictEqual((yield* keys.authenticate(fresh.plaintext).pipe(Effect.flip)).code, "api_key_expired")
       yield* keys.authenticate(instant.plaintext)
     }).pipe(Effect.provide(DomainMemory)))

@@ -20,7 +20,7 @@ import {
   WorkspaceName,
   Workspaces
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, ownerPrincipal } from "@atrium/domain/testing"
+import { DomainMemory, MemoryStore, ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 
 const actor = systemActor("test")
@@ -80,7 +80,7 @@ describe("domain services refuse unsafe text before storing anything", () => {
         (yield* Accounts).signUp({ email: "a\u0000@x.com", password: Redacted.make("correct horse battery"), name: "Ada" }),
         (yield* Accounts).signUp({ email: "ada@x.com", password: Redacted.make("correct horse battery"), name: "Ada\uD800" }),
         (yield* Workspaces).create({ name: "Acme\u0000", actor }),
-        (yield* ApiKeys).create({ workspaceId: workspace.id, name: "ci\u0000", actor }),
+        (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "ci\u0000" }),
         (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/\u0000" }),
         (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a", description: "x\uDC00" }),
         (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hi\u0000" } })

@@ -14,7 +14,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { answer, DomainMemory, MemoryStore, ownerPrincipal, ScriptedReceiver } from "@atrium/domain/testing"
+import { answer, DomainMemory, MemoryStore, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Duration, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
@@ -29,7 +29,7 @@ const setup = Effect.gen(function*() {
 
 const createKey = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
-    return yield* (yield* ApiKeys).create({ workspaceId, name: "k", actor })
+    return yield* (yield* ApiKeys).create(systemPrincipal(workspaceId), { name: "k" })
   })
 
 // The public verifier checks the timestamp against the wall clock, so these tests start the TestClock at now.
@@ -62,7 +62,7 @@ describe("webhook fan-out", () => {
       })
       const { apiKey } = yield* createKey(workspace.id)
       assert.deepStrictEqual(Array.from((yield* state).deliveries.values()).map((d) => d.eventType), ["api_key.created"])
-      yield* (yield* ApiKeys).revoke(workspace.id, apiKey.id, actor)
+      yield* (yield* ApiKeys).revoke(systemPrincipal(workspace.id), apiKey.id)
       assert.strictEqual((yield* state).deliveries.size, 3)
     }).pipe(Effect.provide(DomainMemory)))
 

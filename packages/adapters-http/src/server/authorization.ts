@@ -1,7 +1,7 @@
 import { CurrentPrincipal, Forbidden, isPermitted, type Permission, permits, type Principal } from "@atrium/domain"
 import { Context, Effect, Layer } from "effect"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { Authorization, RequiredPermission } from "../contract/security.ts"
+import { Authorization, RequiredPermission } from "@atrium/client"
 import { isPermissionCheckedAtDoor } from "./front-door.ts"
 import { challengeFor } from "./www-authenticate.ts"
 

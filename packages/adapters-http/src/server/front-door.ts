@@ -1,5 +1,5 @@
 import type { HttpApiEndpoint } from "effect/http-api"
-import { Authentication, Authorization, NoStore, RateLimit, RequestValidation, SessionAuthentication } from "../contract/security.ts"
+import { Authentication, Authorization, NoStore, RateLimit, RequestValidation, SessionAuthentication } from "@atrium/client"
 
 /**
  * Whether an authentication middleware guards `endpoint`. It then runs the rest of the route's front door — `no-store`,

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
-import { Api } from "../contract/api.ts"
+import { Api } from "@atrium/client"
 import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleLayer, consoleRoutes } from "./console/console-routes.ts"

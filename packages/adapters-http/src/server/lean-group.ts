@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { Authentication, Authorization, NoStore, RateLimit, RequestValidation, SessionAuthentication } from "../contract/security.ts"
+import { Authentication, Authorization, NoStore, RateLimit, RequestValidation, SessionAuthentication } from "@atrium/client"
 
 /** What a route may read from its group's context while it serves a request: the middleware, nothing of the domain. */
 export type RequestTimeServices = Authentication | SessionAuthentication | Authorization | RateLimit | NoStore | RequestValidation

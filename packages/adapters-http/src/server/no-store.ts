@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { NoStore } from "../contract/security.ts"
+import { NoStore } from "@atrium/client"
 import { isBehindDoor } from "./front-door.ts"
 import { respondWith } from "./request-facts.ts"
 

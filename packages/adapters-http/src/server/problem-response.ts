@@ -1,5 +1,5 @@
 import { HttpServerResponse, ProblemDetails } from "effect/http"
-import { problemType } from "../contract/problem-catalog.ts"
+import { problemType } from "@atrium/client"
 
 /** The code and title of the failures the envelope answers itself (no route, wrong method, body too large, defects). */
 const byStatus: ReadonlyMap<number, readonly [code: string, title: string]> = new Map([

@@ -1,7 +1,7 @@
 import { CurrentPrincipal, type Principal, principalId, RateLimited, Unavailable } from "@atrium/domain"
 import { Context, Duration, Effect, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
-import { CurrentSession, RateLimit } from "../contract/security.ts"
+import { CurrentSession, RateLimit } from "@atrium/client"
 import { isBehindDoor } from "./front-door.ts"
 import { respondWithUnsafe } from "./request-facts.ts"
 

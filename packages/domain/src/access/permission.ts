@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Forbidden, InsufficientScope } from "./access-errors.ts"
 import { type ApiKeyScope, scopeAllows } from "./api-key-scope.ts"
-import type { Principal, SessionPrincipal } from "./principal.ts"
+import type { Acting, SessionPrincipal } from "./principal.ts"
 import { type Role, roleIncludes } from "./role.ts"
 
 /** Everything a caller can ask to do, on any interface; each names the key scope and the least member role it needs. */
@@ -80,9 +80,13 @@ export const roleChangeAllowed = (actorRole: Role, targetRole: Role, newRole: Ro
   roleAllows(actorRole, "members.manage") &&
   (targetRole !== "owner" && newRole !== "owner" || roleAllows(actorRole, "owners.manage"))
 
-/** Whether `principal` holds `permission`: its scopes for a key, its role for a member. */
-export const isPermitted = (principal: Principal, permission: Permission): boolean => {
+/** What the system may do when it acts (the admin CLI, workers, store notifications): what an owner may. */
+export const systemPermissions: ReadonlySet<Permission> = new Set(Permission.literals.filter((permission) => roleAllows("owner", permission)))
+
+/** Whether `principal` holds `permission`: its scopes for a key, its role for a member, the system's set for the system. */
+export const isPermitted = (principal: Acting, permission: Permission): boolean => {
   if (principal._tag === "SessionPrincipal") return roleAllows(principal.role, permission)
+  if (principal._tag === "SystemPrincipal") return systemPermissions.has(permission)
   const scope = permissionTable[permission].scope
   return scope !== null && scopeAllows(principal.scopes, scope)
 }
@@ -92,12 +96,13 @@ export const isPermitted = (principal: Principal, permission: Permission): boole
  * holds `permission`; a key lacking the scope gets `InsufficientScope`, anything else `Forbidden`.
  */
 export function permits(principal: SessionPrincipal, permission: Permission): Effect.Effect<void, Forbidden>
-export function permits(principal: Principal, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope>
-export function permits(principal: Principal, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope> {
+export function permits(principal: Acting, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope>
+export function permits(principal: Acting, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope> {
   if (isPermitted(principal, permission)) return Effect.void
   if (principal._tag === "SessionPrincipal") {
     return Effect.fail(new Forbidden({ detail: `The ${principal.role} role does not allow ${permission}` }))
   }
+  if (principal._tag === "SystemPrincipal") return Effect.fail(new Forbidden({ detail: `The system does not ${permission}` }))
   const scope = permissionTable[permission].scope
   return scope === null
     ? Effect.fail(new Forbidden({ detail: `API keys cannot ${permission}; use a member session` }))

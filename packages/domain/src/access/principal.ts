@@ -1,6 +1,6 @@
 import { Context, Effect, Schema } from "effect"
 import { Forbidden } from "./access-errors.ts"
-import type { Actor } from "../shared/index.ts"
+import { type Actor, systemActor } from "../shared/index.ts"
 import { ApiKeyId, SessionId, UserId, WorkspaceId } from "../shared/index.ts"
 import { ApiKeyScope } from "./api-key-scope.ts"
 import { Role } from "./role.ts"
@@ -24,15 +24,31 @@ export class SessionPrincipal extends Schema.TaggedClass<SessionPrincipal>()("Se
 export const Principal = Schema.Union([ApiKeyPrincipal, SessionPrincipal])
 export type Principal = ApiKeyPrincipal | SessionPrincipal
 
+/**
+ * The operator or the server itself acting in a workspace: the admin CLI, a worker, a store notification. It holds the
+ * system's permission set (`systemPermissions`); its audit actor is `system:<name>`.
+ */
+export class SystemPrincipal extends Schema.TaggedClass<SystemPrincipal>()("SystemPrincipal", {
+  name: Schema.String,
+  workspaceId: WorkspaceId
+}) {}
+
+/** Whoever a domain service acts for: the principal of a request, or the system. */
+export type Acting = Principal | SystemPrincipal
+
 /** The principal of the request being served, provided by the HTTP adapter's one authentication middleware. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("@atrium/domain/CurrentPrincipal") {}
 
 /** The audit actor of a member (by user id). */
 export const memberActor = (principal: { readonly userId: string }): Actor => ({ type: "user", id: principal.userId })
 
-/** The audit actor of a principal: the key, or the member's user. */
-export const actorOf = (principal: Principal): Actor =>
-  principal._tag === "ApiKeyPrincipal" ? { type: "api_key", id: principal.keyId } : memberActor(principal)
+/** The audit actor of a principal: the key, the member's user, or the system by name. */
+export const actorOf = (principal: Acting): Actor =>
+  principal._tag === "ApiKeyPrincipal"
+    ? { type: "api_key", id: principal.keyId }
+    : principal._tag === "SessionPrincipal"
+    ? memberActor(principal)
+    : systemActor(principal.name)
 
 /** The id rate limits and access logs count a principal by: its key or its session. */
 export const principalId = (principal: Principal): string =>

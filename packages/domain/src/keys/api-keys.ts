@@ -6,7 +6,7 @@ import { type ApiKeyScope, defaultScopes } from "../access/index.ts"
 import { toApiKeyView } from "./api-key-view.ts"
 import { ApiKeyEvents } from "./api-key-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { ApiKeyRejected } from "../access/index.ts"
+import { type Acting, actorOf, ApiKeyRejected, type Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { Conflict, decodeInput, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { ApiKeyId, type WorkspaceId } from "../shared/index.ts"
@@ -17,14 +17,12 @@ import { Transactor } from "../shared/index.ts"
 import { makeRecentValues, SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 
-/** What creating a key needs; the workspace comes from the caller's principal or an operator, never a client's body. */
+/** What creating a key needs; the workspace and actor are the acting principal's, never a client's body. */
 export interface CreateApiKeyInput {
-  readonly workspaceId: WorkspaceId
   readonly name: string
   readonly scopes?: ReadonlyArray<ApiKeyScope> | undefined
   readonly environment?: ApiKeyEnvironment | undefined
   readonly expiresAt?: DateTime.Utc | undefined
-  readonly actor: Actor
 }
 
 /** A new key and its plaintext, which is returned this once and never stored. */
@@ -35,11 +33,9 @@ export interface CreatedApiKey {
 
 /** What rolling a key needs. */
 export interface RollApiKeyInput {
-  readonly workspaceId: WorkspaceId
   readonly id: ApiKeyId
   /** How long the old key keeps working: whole seconds, 0 up to 7 days (default 24 hours). */
   readonly graceSeconds?: number | undefined
-  readonly actor: Actor
 }
 
 /** A rolled key: its successor (plaintext returned this once) and the old key with its grace as `expiresAt`. */
@@ -54,17 +50,23 @@ const cacheTtl = Duration.seconds(1)
 // `lastUsedAt` is written at most this often per key, off the request path.
 const lastUsedIntervalMillis = Duration.toMillis(Duration.minutes(1))
 
-/** Issues, verifies and revokes workspace API keys. */
+/** Who may not manage keys: a member below admin, any API key. */
+type Refused = Forbidden | InsufficientScope
+
+/**
+ * Issues, verifies and revokes workspace API keys. Managing them needs `api_keys.manage`, asked here of the acting
+ * principal, in the principal's workspace: an embedder gets the same checks as an HTTP caller.
+ */
 export class ApiKeys extends Context.Service<ApiKeys, {
   /** Refuses a name that is not one line of text, and an expiry that is not in the future (or beyond ten years). */
-  readonly create: (input: CreateApiKeyInput) => Effect.Effect<CreatedApiKey, InvalidInput | Unavailable>
+  readonly create: (principal: Acting, input: CreateApiKeyInput) => Effect.Effect<CreatedApiKey, Refused | InvalidInput | Unavailable>
   /**
    * Replaces a key with a new one of the same name, scopes, environment and expiry; the old key keeps working for the
    * grace, then answers `api_key_expired`. A revoked, expired or already rolled key is a `Conflict`.
    */
-  readonly roll: (input: RollApiKeyInput) => Effect.Effect<RolledApiKey, NotFound | Conflict | InvalidInput | Unavailable>
-  readonly revoke: (workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) => Effect.Effect<ApiKey, Unavailable | NotFound>
-  readonly list: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<{ readonly data: ReadonlyArray<ApiKey>; readonly nextCursor: string | null }, Unavailable>
+  readonly roll: (principal: Acting, input: RollApiKeyInput) => Effect.Effect<RolledApiKey, Refused | NotFound | Conflict | InvalidInput | Unavailable>
+  readonly revoke: (principal: Acting, id: ApiKeyId) => Effect.Effect<ApiKey, Refused | Unavailable | NotFound>
+  readonly list: (principal: Acting, page: PageRequest) => Effect.Effect<{ readonly data: ReadonlyArray<ApiKey>; readonly nextCursor: string | null }, Refused | Unavailable>
   /** Resolves a presented key to its principal, or says exactly why it is refused. */
   readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<ApiKeyPrincipal, ApiKeyRejected | Unavailable>
 }>()("@atrium/domain/ApiKeys") {
@@ -146,17 +148,19 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return created
       })
 
-      const create = Effect.fn("ApiKeys.create")(function*(input: CreateApiKeyInput) {
+      const create = Effect.fn("ApiKeys.create")(function*(principal: Acting, input: CreateApiKeyInput) {
+        yield* permits(principal, "api_keys.manage")
+        const actor = actorOf(principal)
         const name = yield* decodeName(input.name.trim())
         const now = yield* DateTime.now
         yield* checkExpiry(input.expiresAt, now)
         const created = yield* newKey({
-          workspaceId: input.workspaceId,
+          workspaceId: principal.workspaceId,
           name,
           environment: input.environment ?? "live",
           scopes: input.scopes === undefined || input.scopes.length === 0 ? defaultScopes : [...new Set(input.scopes)],
           expiresAt: Option.fromNullishOr(input.expiresAt),
-          actor: input.actor,
+          actor,
           now
         })
         const apiKey = created.apiKey
@@ -165,7 +169,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             yield* repo.insert(apiKey)
             yield* changes.record({
               workspaceId: apiKey.workspaceId,
-              actor: input.actor,
+              actor,
               action: "api_key.created",
               target: apiKey.id,
               event: emit(ApiKeyEvents.created, { apiKey: toApiKeyView(apiKey) })
@@ -175,7 +179,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return created
       })
 
-      const roll = Effect.fn("ApiKeys.roll")(function*(input: RollApiKeyInput) {
+      const roll = Effect.fn("ApiKeys.roll")(function*(principal: Acting, input: RollApiKeyInput) {
+        yield* permits(principal, "api_keys.manage")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         const graceSeconds = input.graceSeconds ?? Duration.toSeconds(rollGrace.default)
         if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > Duration.toSeconds(rollGrace.maximum)) {
           return yield* new InvalidInput({ detail: `graceSeconds must be a whole number from 0 to ${Duration.toSeconds(rollGrace.maximum)}` })
@@ -183,23 +190,23 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         const now = yield* DateTime.now
         const rolled = yield* tx.withTransaction(
           Effect.gen(function*() {
-            const found = yield* repo.findById(input.workspaceId, input.id)
+            const found = yield* repo.findById(workspaceId, input.id)
             if (Option.isNone(found)) return yield* new NotFound({ resource: "api_key" })
             const old = found.value
             if (Option.isSome(old.revokedAt)) return yield* new Conflict({ detail: "A revoked key cannot be rolled" })
             if (Option.isSome(old.replacedBy)) return yield* new Conflict({ detail: `The key was already rolled; roll ${old.replacedBy.value} instead` })
             if (old.isExpiredAt(now)) return yield* new Conflict({ detail: "An expired key cannot be rolled" })
-            const successor = yield* newKey({ ...old, actor: input.actor, now })
+            const successor = yield* newKey({ ...old, actor, now })
             // The grace never lengthens the old key's life: an earlier expiry stands.
             const graceEnd = DateTime.add(now, { seconds: graceSeconds })
             const oldExpiry = Option.match(old.expiresAt, { onNone: () => graceEnd, onSome: (at) => DateTime.min(at, graceEnd) })
-            const previous = yield* repo.markRolled(input.workspaceId, old.id, successor.apiKey.id, oldExpiry, now)
+            const previous = yield* repo.markRolled(workspaceId, old.id, successor.apiKey.id, oldExpiry, now)
             // Lost to a concurrent roll or revocation between the read and the write: the transaction keeps nothing.
             if (Option.isNone(previous)) return yield* new Conflict({ detail: "The key changed while it was being rolled; try again" })
             yield* repo.insert(successor.apiKey)
             yield* changes.record({
-              workspaceId: input.workspaceId,
-              actor: input.actor,
+              workspaceId,
+              actor,
               action: "api_key.rolled",
               target: old.id,
               event: emit(ApiKeyEvents.rolled, { apiKey: toApiKeyView(successor.apiKey), previous: toApiKeyView(previous.value) })
@@ -213,7 +220,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return rolled
       })
 
-      const revoke = Effect.fn("ApiKeys.revoke")(function*(workspaceId: WorkspaceId, id: ApiKeyId, actor: Actor) {
+      const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Acting, id: ApiKeyId) {
+        yield* permits(principal, "api_keys.manage")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         const revoked = yield* tx.withTransaction(
           Effect.gen(function*() {
             const existing = yield* repo.findById(workspaceId, id)
@@ -236,8 +246,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return revoked
       })
 
-      const list = Effect.fn("ApiKeys.list")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-        return yield* repo.list(workspaceId, page)
+      const list = Effect.fn("ApiKeys.list")(function*(principal: Acting, page: PageRequest) {
+        yield* permits(principal, "api_keys.manage")
+        return yield* repo.list(principal.workspaceId, page)
       })
 
       const missing = new ApiKeyRejected({ code: "missing_credentials" })

@@ -1,7 +1,7 @@
 import { actorOf, AiTasks, CurrentPrincipal, toAiTaskView } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 
 // The header goes out only on a replay; a first submission answers without it.

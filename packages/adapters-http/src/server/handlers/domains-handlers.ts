@@ -1,7 +1,7 @@
 import { CurrentPrincipal, type CustomDomain, CustomDomains, toDomainView } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"

@@ -1,6 +1,6 @@
 import { eventCatalog, EventType } from "@atrium/domain"
 import { JsonSchema, Schema } from "effect"
-import type { EventTypeView } from "../../contract/event-schemas.ts"
+import type { EventTypeView } from "@atrium/client"
 
 // A standalone JSON Schema per payload: `$defs` travel with the schema that references them.
 const standalone = (data: Schema.Top): Record<string, unknown> => {

@@ -1,12 +1,12 @@
 import type { ApiKey, AuditEntry, Invitation, InvitationDelivery, IssuedSession, Member, Membership, OrganizationView, SessionView, User } from "@atrium/domain"
 import { toApiKeyView } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
-import type { AuditEntryView } from "../../contract/audit-schemas.ts"
-import type { SessionSummaryView, SessionTokens, UserView } from "../../contract/auth-schemas.ts"
-import type { InvitationView } from "../../contract/invitation-schemas.ts"
-import type { ManagedApiKeyView } from "../../contract/managed-api-key-schemas.ts"
-import type { MembershipView, MemberView } from "../../contract/member-schemas.ts"
-import type { OrganizationView as OrganizationWireSchema } from "../../contract/organization-view.ts"
+import type { AuditEntryView } from "@atrium/client"
+import type { SessionSummaryView, SessionTokens, UserView } from "@atrium/client"
+import type { InvitationView } from "@atrium/client"
+import type { ManagedApiKeyView } from "@atrium/client"
+import type { MembershipView, MemberView } from "@atrium/client"
+import type { OrganizationView as OrganizationWireSchema } from "@atrium/client"
 import { toWorkspaceView } from "./views.ts"
 
 type OrganizationWire = typeof OrganizationWireSchema.Type

@@ -1,11 +1,11 @@
-import { actorOf, ApiKeys, CurrentPrincipal, memberOf, type RequestLogEntry, RequestLogs } from "@atrium/domain"
+import { ApiKeys, CurrentPrincipal, memberOf, type RequestLogEntry, RequestLogs } from "@atrium/domain"
 import { DateTime, Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
-import type { RequestLogView } from "../../contract/request-log-schemas.ts"
+import type { RequestLogView } from "@atrium/client"
 
 const toRequestLogView = (line: RequestLogEntry): RequestLogView => ({
   id: line.id,
@@ -24,14 +24,11 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
     const requestLogs = yield* RequestLogs
     return leanGroup(HttpApiBuilder.group(Api, "mobileDevelopers", (handlers) => handlers
       .handle("listApiKeys", Effect.fn("Mobile.listApiKeys")(function*({ query }) {
-        const page = yield* keys.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
+        const page = yield* keys.list(yield* CurrentPrincipal, pageRequestOf(query))
         return { data: page.data.map(toManagedApiKeyView), nextCursor: page.nextCursor }
       }))
       .handle("createApiKey", Effect.fn("Mobile.createApiKey")(function*({ payload }) {
-        const principal = yield* CurrentPrincipal
-        const created = yield* keys.create({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal),
+        const created = yield* keys.create(yield* CurrentPrincipal, {
           name: payload.name,
           scopes: payload.scopes,
           environment: payload.environment,
@@ -40,10 +37,7 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
         return { apiKey: toManagedApiKeyView(created.apiKey), key: Redacted.value(created.plaintext) }
       }))
       .handle("rollApiKey", Effect.fn("Mobile.rollApiKey")(function*({ params, payload }) {
-        const principal = yield* CurrentPrincipal
-        const rolled = yield* keys.roll({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal),
+        const rolled = yield* keys.roll(yield* CurrentPrincipal, {
           id: params.id,
           graceSeconds: payload?.graceSeconds
         })
@@ -54,8 +48,7 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
         }
       }))
       .handle("revokeApiKey", Effect.fn("Mobile.revokeApiKey")(function*({ params }) {
-        const principal = yield* CurrentPrincipal
-        yield* keys.revoke(principal.workspaceId, params.id, actorOf(principal))
+        yield* keys.revoke(yield* CurrentPrincipal, params.id)
       }))
       .handle("listRequestLogs", Effect.fn("Mobile.listRequestLogs")(function*({ query }) {
         const principal = yield* memberOf(yield* CurrentPrincipal)

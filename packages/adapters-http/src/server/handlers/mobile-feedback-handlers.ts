@@ -1,7 +1,7 @@
 import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type OwnPushDevice, PushNotifications } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"

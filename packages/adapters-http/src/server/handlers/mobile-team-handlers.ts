@@ -1,7 +1,7 @@
 import { AuditTrail, CurrentPrincipal, Invitations, memberOf, Members } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { toAuditEntryView, toInvitationView, toMembershipView, toMemberView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"

@@ -12,8 +12,8 @@ import {
 } from "@atrium/domain"
 import { Effect, Layer, Option } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
-import { accessOf } from "../../contract/entitlement-access.ts"
+import { Api } from "@atrium/client"
+import { accessOf } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { toEntitlementView } from "./views.ts"
 

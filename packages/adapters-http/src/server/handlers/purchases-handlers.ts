@@ -1,7 +1,7 @@
 import { CurrentPrincipal, memberOf, Purchases } from "@atrium/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { pageRequestOf } from "./page-request.ts"
 import { respondWith } from "../request-facts.ts"

@@ -9,7 +9,7 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { type PageParams, pageRequestOf } from "./page-request.ts"
 

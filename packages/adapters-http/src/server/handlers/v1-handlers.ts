@@ -2,7 +2,7 @@ import { CurrentPrincipal, Entitlements, ModelCatalog, Usage, type Workspace, Wo
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { toEntitlementView, toModelRequirementView, toWorkspaceView } from "./views.ts"
 

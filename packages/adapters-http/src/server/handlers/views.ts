@@ -1,8 +1,8 @@
 import type { Entitlement, ModelSpec, Workspace } from "@atrium/domain"
 import { DateTime, Option } from "effect"
-import type { EntitlementView } from "../../contract/entitlement-view.ts"
-import type { ModelRequirementView } from "../../contract/model-requirement-view.ts"
-import type { WorkspaceView } from "../../contract/workspace-view.ts"
+import type { EntitlementView } from "@atrium/client"
+import type { ModelRequirementView } from "@atrium/client"
+import type { WorkspaceView } from "@atrium/client"
 
 /** A domain workspace on the wire. */
 export const toWorkspaceView = (workspace: Workspace): WorkspaceView => ({

@@ -1,13 +1,13 @@
 import { type DeliveryAttempt, deliveryHeaders, type DomainEvent, type EndpointWithSecret, envelopeOf, type WebhookDelivery, type WebhookEndpoint } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
-import type { EventView } from "../../contract/event-schemas.ts"
+import type { EventView } from "@atrium/client"
 import type {
   WebhookDeliveryAttemptView,
   WebhookDeliveryView,
   WebhookDeliveryWithAttempts,
   WebhookEndpointView,
   WebhookEndpointWithSecret
-} from "../../contract/webhook-schemas.ts"
+} from "@atrium/client"
 
 const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
 

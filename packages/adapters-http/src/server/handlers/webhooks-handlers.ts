@@ -1,14 +1,14 @@
 import { CurrentPrincipal, type DeliveryId, type DeliveryStatus, EventOutbox, type WebhookEndpointId, WebhookEndpoints } from "@atrium/domain"
 import { Duration, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../../contract/api.ts"
+import { Api } from "@atrium/client"
 import type {
   CreateWebhookEndpoint,
   RecoverWebhookDeliveries,
   RotateWebhookSecret,
   TestWebhookEndpoint,
   UpdateWebhookEndpoint
-} from "../../contract/webhook-schemas.ts"
+} from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { makeEventTypeList } from "./event-type-catalog.ts"
 import { type PageParams, pageRequestOf } from "./page-request.ts"

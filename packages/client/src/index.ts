@@ -1,4 +1,7 @@
-/** The HTTP contract of Atrium (`@atrium/adapters-http/contract`): importable by clients without any server code. */
+/**
+ * @atrium/client — the HTTP contract of Atrium (`Api`), its typed client (`makeAtriumClient`) and the reference
+ * `MobileSessionClient`: no server code and no Node built-ins, so it runs in browsers and React Native.
+ */
 export * from "./ai-task-schemas.ts"
 export * from "./ai-tasks-group.ts"
 export * from "./api.ts"

@@ -13,7 +13,7 @@ import { V1DomainsGroup } from "./v1-domains-group.ts"
 import { V1Group } from "./v1-group.ts"
 import { MobileWebhooksGroup, WebhooksGroup } from "./webhooks-groups.ts"
 
-/** The Atrium HTTP contract: import it (`@atrium/adapters-http/contract`) to build clients; `server/` implements it. */
+/** The Atrium HTTP contract: import it (`@atrium/client`) to build clients; `server/` implements it. */
 export class Api extends HttpApi.make("atrium")
   .add(V1Group)
   .add(V1DomainsGroup)
