@@ -36,7 +36,7 @@ export const HealthRoutes = Layer.unwrap(Effect.gen(function*() {
   const database = sql`SELECT 1`.pipe(
     Effect.timeoutOption(Duration.seconds(1)),
     Effect.map((answered) => answered._tag === "Some" ? [] : ["database: no answer within 1 second"]),
-    Effect.catch(() => Effect.succeed(["database: unreachable"]))
+    Effect.catch(() => Effect.succeed(["database: unavailable"]))
   )
   const ready = Effect.suspend(() => life.draining() ? answer(["draining"]) : Effect.flatMap(database, answer))
   return Layer.merge(
