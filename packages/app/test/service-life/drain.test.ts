@@ -50,8 +50,10 @@ describe("liveness, readiness and the drain", () => {
     const idleSocket = await new Promise<Socket>((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port, path: "/healthz", agent }, (res) => {
         res.resume()
-        res.on("end", () => resolve(req.socket as Socket))
+        res.on("end", () => resolve(socket))
       })
+      let socket: Socket
+      req.once("socket", (assigned) => socket = assigned)
       req.on("error", reject)
       req.end()
     })

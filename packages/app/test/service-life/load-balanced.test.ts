@@ -3,6 +3,7 @@
 // is taken over, every accepted AI task settles exactly once and every event is delivered.
 import { afterAll, describe, expect, it } from "vitest"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { accessSync, constants, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { Agent, createServer, request } from "node:http"
 import { join } from "node:path"
@@ -64,8 +65,15 @@ const call = (port: number, method: string, path: string, headers: Record<string
     req.end(text)
   })
 
-const json = (answer: Answer): Record<string, unknown> => JSON.parse(answer.body) as Record<string, unknown>
-const field = (record: Record<string, unknown>, name: string): string => String(record[name])
+// JSON bodies are read loosely: only a few fields matter here.
+interface Body {
+  readonly [name: string]: unknown
+  readonly metadata?: { readonly idempotencyKey?: string }
+  readonly data?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly data: unknown }>
+  readonly nextCursor?: string | null
+}
+const json = (answer: Answer): Body => JSON.parse(answer.body)
+const field = (record: Body, name: string): string => String(record[name])
 
 // The balancer's view of its servers (its CSV stats page): name → UP / DOWN / …
 const serverStates = async (statsPort: number) => {
@@ -106,8 +114,11 @@ describe("several processes behind HAProxy", () => {
 
     // Both processes share the embedded database of one data directory (DATABASE_URL works the same way); a short
     // lease so a killed process's work comes back within the test; a drain delay longer than the balancer needs.
+    const redisPrefix = `atrium-lb-${randomUUID()}:`
     const env = (port: number) => ({
       PORT: String(port),
+      // One Redis prefix for every process (when ATRIUM_REDIS_URL is set), so they count limits together.
+      ATRIUM_REDIS_PREFIX: redisPrefix,
       ATRIUM_DATA_DIR: dataDir,
       ATRIUM_DRAIN_DELAY: "3 seconds",
       ATRIUM_WORK_LEASE: "5 seconds",
@@ -199,7 +210,7 @@ describe("several processes behind HAProxy", () => {
           })
         }, (answer) => {
           const task = json(answer)
-          const idempotencyKey = (task.metadata as Record<string, string> | undefined)?.idempotencyKey
+          const idempotencyKey = task.metadata?.idempotencyKey
           if (idempotencyKey !== undefined) submitted.set(idempotencyKey, field(task, "id"))
         })
       }),
@@ -274,8 +285,8 @@ describe("several processes behind HAProxy", () => {
     let cursor: string | null = null
     do {
       const page = json(await call(frontPort, "GET", `/api/v1/events?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, auth))
-      events.push(...(page.data as typeof events))
-      cursor = page.nextCursor as string | null
+      events.push(...(page.data ?? []))
+      cursor = page.nextCursor ?? null
     } while (cursor !== null)
     const settlements = events.filter((event) => event.type.startsWith("ai_task."))
     const settlementsOf = new Map<string, number>()
