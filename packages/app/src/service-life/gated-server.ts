@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 /** A Node HTTP server that never leaves a connection it accepted unanswered, and that lets go of its connections on stop. */
 export interface GatedServer {
   readonly server: Server
-  /** From now on every response closes its connection (those in flight too), so stopping waits for no idle keep-alive. */
+  /** From now on connections close once answered (idle ones at once), so stopping waits for no keep-alive timeout. */
   readonly stopKeepingAlive: () => void
 }
 
@@ -33,14 +33,11 @@ export const gatedServer = (options: ServerOptions): GatedServer => {
   let stage: "starting" | "serving" | "stopped" = "starting"
   let closing = false
   let held: Array<readonly [IncomingMessage, ServerResponse]> = []
-  const inFlight = new Set<ServerResponse>()
 
   server.on("request", (req, res) => {
     if (stage === "starting") return void held.push([req, res])
     if (stage === "stopped") return unavailable(res)
     if (closing) res.setHeader("connection", "close")
-    inFlight.add(res)
-    res.once("close", () => inFlight.delete(res))
   })
   // `newListener` fires just before the handler is added: the held requests go to it on the next tick.
   server.on("newListener", (event, handler: (req: IncomingMessage, res: ServerResponse) => void) => {
@@ -60,12 +57,11 @@ export const gatedServer = (options: ServerOptions): GatedServer => {
     server,
     stopKeepingAlive: () => {
       closing = true
-      for (const res of inFlight) {
-        // A response already under way ends its connection once it finishes, when that connection is idle.
-        if (res.headersSent) res.once("finish", () => setImmediate(() => server.closeIdleConnections()))
-        else res.setHeader("connection", "close")
-      }
+      // A connection whose request is in flight turns idle once answered: let it go then, until the server has closed.
       server.closeIdleConnections()
+      const sweep = setInterval(() => server.closeIdleConnections(), 100)
+      sweep.unref()
+      server.once("close", () => clearInterval(sweep))
     }
   }
 }
