@@ -57,13 +57,14 @@ export const unregisterUser = (layout: DataLayout) => Effect.promise(() => rm(us
 export const ensureWatchdog = (layout: DataLayout, pid: number) =>
   Effect.promise(async () => {
     if (process.platform === "win32") return
-    const running = Number.parseInt(await readFile(layout.watchdogFile, "utf8").catch(() => ""), 10)
-    if (Number.isInteger(running) && running > 0 && isAlive(running)) return
+    // "<watchdog pid> <postmaster pid>": a watchdog of an earlier server, about to notice it is gone, does not count.
+    const [watchdogPid, watchedPid] = (await readFile(layout.watchdogFile, "utf8").catch(() => "")).trim().split(" ").map(Number)
+    if (watchedPid === pid && watchdogPid !== undefined && Number.isInteger(watchdogPid) && watchdogPid > 0 && isAlive(watchdogPid)) return
     const watchdog = spawn("/bin/sh", ["-c", script, "atrium-postgres-watchdog", String(pid), layout.usersDir, layout.lockFile], {
       detached: true,
       stdio: "ignore",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }
     })
     watchdog.unref()
-    if (watchdog.pid !== undefined) await writeFile(layout.watchdogFile, String(watchdog.pid), { mode: 0o600 })
+    if (watchdog.pid !== undefined) await writeFile(layout.watchdogFile, `${watchdog.pid} ${pid}`, { mode: 0o600 })
   })
