@@ -1,10 +1,10 @@
-import { MailDelivery } from "@atrium/domain"
+import { MailDelivery, MailSendFailure, PasswordReset } from "@atrium/domain"
 import { MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
 import { AppUnderTest, defaultOptions, type Reply, send } from "./harness.ts"
 import { freshEmail, password } from "./identity-harness.ts"
-import { member } from "./json.ts"
+import { member, records } from "./json.ts"
 
 const postJson = (path: string, body: unknown, token?: string) =>
   send("POST", path, { body: JSON.stringify(body), ...(token === undefined ? {} : { key: token }) })
@@ -14,9 +14,11 @@ const signUp = (email: string) =>
     Effect.map((reply) => ({ reply, access: String(member(reply.body.session, "accessToken")) }))
   )
 
-// One pass of the mail sender, then the token of the newest link mailed to `email`.
+// One pass of the reset-request worker and the mail sender, then the token of the newest link mailed to `email`.
 const mailedToken = (email: string) =>
   Effect.gen(function*() {
+    const { requestQueue } = yield* PasswordReset
+    yield* Effect.forEach(yield* requestQueue.claim(100), requestQueue.step)
     const delivery = yield* MailDelivery
     yield* Effect.forEach(yield* delivery.claim(100), delivery.deliver)
     const sent = yield* Ref.get((yield* ScriptedMailbox).sent)
@@ -128,6 +130,27 @@ describe("/api/auth mail flows", () => {
         passwordReset: { perEmail: { limit: 2, window: "1 hour" }, perAddress: { limit: 6, window: "1 hour" } }
       }
     }))))
+
+  it.effect("the invitation list shows where each invitation's mail stands: an undeliverable one says failed, not just pending", () =>
+    Effect.gen(function*() {
+      const { access } = yield* signUp(freshEmail("olive"))
+      yield* mailedToken("")
+      const invite = (email: string) => postJson("/api/mobile/invitations", { email, role: "member" }, access)
+      const listed = send("GET", "/api/mobile/invitations", { key: access }).pipe(
+        Effect.map((reply) => records(reply.body.data).map((i) => [i.email, i.status, i.delivery]))
+      )
+      const bounced = freshEmail("bounced")
+      const created = yield* invite(bounced)
+      assert.strictEqual(created.status, 201, created.text)
+      assert.strictEqual(member(created.body.invitation, "delivery"), "sending")
+      assert.deepStrictEqual(yield* listed, [[bounced, "pending", "sending"]])
+      yield* Ref.set((yield* ScriptedMailbox).script, [new MailSendFailure({ kind: "permanent", detail: "RCPT TO: 550 5.1.1 no such user" })])
+      yield* mailedToken(bounced)
+      const delivered = freshEmail("delivered")
+      yield* invite(delivered)
+      yield* mailedToken(delivered)
+      assert.sameDeepMembers(yield* listed, [[bounced, "pending", "failed"], [delivered, "pending", "sent"]])
+    }).pipe(Effect.provide(AppUnderTest())))
 
   it.effect("a database outage is 503 on the mail routes, never 401 or 202", () =>
     Effect.gen(function*() {

@@ -30,6 +30,7 @@ describe("/api/mobile/domains", () => {
       const created = yield* sendJson("POST", "/api/mobile/domains", team.admin.token, { hostname: "Shop.Bücher.Example." })
       assert.strictEqual(created.status, 201, created.text)
       assert.strictEqual(created.body.hostname, "shop.xn--bcher-kva.example")
+      assert.strictEqual(created.body.hostnameUnicode, "shop.bücher.example")
       assert.strictEqual(created.body.status, "pending_verification")
       assert.isNull(created.body.observed)
       const action = nextAction(created.body)
@@ -58,6 +59,9 @@ describe("/api/mobile/domains", () => {
       assert.strictEqual(tooSoon.status, 429)
       assert.strictEqual(tooSoon.body.code, "rate_limited")
       assert.strictEqual(tooSoon.headers["retry-after"], "10")
+      // The headers describe the limit that refused (one check per 10 s), not the request limiter that let it through.
+      assert.strictEqual(tooSoon.headers["ratelimit"], "limit=1, remaining=0, reset=10")
+      assert.strictEqual(tooSoon.headers["ratelimit-policy"], "1;w=10")
       assert.strictEqual(tooSoon.headers["content-type"], "application/problem+json")
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* send("POST", `/api/mobile/domains/${id}/verify`, { key: team.admin.token })).status, 200)
@@ -75,7 +79,7 @@ describe("/api/mobile/domains", () => {
       assert.strictEqual(refused.body.code, "not_entitled")
       assert.strictEqual(refused.body.feature, "domains.custom")
       yield* entitle(team.workspaceId)
-      for (const hostname of ["*.example.com", "192.0.2.1", "printer.local", "", "example.com:8443"]) {
+      for (const hostname of ["*.example.com", "192.0.2.1", "printer.local", "", "example.com:8443", "xn--zz.example", "xn--deny.test", "printer.l\u043Ecal"]) {
         const bad = yield* sendJson("POST", "/api/mobile/domains", team.admin.token, { hostname })
         assert.strictEqual(bad.status, 400, hostname)
         assert.strictEqual(bad.body.code, "invalid_request", hostname)

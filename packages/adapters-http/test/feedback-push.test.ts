@@ -33,6 +33,9 @@ describe("/api/mobile feature requests", () => {
       assert.strictEqual(limited.status, 429, limited.text)
       assert.strictEqual(limited.body.code, "rate_limited")
       assert.isTrue(Number(limited.headers["retry-after"]) > 0)
+      // The RateLimit headers describe the daily limit that refused, not the request limiter's budget.
+      assert.strictEqual(limited.headers["ratelimit-policy"], "10;w=86400")
+      assert.strictEqual(limited.headers["ratelimit"], `limit=10, remaining=0, reset=${limited.headers["retry-after"]}`)
       const board = yield* send("GET", "/api/mobile/feature-requests?sort=top&limit=1", { key: team.owner.token })
       assert.strictEqual(board.status, 200)
       assert.strictEqual(records(board.body.data)[0]?.id, id)

@@ -1,5 +1,5 @@
 import { Feature, type StoreProduct } from "@atrium/domain"
-import { domainMemory, fakeSigned, FakeStores } from "@atrium/domain/testing"
+import { domainMemory, fakeSigned, FakeStores, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Ref } from "effect"
@@ -15,10 +15,17 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const bundleId = "com.example.atrium"
 
-const App = HttpRouter.serve(HttpAppLayerMemory(defaultOptions), { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
-  Layer.provideMerge(NodeHttpServer.layerTest),
-  Layer.provideMerge(domainMemory({ products, apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } }))
-)
+const serve = (stores: Parameters<typeof domainMemory>[0]) =>
+  HttpRouter.serve(HttpAppLayerMemory(defaultOptions), { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(domainMemory(stores))
+  )
+const App = serve({ products, apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } })
+const Unconfigured = serve({ products })
+
+/** A Pub/Sub push whose developer notification is `json` (as text, so a test can write any escape into it). */
+const googlePush = (json: string, messageId: string) =>
+  JSON.stringify({ message: { data: btoa(json), messageId }, subscription: "projects/p/subscriptions/s" })
 
 const subscription = (original: string, accountToken?: string) => {
   const now = Date.now()
@@ -98,7 +105,7 @@ describe("purchases over HTTP", () => {
       const pending = yield* sendJson("POST", "/api/mobile/purchases/sync", other.owner.token, { store: "app_store", signedTransaction: next.signed })
       yield* storeDown(false)
       assert.strictEqual(pending.status, 202, pending.text)
-      assert.deepStrictEqual(pending.body, { status: "pending" })
+      assert.strictEqual(pending.body.status, "pending")
       const otherEntitlement = yield* send("GET", "/api/mobile/entitlement", { key: other.owner.token })
       assert.strictEqual(otherEntitlement.body.access, "none")
     }).pipe(Effect.provide(App)))
@@ -117,5 +124,69 @@ describe("purchases over HTTP", () => {
       assert.strictEqual(noToken.body.code, "invalid_signature")
       const pushed = yield* send("POST", "/api/store-notifications/google", { body: JSON.stringify(push), headers: { authorization: "Bearer good-push-token" } })
       assert.strictEqual(pushed.status, 200, pushed.text)
+    }).pipe(Effect.provide(App)))
+
+  it.live("a refused notification answers invalid_signature alone: the failed check is not named to the sender", () =>
+    Effect.gen(function*() {
+      const unsigned = yield* sendJson("POST", "/api/store-notifications/apple", "", { signedPayload: "a.b.c" })
+      assert.strictEqual(unsigned.status, 401, unsigned.text)
+      assert.strictEqual(unsigned.body.code, "invalid_signature")
+      assert.notProperty(unsigned.body, "reason")
+      assert.notInclude(unsigned.text, "fake signature")
+      const push = googlePush(JSON.stringify({ packageName: bundleId }), "m-r")
+      const badToken = yield* send("POST", "/api/store-notifications/google", { body: push, headers: { authorization: "Bearer forged" } })
+      assert.strictEqual(badToken.status, 401, badToken.text)
+      assert.notProperty(badToken.body, "reason")
+      assert.notInclude(badToken.text, "bearer token")
+    }).pipe(Effect.provide(App)))
+
+  it.live("a store this server is not configured for answers its notifications 503 unavailable with Retry-After, never 401", () =>
+    Effect.gen(function*() {
+      const signed = fakeSigned({ notificationType: "TEST", notificationUUID: "u-nc", signedDate: Date.now(), data: { bundleId, environment: "Production" } })
+      const apple = yield* sendJson("POST", "/api/store-notifications/apple", "", { signedPayload: signed })
+      const google = yield* send("POST", "/api/store-notifications/google", {
+        body: googlePush(JSON.stringify({ packageName: bundleId }), "m-nc"),
+        headers: { authorization: "Bearer good-push-token" }
+      })
+      for (const answer of [apple, google]) {
+        assert.strictEqual(answer.status, 503, answer.text)
+        assert.strictEqual(answer.body.code, "unavailable")
+        assert.match(answer.headers["retry-after"] ?? "", /^[0-9]+$/)
+      }
+    }).pipe(Effect.provide(Unconfigured)))
+
+  it.live("a Google push whose signed message holds a lone surrogate is refused at intake with 400, and stored nowhere", () =>
+    Effect.gen(function*() {
+      const lone = `{"packageName":"${bundleId}","subscriptionNotification":{"purchaseToken":"tok\\ud800en","subscriptionId":"pro"}}`
+      const refused = yield* send("POST", "/api/store-notifications/google", { body: googlePush(lone, "m-lone"), headers: { authorization: "Bearer good-push-token" } })
+      assert.strictEqual(refused.status, 400, refused.text)
+      assert.strictEqual(refused.body.code, "invalid_request")
+      const fine = lone.replace("\\ud800", "")
+      const accepted = yield* send("POST", "/api/store-notifications/google", { body: googlePush(fine, "m-fine"), headers: { authorization: "Bearer good-push-token" } })
+      assert.strictEqual(accepted.status, 200, accepted.text)
+      const stored = Array.from((yield* Effect.flatMap(MemoryStore, (m) => Ref.get(m.state))).storeNotifications.values()).map((n) => n.externalId)
+      assert.deepStrictEqual(stored, ["m-fine"])
+    }).pipe(Effect.provide(App)))
+
+  it.live("a 202 pending sync carries Retry-After and a syncId to follow until the worker has processed it", () =>
+    Effect.gen(function*() {
+      const team = yield* seedTeam
+      const sub = subscription("h-3000")
+      yield* scriptApple("h-3000", sub.statuses)
+      yield* storeDown(true)
+      const pending = yield* sendJson("POST", "/api/mobile/purchases/sync", team.admin.token, { store: "app_store", signedTransaction: sub.signed })
+      yield* storeDown(false)
+      assert.strictEqual(pending.status, 202, pending.text)
+      assert.strictEqual(pending.headers["retry-after"], "60")
+      assert.deepInclude(pending.body, { status: "pending", retryAfterSeconds: 60 })
+      const syncId = String(pending.body.syncId)
+      assert.match(syncId, /^sn_/)
+      const followed = yield* send("GET", `/api/mobile/purchases/syncs/${syncId}`, { key: team.member.token })
+      assert.strictEqual(followed.status, 200, followed.text)
+      assert.deepInclude(followed.body, { id: syncId, status: "pending", outcome: null })
+      assert.match(followed.headers["retry-after"] ?? "", /^[0-9]+$/)
+      const other = yield* seedTeam
+      const hidden = yield* send("GET", `/api/mobile/purchases/syncs/${syncId}`, { key: other.owner.token })
+      assert.strictEqual(hidden.status, 404, hidden.text)
     }).pipe(Effect.provide(App)))
 })

@@ -16,6 +16,7 @@ import feedbackPush from "./migrations/0010_feedback_push.ts"
 import mail from "./migrations/0011_mail.ts"
 import hardening from "./migrations/0012_hardening.ts"
 import sealedPushTokens from "./migrations/0013_sealed_push_tokens.ts"
+import mailIdentity from "./migrations/0014_mail_identity.ts"
 
 /** What a data step may use besides the database: the server's secret box and keyed digest, to seal what it moves. */
 export type MigrationServices = SecretBox | SecretHasher
@@ -33,7 +34,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient |
   "0010_feedback_push": feedbackPush,
   "0011_mail": mail,
   "0012_hardening": hardening,
-  "0013_sealed_push_tokens": sealedPushTokens
+  "0013_sealed_push_tokens": sealedPushTokens,
+  "0014_mail_identity": mailIdentity
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

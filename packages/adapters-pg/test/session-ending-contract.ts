@@ -82,6 +82,7 @@ export const sessionEndingContract = <E>(label: string, target: Layer.Layer<Port
         const { email, user, workspace, own, intruder, invite } = yield* takenOver
         const reset = yield* PasswordReset
         yield* reset.request(email)
+        yield* Effect.forEach(yield* reset.requestQueue.claim(100), reset.requestQueue.step)
         yield* reset.confirm(yield* resetToken(email), Redacted.make("a brand new passphrase"))
 
         const ended = yield* endedIn(workspace.id, "session.password_reset")

@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** Stores whose rows the contract suites count directly. */
-export type ProbedStore = "users" | "workspaces" | "memberships" | "sessions" | "audit_entries" | "events" | "ai_tasks" | "account_tokens"
+export type ProbedStore = "users" | "workspaces" | "memberships" | "sessions" | "audit_entries" | "events" | "ai_tasks" | "account_tokens" | "password_reset_requests"
 
 /**
  * What a contract suite checks below the ports: rows counted and everything stored read raw, so nothing a port caches
@@ -75,6 +75,8 @@ export class StorageProbe extends Context.Service<StorageProbe, {
               return Array.from(s.aiTasks.values())
             case "account_tokens":
               return Array.from(s.accountTokens.values(), () => ({}))
+            case "password_reset_requests":
+              return Array.from(s.resetRequests.values(), () => ({}))
           }
         })
       return StorageProbe.of({

@@ -55,7 +55,6 @@ export const domainLayer = (config: AppConfig) => {
         storesLayer(config.stores),
         NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
-        storesLayer(config.stores),
         pushServiceLayer(config)
       )
     )

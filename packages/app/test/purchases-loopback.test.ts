@@ -21,6 +21,8 @@ beforeAll(async () => {
     ATRIUM_DATA_DIR: join(workDir, "data"),
     ATRIUM_STORE_PRODUCTS: JSON.stringify([
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: ["ai.advanced"] },
+      { store: "app_store", productId: "pro.yearly", kind: "subscription", features: ["ai.advanced", "domains.custom"] },
+      { store: "app_store", productId: "team.monthly", kind: "subscription", features: ["ai.advanced", "team.seats"] },
       { store: "play_store", productId: "pro_monthly", kind: "subscription", features: ["ai.advanced"] },
       { store: "play_store", productId: "lifetime", kind: "non_consumable", features: ["ai.advanced"] },
       { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 2_000_000 }
@@ -92,12 +94,13 @@ const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_0
 const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
 
 /** An App Store Server Notification V2, signed by the test's Apple chain, posted to the notification route. */
-const notifyApple = (type: string, uuid: string, signedAt: number, tx: object) =>
+const notifyApple = (type: string, uuid: string, signedAt: number, tx: object, subtype?: string) =>
   call("/api/store-notifications/apple", {
     method: "POST",
     body: {
       signedPayload: pki.sign({
         notificationType: type,
+        ...(subtype === undefined ? {} : { subtype }),
         notificationUUID: uuid,
         signedDate: signedAt,
         data: { bundleId, environment: "Production", signedTransactionInfo: pki.sign(tx), signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 }) }
@@ -109,15 +112,26 @@ const access = async (session: string) => (await call("/api/mobile/entitlement",
 
 const sync = (session: string, body: unknown) => call("/api/mobile/purchases/sync", { method: "POST", body, session })
 
-/** An App Store subscription scripted on the fake and its signed transaction. */
-const appleSubscription = (original: string, signedAt: number) => {
-  const tx = { transactionId: original, originalTransactionId: original, bundleId, productId: "pro.monthly", environment: "Production", signedDate: signedAt, expiresDate: signedAt + 30 * day }
-  stores.appleStatuses.set(original, [{
+/** An App Store subscription scripted on the fake (its latest transaction, as the store answers it) and its signed transaction. */
+const appleSubscription = (original: string, signedAt: number, latest: { transactionId?: string; productId?: string; days?: number } = {}) => {
+  const tx = {
+    transactionId: latest.transactionId ?? original,
     originalTransactionId: original,
-    status: 1,
-    signedTransactionInfo: pki.sign(tx),
-    signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 })
-  }])
+    bundleId,
+    productId: latest.productId ?? "pro.monthly",
+    environment: "Production",
+    signedDate: signedAt,
+    expiresDate: signedAt + (latest.days ?? 30) * day
+  }
+  // Apple answers the group's latest state whichever of its transactions is asked about.
+  for (const id of new Set([original, tx.transactionId])) {
+    stores.appleStatuses.set(id, [{
+      originalTransactionId: original,
+      status: 1,
+      signedTransactionInfo: pki.sign(tx),
+      signedRenewalInfo: pki.sign({ signedDate: signedAt, autoRenewStatus: 1 })
+    }])
+  }
   return { tx, signed: pki.sign(tx) }
 }
 
@@ -139,7 +153,7 @@ describe("purchases against loopback stores", () => {
       ])
       for (const { answer, elapsed } of [fromApple, fromGoogle]) {
         expect(answer.status, answer.text).toBe(202)
-        expect(answer.body).toEqual({ status: "pending" })
+        expect(answer.body).toMatchObject({ status: "pending", retryAfterSeconds: 60 })
         expect(elapsed).toBeLessThan(6_000)
       }
       // The stores were asked (and stalled): the budget, not a refusal to call, bounded the answer.
@@ -191,6 +205,59 @@ describe("purchases against loopback stores", () => {
     expect((await call("/api/mobile/entitlement", { session })).body.access).toBe("full")
     // The credits were granted once, before and after the consumption.
     expect((await call("/api/mobile/usage", { session })).body.creditBalanceMicros).toBe(2_000_000)
+  }, 60_000)
+
+  it("App Store upgrade, downgrade and crossgrade through signed notifications: the purchase follows the store's product, and so do its grants", async () => {
+    const session = await signUp()
+    const features = async () => {
+      const answer = await call("/api/mobile/entitlement", { session })
+      const list = Array.isArray(answer.body.entitlements) ? answer.body.entitlements : []
+      return list.map((e: unknown) => typeof e === "object" && e !== null && "feature" in e ? String(e.feature) : "").toSorted()
+    }
+    const product = async () => {
+      const list = await call("/api/mobile/purchases", { session })
+      const [first] = Array.isArray(list.body.data) ? list.body.data : []
+      return typeof first === "object" && first !== null && "productId" in first ? first.productId : null
+    }
+    const start = Date.now()
+    const monthly = appleSubscription("grade-1", start)
+    expect((await sync(session, { store: "app_store", signedTransaction: monthly.signed })).status).toBe(200)
+    expect(await features()).toEqual(["ai.advanced"])
+
+    // Upgrade: immediate, a new transaction for the yearly product under the same original transaction.
+    const yearly = appleSubscription("grade-1", start + 1_000, { transactionId: "grade-2", productId: "pro.yearly", days: 365 })
+    const upgraded = await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-up", start + 1_000, yearly.tx, "UPGRADE")
+    expect(upgraded.status, upgraded.text).toBe(200)
+    expect(await eventually(async () => (await product()) === "pro.yearly")).toBe(true)
+    expect(await features()).toEqual(["ai.advanced", "domains.custom"])
+    const availability = await call("/api/mobile/purchases/availability?platform=ios", { session })
+    const owned = Array.isArray(availability.body.products)
+      ? availability.body.products.filter((p: unknown) => typeof p === "object" && p !== null && "owned" in p && p.owned === true)
+      : []
+    expect(owned.map((p: unknown) => typeof p === "object" && p !== null && "productId" in p ? p.productId : null)).toEqual(["pro.yearly"])
+    // The app syncs the superseded monthly transaction; the store answers "yearly, active", which decides.
+    const superseded = await sync(session, { store: "app_store", signedTransaction: monthly.signed })
+    expect(superseded.status, superseded.text).toBe(200)
+    expect(superseded.text).toContain("\"productId\":\"pro.yearly\"")
+    expect(await features()).toEqual(["ai.advanced", "domains.custom"])
+
+    // Downgrade: chosen now, billed at renewal; until then nothing changes.
+    const downgraded = await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-down", start + 2_000, yearly.tx, "DOWNGRADE")
+    expect(downgraded.status, downgraded.text).toBe(200)
+    const renewedAt = start + 3_000
+    const renewed = appleSubscription("grade-1", renewedAt, { transactionId: "grade-3", productId: "pro.monthly" })
+    expect((await notifyApple("DID_RENEW", "grade-renew", renewedAt, renewed.tx)).status).toBe(200)
+    expect(await eventually(async () => (await product()) === "pro.monthly")).toBe(true)
+    expect(await features()).toEqual(["ai.advanced"])
+
+    // Crossgrade to a product of the same duration: immediate.
+    const team = appleSubscription("grade-1", start + 4_000, { transactionId: "grade-4", productId: "team.monthly" })
+    expect((await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-cross", start + 4_000, team.tx, "UPGRADE")).status).toBe(200)
+    expect(await eventually(async () => (await product()) === "team.monthly")).toBe(true)
+    expect(await features()).toEqual(["ai.advanced", "team.seats"])
+
+    const audit = await call("/api/mobile/audit?limit=100", { session })
+    expect(audit.text.split("purchase.product_changed").length - 1).toBe(3)
   }, 60_000)
 
   it("App Store REFUND then REFUND_REVERSED through the notification route: the grant goes, then comes back, audited", async () => {

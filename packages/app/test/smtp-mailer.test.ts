@@ -1,9 +1,8 @@
 import { Mailer, MailMessageId, type OutgoingMail } from "@atrium/domain"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Redacted } from "effect"
-import { mailTransport } from "../src/mail/mail-settings.ts"
-import { dotStuff, type SmtpOptions, type SmtpServer } from "../src/mail/smtp-client.ts"
-import { SmtpMailer } from "../src/mail/smtp-mailer.ts"
+import { mailTransport, parseSender } from "../src/mail/mail-settings.ts"
+import { type SmtpOptions, SmtpMailer, type SmtpServer } from "../src/mail/smtp-mailer.ts"
 import { type FakeSmtpServer, makeTestCertificate, startSmtpServer } from "./support/smtp-server.ts"
 
 const password = "smtp-pass-S3CRET-9f2c7a41"
@@ -21,11 +20,13 @@ const servers: Array<FakeSmtpServer> = []
 let plain: FakeSmtpServer
 let secured: FakeSmtpServer
 let loginOnly: FakeSmtpServer
+let unicode: FakeSmtpServer
 beforeAll(async () => {
   plain = await startSmtpServer()
   secured = await startSmtpServer({ tls: certificate, auth: { user: "atrium", password } })
   loginOnly = await startSmtpServer({ tls: certificate, auth: { user: "atrium", password }, mechanisms: ["LOGIN"] })
-  servers.push(plain, secured, loginOnly)
+  unicode = await startSmtpServer({ smtpUtf8: true })
+  servers.push(plain, secured, loginOnly, unicode)
 })
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()))
@@ -40,8 +41,8 @@ const at = (server: FakeSmtpServer, auth = true, host = "127.0.0.1"): SmtpServer
 
 const fast: Partial<SmtpOptions> = { commandTimeout: Duration.millis(500), connectTimeout: Duration.seconds(2), dataTimeout: Duration.millis(500), tls: { ca: certificate.cert } }
 
-const send = (server: SmtpServer, options = fast) =>
-  Effect.flatMap(Mailer, (mailer) => mailer.send(mail)).pipe(Effect.provide(SmtpMailer.layer(server, from, options)))
+const send = (server: SmtpServer, options = fast, message: OutgoingMail = mail) =>
+  Effect.flatMap(Mailer, (mailer) => mailer.send(message)).pipe(Effect.provide(SmtpMailer.layer(server, from, options)))
 
 describe("SMTP mailer", () => {
   it.live("delivers a multipart message in plain text and HTML to a loopback server without TLS or AUTH", () =>
@@ -52,7 +53,8 @@ describe("SMTP mailer", () => {
       assert.deepStrictEqual(got?.to, ["ada@example.com"])
       assert.strictEqual(got?.headers.subject, "Confirm your email address")
       assert.strictEqual(got?.headers["message-id"], "<eml_4xQ9aZ1b7HkP0mVcT3sLeR@atrium.test>")
-      assert.strictEqual(got?.headers.from, "\"Atrium Test\" <no-reply@atrium.test>")
+      assert.strictEqual(got?.headers.from, "Atrium Test <no-reply@atrium.test>")
+      assert.strictEqual(got?.headers["auto-submitted"], "auto-generated")
       assert.strictEqual(got?.text, mail.text)
       assert.strictEqual(got?.html, mail.html)
     }))
@@ -108,20 +110,45 @@ describe("SMTP mailer", () => {
       assert.deepStrictEqual([wrong.kind, wrong.detail], ["permanent", "AUTH: 535 5.7.8 Authentication credentials invalid"])
     }))
 
-  it.live("an untrusted certificate stops the conversation before AUTH (temporary, with the TLS error's code)", () =>
+  it.live("an untrusted certificate stops the conversation before AUTH, as a TLS failure with the TLS error's code", () =>
     Effect.gen(function*() {
       const before = secured.received.length
       const untrusted = yield* send(at(secured), { ...fast, tls: {} }).pipe(Effect.flip)
-      assert.strictEqual(untrusted.kind, "temporary")
-      assert.match(untrusted.detail, /TLS handshake failed \([A-Z_]+\)/)
+      assert.strictEqual(untrusted.kind, "tls")
+      assert.match(untrusted.detail, /^E[A-Z]+ \([A-Z_]+\)$/)
       assert.strictEqual(secured.received.length, before)
+    }))
+
+  it.live("an IP address is never sent as the TLS server name; a host name is", () =>
+    Effect.gen(function*() {
+      yield* send(at(secured, true, "127.0.0.1"))
+      yield* send(at(secured, true, "localhost"))
+      assert.deepStrictEqual(secured.serverNames.slice(-2), [null, "localhost"])
+    }))
+
+  it.live("a non-ASCII recipient goes out with SMTPUTF8 where the server offers it, and fails for good where it does not", () =>
+    Effect.gen(function*() {
+      const zoe = { ...mail, to: "zoë@bücher.example" }
+      yield* send(at(unicode, false), fast, zoe)
+      assert.match(unicode.mailCommands.at(-1) ?? "", /^MAIL FROM:<no-reply@atrium\.test> SMTPUTF8/)
+      assert.deepStrictEqual(unicode.received.at(-1)?.to, ["zoë@xn--bcher-kva.example"])
+      assert.include(unicode.received.at(-1)?.headers.to ?? "", "zoë")
+      // Only a Unicode domain: its A-label needs no extension.
+      yield* send(at(plain, false), fast, { ...mail, to: "zoe@bücher.example" })
+      assert.deepStrictEqual(plain.received.at(-1)?.to, ["zoe@xn--bcher-kva.example"])
+      const commands = plain.mailCommands.length
+      const refused = yield* send(at(plain, false), fast, zoe).pipe(Effect.flip)
+      assert.deepStrictEqual([refused.kind, refused.detail], ["permanent", "the recipient address is not ASCII and the server does not offer SMTPUTF8"])
+      assert.strictEqual(plain.mailCommands.length, commands)
     }))
 })
 
 describe("SMTP details", () => {
-  it("dot-stuffs lines that start with a dot and ends the data with CRLF.CRLF", () => {
-    assert.strictEqual(dotStuff(".a\r\nb\r\n..c\n.\r\n"), "..a\r\nb\r\n...c\r\n..\r\n.\r\n")
-    assert.strictEqual(dotStuff("x"), "x\r\n.\r\n")
+  it("reads ATRIUM_MAIL_FROM as one address with an optional display name", () => {
+    assert.deepStrictEqual(parseSender("Atrium <no-reply@example.com>"), { name: "Atrium", address: "no-reply@example.com" })
+    assert.deepStrictEqual(parseSender("\"Atrium, Inc.\" <no-reply@example.com>"), { name: "Atrium, Inc.", address: "no-reply@example.com" })
+    assert.deepStrictEqual(parseSender("no-reply@example.com"), { name: "", address: "no-reply@example.com" })
+    for (const bad of ["a@x.test, b@x.test", "no address", "", "Atrium <>"]) assert.isUndefined(parseSender(bad))
   })
 
   it("reads ATRIUM_MAIL_URL: STARTTLS on 587 by default, TLS on 465 for smtps, log otherwise; errors never repeat the URL", () => {
@@ -134,6 +161,8 @@ describe("SMTP details", () => {
     }
     const tls = mailTransport({ url: url("smtps://mail.example.com"), from: Option.some("no-reply@example.com"), embedded: false })
     assert.isTrue(typeof tls !== "string" && tls._tag === "Smtp" && tls.server.port === 465 && tls.server.implicitTls && Option.isNone(tls.server.auth))
+    const v6 = mailTransport({ url: url("smtp://[::1]:2525"), from: Option.some("no-reply@example.com"), embedded: false })
+    assert.isTrue(typeof v6 !== "string" && v6._tag === "Smtp" && v6.server.host === "::1" && v6.server.port === 2525)
     assert.deepStrictEqual(mailTransport({ url: Option.none(), from: Option.none(), embedded: true }), { _tag: "Log", showLinks: true })
     assert.deepStrictEqual(mailTransport({ url: Option.none(), from: Option.none(), embedded: false }), { _tag: "Log", showLinks: false })
     assert.deepStrictEqual(mailTransport({ url: url("log:"), from: Option.none(), embedded: false }), { _tag: "Log", showLinks: true })

@@ -145,12 +145,24 @@ describe("store clients against loopback fakes", () => {
     assert.isTrue(missing._tag === "Failure" && missing.failure._tag === "StoreRejected")
   })
 
+  it("a lone surrogate in a purchase token or transaction id is a rejected request, never a thrown URIError", async () => {
+    seen.length = 0
+    const lone = "tok\uD800en"
+    const outcomes = await Promise.all([
+      run(Effect.flatMap(PlayStoreApi, (api) => api.subscription(Redacted.make(lone)))),
+      run(Effect.flatMap(PlayStoreApi, (api) => api.consume("credits.pack", Redacted.make(lone)))),
+      run(Effect.flatMap(AppStoreApi, (api) => api.subscriptionStatuses(lone, "production")))
+    ])
+    for (const outcome of outcomes) assert.isTrue(outcome._tag === "Failure" && outcome.failure._tag === "StoreRejected", JSON.stringify(outcome))
+    assert.isFalse(seen.some((s) => s.url.includes("tok")))
+  })
+
   it("Pub/Sub push tokens: the right audience and service account pass; anything else is invalid_signature; no JWKS is 503", async () => {
     const now = Math.floor(Date.now() / 1000)
     const good = { iss: "https://accounts.google.com", aud: "https://atrium.example/api/store-notifications/google", email: "pubsub@atrium.iam.gserviceaccount.com", email_verified: true, iat: now, exp: now + 600 }
     const check = (token: string) => run(Effect.flatMap(StoreSignatures, (s) => s.verifyGooglePush(`Bearer ${token}`)))
     assert.strictEqual((await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, good)))._tag, "Success")
-    for (const bad of [{ ...good, aud: "https://elsewhere" }, { ...good, email: "someone@else.com" }, { ...good, exp: now - 3600 }, { ...good, iss: "https://evil" }]) {
+    for (const bad of [{ ...good, aud: "https://elsewhere" }, { ...good, email: "someone@else.com" }, { ...good, exp: now - 3600 }, { ...good, iss: "https://evil" }, { ...good, nbf: now + 3600 }, { ...good, aud: [good.aud, "https://elsewhere"], azp: "https://elsewhere" }]) {
       const result = await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, bad))
       assert.isTrue(result._tag === "Failure" && result.failure._tag === "InvalidSignature", JSON.stringify(bad))
     }

@@ -15,7 +15,7 @@ describe("Invitations", () => {
       const invitations = yield* Invitations
       const { invitation, token } = yield* invitations.create(ownerPrincipal, { email: " Carol@Example.com", role: "admin" })
       assert.match(Redacted.value(token), /^it_[0-9A-Za-z]{33}$/)
-      assert.strictEqual(invitation.email, "carol@example.com")
+      assert.strictEqual(invitation.email, "Carol@example.com")
       assert.strictEqual(invitation.statusAt(invitation.createdAt), "pending")
       const carol = yield* signUp("carol@example.com")
       const accepted = yield* invitations.accept(carol.user.id, token)
@@ -28,11 +28,11 @@ describe("Invitations", () => {
       assert.deepStrictEqual(teamEvents, ["member.joined", "invitation.created", "invitation.accepted", "member.joined"])
       const acceptedEvent = s.events.find((e) => e.type === "invitation.accepted")
       assert.deepStrictEqual(acceptedEvent?.data, {
-        invitation: { id: invitation.id, email: "carol@example.com", role: "admin", expiresAt: "1970-01-08T00:00:00.000Z" },
+        invitation: { id: invitation.id, email: "Carol@example.com", role: "admin", expiresAt: "1970-01-08T00:00:00.000Z" },
         member: { id: accepted.membership.id, userId: carol.user.id, role: "admin" }
       })
       const listed = yield* invitations.list(ownerPrincipal, page)
-      assert.deepStrictEqual(listed.data.map((i) => i.statusAt(i.createdAt)), ["accepted"])
+      assert.deepStrictEqual(listed.data.map(({ invitation: i }) => i.statusAt(i.createdAt)), ["accepted"])
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("expires after 7 days", () =>

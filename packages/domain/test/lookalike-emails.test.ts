@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts, Invitations, normalizeEmail } from "@atrium/domain"
+import { Accounts, emailKey, Invitations, normalizeEmail } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Option, Ref } from "effect"
 import { password, principalOf, signUp } from "./support/identity.ts"
@@ -7,7 +7,7 @@ import { password, principalOf, signUp } from "./support/identity.ts"
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 
 describe("email normal form", () => {
-  it("folds fullwidth forms and case, drops invisible characters", () => {
+  it("folds fullwidth forms and case (for comparing), drops invisible characters", () => {
     const same = [
       "ada@example.com",
       " Ada@Example.COM ",
@@ -18,7 +18,16 @@ describe("email normal form", () => {
       "\uFEFFada@example.com",
       "a\u2060da@ex\u200Cample.com"
     ]
-    for (const text of same) assert.deepStrictEqual(normalizeEmail(text), Option.some("ada@example.com"), JSON.stringify(text))
+    for (const text of same) assert.deepStrictEqual(Option.map(normalizeEmail(text), emailKey), Option.some("ada@example.com"), JSON.stringify(text))
+  })
+
+  it("stores the local part's case as given (RFC 5321) and the domain in lower case; compares without case", () => {
+    assert.deepStrictEqual(normalizeEmail(" Ada@Example.COM "), Option.some("Ada@example.com"))
+    assert.deepStrictEqual(normalizeEmail("ＡＤＡ@example.com"), Option.some("ADA@example.com"))
+    assert.deepStrictEqual(normalizeEmail("ada@example.com"), Option.some("ada@example.com"))
+    assert.strictEqual(emailKey("Ada.Lovelace@Example.com"), "ada.lovelace@example.com")
+    // Case never hides a lookalike: an upper-case Cyrillic letter among Latin ones is refused like a lower-case one.
+    assert.isTrue(Option.isNone(normalizeEmail("\u0410da@example.com")))
   })
 
   it("refuses mixed-script local parts and labels, and labels made only of Latin lookalikes", () => {

@@ -12,12 +12,14 @@ import {
   SecretHasher
 } from "@atrium/domain"
 import { DomainMemory, memoryPublicUrl, MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
-import { DateTime, Effect, Option, Redacted, Ref } from "effect"
+import { DateTime, Effect, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp } from "./support/identity.ts"
-import { lastMailTo, mailbox, sendDue, tokenIn } from "./support/mail.ts"
+import { handleResetRequests, lastMailTo, mailbox, sendDue, tokenIn } from "./support/mail.ts"
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
+const logLines: Array<string> = []
+const collectLogs = Logger.layer([Logger.formatJson.pipe(Logger.map((line) => void logLines.push(line)))])
 const script = (...failures: ReadonlyArray<MailSendFailure>) => Effect.flatMap(ScriptedMailbox, (box) => Ref.set(box.script, failures))
 const messages = state.pipe(Effect.map((s) => Array.from(s.mailMessages.values())))
 
@@ -90,6 +92,14 @@ describe("password reset", () => {
       const unknown = yield* reset.request("nobody@example.com")
       const malformed = yield* reset.request("not an address")
       assert.deepStrictEqual([known, unknown, malformed], [undefined, undefined, undefined])
+      // Asking does the same for both: one recorded request each, nothing else; the worker tells them apart later.
+      const asked = yield* state
+      assert.deepStrictEqual(Array.from(asked.resetRequests.values(), (r) => r.request.email).sort(), ["DEE@example.com", "nobody@example.com"])
+      assert.strictEqual(asked.mailMessages.size, before)
+      const audited = asked.audit.length
+      yield* handleResetRequests
+      assert.strictEqual((yield* state).resetRequests.size, 0)
+      assert.strictEqual((yield* state).audit.length, audited + 1)
       const after = yield* messages
       assert.strictEqual(after.length, before + 1)
       assert.deepStrictEqual(after.filter((m) => m.template === "password_reset").map((m) => m.to), ["dee@example.com"])
@@ -133,7 +143,8 @@ describe("invitations by mail", () => {
       const principal = yield* principalOf(owner.session)
       const created = yield* (yield* Invitations).create(principal, { email: "Finn@Example.com", role: "admin" })
       yield* sendDue
-      const mail = yield* lastMailTo("finn@example.com")
+      // Mailed to the address as given: only the receiving server may fold a local part's case.
+      const mail = yield* lastMailTo("Finn@example.com")
       assert.strictEqual(mail?.subject, `Olivia Owner invited you to ${owner.workspace.name} on Atrium`)
       assert.include(mail?.text, `${memoryPublicUrl}/accept-invitation#token=`)
       const token = tokenIn(mail?.text ?? "")
@@ -208,12 +219,41 @@ describe("the outbox and the sender", () => {
       assert.deepStrictEqual(last.map((m) => [m.status, m.attempts]), [["failed", 9]])
     }).pipe(Effect.provide(DomainMemory)))
 
+  it.effect("a TLS failure is retried only up to its bound, then failed for good with the reason; each failed attempt is logged without the token", () =>
+    Effect.gen(function*() {
+      const token = "it_tlsBoundSecretToken42"
+      yield* (yield* MailOutbox).enqueue({
+        dedupeKey: "invitation:inv_tls",
+        to: "jo@example.com",
+        content: { template: "invitation", workspaceName: "Acme", inviterName: "Ann", role: "member" },
+        token: Redacted.make(token),
+        linkExpiresAt: DateTime.makeUnsafe("2100-01-01T00:00:00Z")
+      })
+      // The server's refusal quotes the link: neither the record nor the log may keep the token.
+      const untrusted = new MailSendFailure({ kind: "tls", detail: `ESOCKET (CERT_HAS_EXPIRED) near #token=${token}` })
+      yield* script(...Array.from({ length: 20 }, () => untrusted))
+      const settled: Array<{ readonly status: string; readonly attempts: number }> = []
+      for (let i = 0; i < 12; i++) {
+        settled.push(...(yield* sendDue))
+        yield* TestClock.adjust("10 hours")
+      }
+      assert.deepStrictEqual(settled.map((m) => [m.status, m.attempts]), [["pending", 1], ["pending", 2], ["failed", 3]])
+      const [failed] = (yield* messages).filter((m) => m.to === "jo@example.com")
+      assert.deepStrictEqual(failed?.lastError, Option.some("TLS failed 3 times, given up: ESOCKET (CERT_HAS_EXPIRED) near #token=[token]"))
+      const warnings = logLines.filter((line) => line.includes("mail attempt failed") || line.includes("mail message failed for good"))
+      assert.strictEqual(warnings.length, 3)
+      assert.include(warnings[0], "CERT_HAS_EXPIRED")
+      assert.notInclude(logLines.join("\n"), token)
+      assert.notInclude(JSON.stringify(yield* state), token)
+    }).pipe(Effect.provide(DomainMemory), Effect.provide(collectLogs)))
+
   it.effect("a message whose link expired before it could be sent is failed, not sent dead", () =>
     Effect.gen(function*() {
       yield* (yield* PasswordReset).request("kim@example.com")
       yield* signUp("kim@example.com", "Kim")
       yield* Effect.flatMap(MailDelivery, (d) => d.claim(0))
       yield* (yield* PasswordReset).request("kim@example.com")
+      yield* handleResetRequests
       yield* TestClock.adjust("2 hours")
       const settled = yield* sendDue
       const reset = settled.find((m) => m.template === "password_reset")

@@ -2,10 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Entitlements,
   Feature,
+  NotificationInbox,
   type Role,
   SessionId,
+  SecretBox,
   SessionPrincipal,
+  StoreNotification,
   StoreNotificationId,
+  StoreSignatures,
   type StoreProduct,
   Purchases,
   systemActor,
@@ -14,15 +18,20 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore } from "@atrium/domain/testing"
-import { DateTime, Effect, Option, Redacted, Ref } from "effect"
+import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore, StoreSignaturesMemory } from "@atrium/domain/testing"
+import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
 const pro = Feature.make("ai.advanced")
+const custom = Feature.make("domains.custom")
+const team = Feature.make("team.seats")
 const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
+  { store: "app_store", productId: "pro.yearly", kind: "subscription", features: [pro, custom] },
+  { store: "app_store", productId: "team.monthly", kind: "subscription", features: [pro, team] },
   { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 5_000_000 },
   { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] },
+  { store: "play_store", productId: "pro_yearly", kind: "subscription", features: [pro, custom] },
   { store: "play_store", productId: "lifetime", kind: "non_consumable", features: [pro] },
   { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 3_000_000 }
 ]
@@ -46,12 +55,21 @@ const nowMillis = Effect.map(DateTime.now, DateTime.toEpochMillis)
 const day = 86_400_000
 
 /** Scripts the App Store: the subscription `original` is in `status` until `expires`, signed at `signedAt`. */
-const appleSubscription = (input: { original: string; transaction: string; status: number; expires: number; signedAt: number; accountToken?: string; autoRenew?: number }) => {
+const appleSubscription = (input: {
+  original: string
+  transaction: string
+  status: number
+  expires: number
+  signedAt: number
+  accountToken?: string
+  autoRenew?: number
+  productId?: string
+}) => {
   const tx = {
     transactionId: input.transaction,
     originalTransactionId: input.original,
     bundleId: apple.bundleId,
-    productId: "pro.monthly",
+    productId: input.productId ?? "pro.monthly",
     environment: "Production",
     signedDate: input.signedAt,
     expiresDate: input.expires,
@@ -69,10 +87,11 @@ const appleSubscription = (input: { original: string; transaction: string; statu
   }
 }
 
-const appleNotification = (input: { uuid: string; type: string; signedAt: number; tx: object; status?: number }) =>
+const appleNotification = (input: { uuid: string; type: string; subtype?: string; signedAt: number; tx: object; status?: number }) =>
   JSON.stringify({
     signedPayload: fakeSigned({
       notificationType: input.type,
+      ...(input.subtype === undefined ? {} : { subtype: input.subtype }),
       notificationUUID: input.uuid,
       signedDate: input.signedAt,
       data: {
@@ -252,7 +271,7 @@ describe("Purchases", () => {
       yield* script((s) => ({ ...s, down: true, appleStatuses: new Map([["6000", sub.statuses]]) }))
       const before = yield* features(ws)
       const result = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
-      assert.deepStrictEqual(result, { status: "pending" })
+      assert.strictEqual(result.status, "pending")
       assert.deepStrictEqual(yield* features(ws), before)
       assert.strictEqual((yield* state).purchases.size, 0)
       // Still down when the worker first retries: nothing changes, the item waits.
@@ -262,6 +281,33 @@ describe("Purchases", () => {
       yield* script((s) => ({ ...s, down: false }))
       yield* TestClock.adjust("10 minutes")
       yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a pending sync gives an id to follow and when to ask again; the same request follows the same sync; another workspace cannot read it", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "6500", transaction: "6500", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, down: true, appleStatuses: new Map([["6500", sub.statuses]]) }))
+      const first = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      if (first.status !== "pending") return assert.fail("expected pending")
+      assert.deepInclude(first.sync, { status: "pending", retryAfterSeconds: 60 })
+      yield* TestClock.adjust("20 seconds")
+      const again = yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      assert.deepInclude(again.status === "pending" ? again.sync : {}, { id: first.sync.id, retryAfterSeconds: 40 })
+      const read = yield* purchases.syncStatus(owner, first.sync.id)
+      assert.deepStrictEqual([read.status, Option.getOrNull(read.outcome)], ["pending", null])
+      const stranger = yield* purchases.syncStatus(member(yield* newWorkspace), first.sync.id).pipe(Effect.flip)
+      assert.strictEqual(stranger._tag, "NotFound")
+      yield* script((s) => ({ ...s, down: false }))
+      yield* TestClock.adjust("1 minute")
+      yield* drainInbox
+      const done = yield* purchases.syncStatus(owner, first.sync.id)
+      assert.deepStrictEqual([done.status, Option.getOrNull(done.outcome)], ["processed", "applied"])
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
     }).pipe(Effect.provide(Domain)))
 
@@ -402,6 +448,163 @@ describe("Purchases", () => {
       assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.replaced").length, 1)
     }).pipe(Effect.provide(Domain)))
 
+  it.effect("an App Store upgrade moves the purchase to the store's product, its grants follow in the same transaction, and neither a superseded sync nor the reconciler at the old expiry takes them back", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const monthly = appleSubscription({ original: "up-1", transaction: "up-1", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["up-1", monthly.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: monthly.signed })
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      // Upgrade (immediate): a new transaction for the yearly product under the same original transaction.
+      yield* TestClock.adjust("1 day")
+      const upgradedAt = now + day
+      const yearly = appleSubscription({ original: "up-1", transaction: "up-2", status: 1, expires: upgradedAt + 365 * day, signedAt: upgradedAt, productId: "pro.yearly" })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["up-1", yearly.statuses], ["up-2", yearly.statuses]]) }))
+      const before = (yield* state).events.length
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: upgradedAt, tx: yearly.tx, status: 1 }))
+      yield* drainInbox
+      const purchase = () => Effect.map(state, (s) => Array.from(s.purchases.values())[0])
+      assert.strictEqual((yield* purchase())?.productId, "pro.yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
+      const added = (yield* state).events.slice(before)
+      assert.deepStrictEqual(added.map((e) => e.type).toSorted(), ["entitlement.granted", "entitlement.granted", "purchase.product_changed"].toSorted())
+      assert.deepInclude(added.find((e) => e.type === "purchase.product_changed")?.data ?? {}, { fromProductId: "pro.monthly", toProductId: "pro.yearly" })
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.product_changed").length, 1)
+      // Availability shows the product the store reports as owned.
+      const offered = (yield* purchases.availability(owner, "ios")).products
+      assert.deepStrictEqual(offered.filter((p) => p.owned).map((p) => p.productId), ["pro.yearly"])
+      // The app syncs the superseded monthly transaction: the store answers "yearly, active", which decides.
+      const synced = yield* purchases.sync(owner, { store: "app_store", signedTransaction: monthly.signed })
+      assert.strictEqual(synced.status === "synced" ? synced.purchases[0]?.productId : "pending", "pro.yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
+      // Past the monthly product's expiry the reconciler re-reads the store (yearly, renewed): nothing is revoked.
+      yield* TestClock.adjust("31 days")
+      const due = yield* purchases.reconcileQueue.claim(10)
+      assert.strictEqual(due.length, 1)
+      for (const p of due) yield* purchases.reconcileQueue.step(p)
+      assert.strictEqual((yield* purchase())?.productId, "pro.yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
+      assert.isFalse((yield* state).events.slice(before).some((e) => e.type === "entitlement.revoked"))
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("an App Store downgrade applies at renewal and a crossgrade at once: the product and its grants follow the store", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const yearly = appleSubscription({ original: "dn-1", transaction: "dn-1", status: 1, expires: now + 365 * day, signedAt: now, productId: "pro.yearly" })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["dn-1", yearly.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: yearly.signed })
+      const product = Effect.map(state, (s) => Array.from(s.purchases.values())[0]?.productId)
+      // The downgrade is chosen now; the current transaction stays the yearly one until it renews.
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-dn", type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedAt: now + day, tx: yearly.tx, status: 1 }))
+      yield* drainInbox
+      assert.strictEqual(yield* product, "pro.yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
+      // At renewal the store bills the monthly product.
+      const renewedAt = now + 365 * day
+      yield* TestClock.setTime(renewedAt)
+      const monthly = appleSubscription({ original: "dn-1", transaction: "dn-2", status: 1, expires: renewedAt + 30 * day, signedAt: renewedAt })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: renewedAt, tx: monthly.tx, status: 1 }))
+      yield* drainInbox
+      assert.strictEqual(yield* product, "pro.monthly")
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      // Crossgrade to a product of the same duration: immediate.
+      const crossedAt = renewedAt + day
+      const teamTx = appleSubscription({ original: "dn-1", transaction: "dn-3", status: 1, expires: crossedAt + 30 * day, signedAt: crossedAt, productId: "team.monthly" })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-cross", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: crossedAt, tx: teamTx.tx, status: 1 }))
+      yield* drainInbox
+      assert.strictEqual(yield* product, "team.monthly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "team.seats:purchase"])
+      assert.strictEqual((yield* state).audit.filter((a) => a.action === "purchase.product_changed").length, 2)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("after a refund, a resubscription under the same original transaction applies: a newer store state wins", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "rs-1", transaction: "rs-1", status: 1, expires: now + 30 * day, signedAt: now })
+      yield* script((s) => ({ ...s, appleStatuses: new Map([["rs-1", sub.statuses]]) }))
+      yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-rf", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } }))
+      yield* drainInbox
+      assert.deepStrictEqual(yield* features(ws), [])
+      // Days later the buyer subscribes again: a new transaction under the same original transaction.
+      yield* TestClock.adjust("3 days")
+      const again = appleSubscription({ original: "rs-1", transaction: "rs-2", status: 1, expires: now + 33 * day, signedAt: now + 3 * day })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-resub", type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signedAt: now + 3 * day, tx: again.tx, status: 1 }))
+      yield* drainInbox
+      const s = yield* state
+      assert.strictEqual(Array.from(s.purchases.values())[0]?.status, "active")
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+      const outcomes = Array.from(s.storeNotifications.values()).map((n) => [n.externalId, Option.getOrNull(n.outcome)])
+      assert.deepInclude(outcomes, ["n-resub", "applied"])
+      assert.strictEqual(s.audit.filter((a) => a.action === "purchase.refund_reversed").length, 0)
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("an operator's replay of old notifications, each recorded stale, changes no grant", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const monthly = appleSubscription({ original: "rp-1", transaction: "rp-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      const yearly = appleSubscription({ original: "rp-1", transaction: "rp-2", status: 1, expires: now + 365 * day, signedAt: now + day, accountToken: token, productId: "pro.yearly" })
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-sub", type: "SUBSCRIBED", signedAt: now, tx: monthly.tx, status: 1 }))
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 3_600_000, tx: monthly.tx, status: 1 }))
+      yield* purchases.receiveApple(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: now + day, tx: yearly.tx, status: 1 }))
+      yield* drainInbox
+      // Even the yearly period is over by the clock, and the store has said nothing newer: that is the reconciler's to read.
+      yield* TestClock.adjust("400 days")
+      const grantsBefore = (yield* features(ws)).toSorted()
+      const before = (yield* state).events.length
+      for (const n of Array.from((yield* state).storeNotifications.values()).filter((n) => n.externalId !== "n-up")) {
+        yield* purchases.replay(n.id)
+      }
+      assert.strictEqual(yield* drainInbox, 2)
+      const s = yield* state
+      const outcomes = Array.from(s.storeNotifications.values()).map((n) => [n.externalId, Option.getOrNull(n.outcome)])
+      assert.deepStrictEqual(outcomes.toSorted(), [["n-renew", "stale"], ["n-sub", "stale"], ["n-up", "applied"]])
+      assert.deepStrictEqual(s.events.slice(before).map((e) => e.type), [])
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), grantsBefore)
+      assert.strictEqual(Array.from(s.purchases.values())[0]?.productId, "pro.yearly")
+    }).pipe(Effect.provide(Domain)))
+
+  it.effect("a Google sync naming an older product reads the store's line item: the purchase and its grants follow the store", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const owner = member(ws)
+      const purchases = yield* Purchases
+      const now = yield* nowMillis
+      yield* script((s) => ({
+        ...s,
+        playSubscriptions: new Map([["tok-y", {
+          subscriptionState: "SUBSCRIPTION_STATE_ACTIVE",
+          acknowledged: true,
+          latestOrderId: "GPA.Y",
+          accountToken: Option.none(),
+          test: false,
+          linkedPurchaseToken: Option.none(),
+          lineItems: [{ productId: "pro_yearly", expiryTime: Option.some(new Date(now + 365 * day).toISOString()), autoRenewing: true }]
+        }]])
+      }))
+      const result = yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-y"), productId: "pro_monthly" })
+      assert.strictEqual(result.status === "synced" ? result.purchases[0]?.productId : "pending", "pro_yearly")
+      assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
+    }).pipe(Effect.provide(Domain)))
+
   it.effect("a purchase bound to another workspace answers purchase_owned_elsewhere", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
@@ -525,4 +728,82 @@ describe("availability", () => {
       assert.strictEqual(first.appAccountToken, second.appAccountToken)
       assert.notStrictEqual((yield* purchases.availability(member(ws), "ios")).appAccountToken, first.appAccountToken)
     }).pipe(Effect.provide(Domain)))
+})
+
+describe("store notification intake and worker faults", () => {
+  const capture = (lines: Array<string>) => Logger.layer([Logger.formatJson.pipe(Logger.map((line) => void lines.push(line)))])
+
+  it.effect("a refused signature is answered without its reason, which goes to the log", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const purchases = yield* Purchases
+      const refused = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "forged.abc" })).pipe(Effect.flip)
+      assert.strictEqual(refused._tag, "InvalidSignature")
+      assert.notInclude(JSON.stringify(refused), "not a fake signature")
+      const forged = yield* purchases.receiveGoogle("Bearer forged", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      assert.notInclude(JSON.stringify(forged), "bearer token")
+      assert.isTrue(lines.some((line) => line.includes("store signature refused") && line.includes("not a fake signature")), lines.join("\n"))
+      assert.isTrue(lines.some((line) => line.includes("bearer token")))
+    }).pipe(Effect.provide(Domain), Effect.provide(capture(lines)))
+  })
+
+  it.effect("a store not configured answers its notifications unavailable, logged as an error", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const purchases = yield* Purchases
+      const apple = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "fake.abc" })).pipe(Effect.flip)
+      const google = yield* purchases.receiveGoogle("Bearer good-push-token", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      assert.deepStrictEqual([apple._tag, google._tag], ["Unavailable", "Unavailable"])
+      const errors = lines.filter((line) => line.includes("not configured for that store") && line.includes("\"level\":\"ERROR\""))
+      assert.strictEqual(errors.length, 2, lines.join("\n"))
+    }).pipe(Effect.provide(domainMemory({ products })), Effect.provide(capture(lines)))
+  })
+
+  // Signatures that throw on one payload: a fault nobody foresaw, inside one inbox item.
+  const faulty = Layer.effect(
+    StoreSignatures,
+    Effect.gen(function*() {
+      const fake = yield* StoreSignatures
+      return StoreSignatures.of({
+        verifyApple: (jws, at) => jws === "fake.boom" ? Effect.die(new URIError("URI malformed")) : fake.verifyApple(jws, at),
+        verifyGooglePush: fake.verifyGooglePush
+      })
+    })
+  ).pipe(Layer.provide(StoreSignaturesMemory))
+
+  it.effect("a fault in one inbox item is logged and backed off; the worker's step survives and the next item is processed", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const inbox = yield* NotificationInbox
+      const box = yield* SecretBox
+      const now = yield* DateTime.now
+      const item = (id: string, body: string) =>
+        Effect.gen(function*() {
+          return new StoreNotification({
+            id: StoreNotificationId.make(id),
+            source: "apple",
+            externalId: id,
+            sealedBody: yield* box.seal(Redacted.make(body)),
+            workspaceId: Option.none(),
+            userId: Option.none(),
+            receivedAt: now,
+            attempts: 0,
+            nextAttemptAt: Option.some(now),
+            processedAt: Option.none(),
+            outcome: Option.none()
+          })
+        })
+      yield* inbox.insert(yield* item("sn_boom", "fake.boom"))
+      const signed = fakeSigned({ notificationType: "TEST", notificationUUID: "u-ok", signedDate: DateTime.toEpochMillis(now), data: { bundleId: apple.bundleId, environment: "Production" } })
+      yield* inbox.insert(yield* item("sn_ok", signed))
+      assert.strictEqual(yield* drainInbox, 2)
+      const stored = (yield* state).storeNotifications
+      const boom = Array.from(stored.values()).find((n) => n.id === "sn_boom")
+      const ok = Array.from(stored.values()).find((n) => n.id === "sn_ok")
+      assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
+      assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
+      assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
+    }).pipe(Effect.provide(domainMemory({ products, apple, google, signatures: faulty })), Effect.provide(capture(lines)))
+  })
 })

@@ -13,10 +13,6 @@ import { V1DomainsGroup } from "./v1-domains-group.ts"
 import { V1Group } from "./v1-group.ts"
 import { MobileWebhooksGroup, WebhooksGroup } from "./webhooks-groups.ts"
 
-/** Paths the API serves besides its endpoints. */
-export const openApiPath = "/api/v1/openapi"
-export const docsPath = "/api/docs"
-
 /** The Atrium HTTP contract: import it (`@atrium/adapters-http/contract`) to build clients; `server/` implements it. */
 export class Api extends HttpApi.make("atrium")
   .add(V1Group)

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { EntitlementView } from "./entitlement-view.ts"
 
 /** Features every plan, including the free one, may carry; anything else is a paid feature. */
-export const basicFeatures: ReadonlySet<string> = new Set(["ai.basic"])
+const basicFeatures: ReadonlySet<string> = new Set(["ai.basic"])
 
 /** How much of the product the active workspace unlocks, for the app to pick its screens. */
 export const EntitlementAccess = Schema.Literals(["full", "limited", "none"]).annotate({

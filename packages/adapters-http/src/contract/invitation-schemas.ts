@@ -1,4 +1,4 @@
-import { Actor, InvitationId, InvitationStatus, MembershipId, Role, SafeText, WorkspaceId } from "@atrium/domain"
+import { Actor, InvitationDelivery, InvitationId, InvitationStatus, MembershipId, Role, SafeText, WorkspaceId } from "@atrium/domain"
 import { Schema } from "effect"
 import { NextCursor } from "./page-query.ts"
 
@@ -13,7 +13,10 @@ export const InvitationView = Schema.Struct({
   invitedBy: Actor,
   createdAt: isoTime("Creation time"),
   expiresAt: isoTime("When the token stops working"),
-  acceptedAt: Schema.NullOr(isoTime("Acceptance time"))
+  acceptedAt: Schema.NullOr(isoTime("Acceptance time")),
+  delivery: Schema.NullOr(InvitationDelivery).annotate({
+    description: "Where the invitation mail stands; `failed` means the invitee never got the link (invite again or send the token yourself). Null when it was never mailed."
+  })
 }).annotate({ identifier: "Invitation" })
 export type InvitationView = typeof InvitationView.Type
 

@@ -1,4 +1,4 @@
-import { ProductKind, PurchaseId, PurchaseStatus, SafeText, Store, StoreEnvironment } from "@atrium/domain"
+import { NotificationOutcome, ProductKind, PurchaseId, PurchaseStatus, SafeText, Store, StoreEnvironment, StoreNotificationId } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { EntitlementView } from "./entitlement-view.ts"
@@ -63,9 +63,24 @@ export const SyncedView = Schema.Struct({
 }).annotate({ identifier: "PurchaseSynced" })
 
 /** 202: the store could not be reached; the sync is queued and retried, nothing was revoked. */
-export const SyncPending = Schema.Struct({ status: Schema.Literal("pending") }).pipe(HttpApiSchema.status(202)).annotate({
+export const SyncPending = Schema.Struct({
+  status: Schema.Literal("pending"),
+  syncId: StoreNotificationId.annotate({ description: "Follow it at `GET /api/mobile/purchases/syncs/{syncId}`" }),
+  retryAfterSeconds: Schema.Int.annotate({ description: "When the queued sync is next tried (also the `Retry-After` header)" })
+}).pipe(HttpApiSchema.status(202)).annotate({
   identifier: "PurchaseSyncPending"
 })
+
+/** A queued client sync: `pending` until the worker processed it, then what it did. */
+export const PurchaseSyncView = Schema.Struct({
+  id: StoreNotificationId,
+  status: Schema.Literals(["pending", "processed"]),
+  outcome: Schema.NullOr(NotificationOutcome).annotate({
+    description: "Once processed: `applied` or `unchanged` (the purchase list and entitlement show the result), `rejected`, `owned_elsewhere`…"
+  }),
+  nextAttemptAt: Schema.NullOr(Time),
+  retryAfterSeconds: Schema.Int.annotate({ description: "When it is worth asking again (also the `Retry-After` header while pending)" })
+}).annotate({ identifier: "PurchaseSyncStatus" })
 
 /** Apple's notification body. */
 export const AppleNotificationBody = Schema.Struct({ signedPayload: SafeText.check(Schema.isBetweenLength(1, 200_000)) })

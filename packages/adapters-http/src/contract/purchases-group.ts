@@ -1,4 +1,4 @@
-import { PurchaseId } from "@atrium/domain"
+import { PurchaseId, StoreNotificationId } from "@atrium/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
@@ -13,6 +13,7 @@ import {
   AvailabilityView,
   GooglePushBody,
   PurchaseList,
+  PurchaseSyncView,
   PurchaseView,
   SyncedView,
   SyncPayload,
@@ -48,8 +49,18 @@ export class MobilePurchasesGroup extends HttpApiGroup.make("mobilePurchases")
     }).annotate(RequiredPermission, "purchases.manage").annotateMerge(docs(
       "Sync a purchase",
       "Verifies the purchase with the store, binds it to the workspace and grants its features in one transaction; a " +
-        "Google purchase is acknowledged after that. 202 `{ status: \"pending\" }` when the store cannot be reached (retried " +
-        "later; nothing is revoked). A purchase bound to another workspace is 409 `purchase_owned_elsewhere`."
+        "Google purchase is acknowledged after that. 202 `{ status: \"pending\", syncId, retryAfterSeconds }` with `Retry-After` " +
+        "when the store cannot be reached: the sync is queued and retried (nothing is revoked); follow it at " +
+        "`GET /api/mobile/purchases/syncs/{syncId}`. A purchase bound to another workspace is 409 `purchase_owned_elsewhere`."
+    )),
+    HttpApiEndpoint.get("syncStatus", "/purchases/syncs/:id", {
+      params: { id: StoreNotificationId },
+      success: PurchaseSyncView,
+      error: [Problems.NotFound, ...serverErrors]
+    }).annotate(RequiredPermission, "purchases.read").annotateMerge(docs(
+      "A queued sync",
+      "A sync that answered 202: `pending` (with `Retry-After`) until the worker has asked the store, then `processed` with its " +
+        "`outcome`. 404 for another workspace's."
     )),
     HttpApiEndpoint.get("list", "/purchases", {
       query: PageQuery,

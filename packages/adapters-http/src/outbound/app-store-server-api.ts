@@ -2,7 +2,7 @@ import { type AppleSubscriptionStatus, AppStoreApi, type StoreEnvironment, Store
 import { DateTime, Duration, Effect, Layer, Option, type Redacted, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { signJwt } from "./jwt-signer.ts"
-import { storeStatusFailure, storeTransportFailure } from "./store-failure.ts"
+import { storeStatusFailure, storeTransportFailure, urlPath } from "./store-failure.ts"
 
 /** The App Store Server API credentials (an In-App Purchase key from App Store Connect) and where the API is. */
 export interface AppStoreApiOptions {
@@ -72,12 +72,12 @@ export const AppStoreApiHttp = {
           )
 
         const transaction = Effect.fn("AppStoreApi.transaction")(function*(transactionId: string, environment: StoreEnvironment) {
-          const answer = yield* get(environment, `/inApps/v1/transactions/${encodeURIComponent(transactionId)}`, TransactionInfo)
+          const answer = yield* get(environment, yield* urlPath(store, ["inApps", "v1", "transactions", transactionId]), TransactionInfo)
           return answer.signedTransactionInfo
         })
 
         const subscriptionStatuses = Effect.fn("AppStoreApi.subscriptionStatuses")(function*(transactionId: string, environment: StoreEnvironment) {
-          const answer = yield* get(environment, `/inApps/v1/subscriptions/${encodeURIComponent(transactionId)}`, StatusResponse)
+          const answer = yield* get(environment, yield* urlPath(store, ["inApps", "v1", "subscriptions", transactionId]), StatusResponse)
           return answer.data.flatMap((group) => group.lastTransactions.map((last): AppleSubscriptionStatus => ({ ...last })))
         })
 

@@ -2,7 +2,7 @@ import { type PlayProductPurchase, type PlaySubscription, PlayStoreApi, StoreUnr
 import { DateTime, Duration, Effect, Layer, Option, Redacted, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { signJwt } from "./jwt-signer.ts"
-import { storeStatusFailure, storeTransportFailure } from "./store-failure.ts"
+import { storeStatusFailure, storeTransportFailure, urlPath } from "./store-failure.ts"
 
 /** The Google Play Developer API: the app's package, a service account allowed to read its purchases, and the endpoints. */
 export interface PlayDeveloperApiOptions {
@@ -82,8 +82,14 @@ export const PlayDeveloperApiHttp = {
           return token
         }).pipe(withTimeout)
 
-        const call = <S extends Schema.Top & { readonly DecodingServices: never }>(method: "GET" | "POST", path: string, schema: S) =>
+        const call = <S extends Schema.Top & { readonly DecodingServices: never }>(
+          method: "GET" | "POST",
+          segments: ReadonlyArray<string>,
+          schema: S,
+          verb = ""
+        ) =>
           Effect.gen(function*() {
+            const path = yield* urlPath(store, segments, verb)
             const token = yield* accessToken
             const request = (method === "GET" ? HttpClientRequest.get(`${base}${path}`) : HttpClientRequest.post(`${base}${path}`)).pipe(
               HttpClientRequest.bearerToken(token),
@@ -100,10 +106,9 @@ export const PlayDeveloperApiHttp = {
             )
           }).pipe(withTimeout)
 
-        const path = (value: string) => encodeURIComponent(value)
 
         const subscription = Effect.fn("PlayStoreApi.subscription")(function*(token: Redacted.Redacted<string>) {
-          const answer = yield* call("GET", `/subscriptionsv2/tokens/${path(Redacted.value(token))}`, SubscriptionAnswer)
+          const answer = yield* call("GET", ["subscriptionsv2", "tokens", Redacted.value(token)], SubscriptionAnswer)
           const result: PlaySubscription = {
             subscriptionState: answer.subscriptionState,
             acknowledged: answer.acknowledgementState === "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
@@ -121,7 +126,7 @@ export const PlayDeveloperApiHttp = {
         })
 
         const product = Effect.fn("PlayStoreApi.product")(function*(productId: string, token: Redacted.Redacted<string>) {
-          const answer = yield* call("GET", `/products/${path(productId)}/tokens/${path(Redacted.value(token))}`, ProductAnswer)
+          const answer = yield* call("GET", ["products", productId, "tokens", Redacted.value(token)], ProductAnswer)
           const result: PlayProductPurchase = {
             purchaseState: answer.purchaseState ?? -1,
             acknowledged: answer.acknowledgementState === 1,
@@ -136,12 +141,12 @@ export const PlayDeveloperApiHttp = {
         const acknowledge = Effect.fn("PlayStoreApi.acknowledge")(
           function*(kind: "subscription" | "product", productId: string, token: Redacted.Redacted<string>) {
             const collection = kind === "subscription" ? "subscriptions" : "products"
-            yield* call("POST", `/${collection}/${path(productId)}/tokens/${path(Redacted.value(token))}:acknowledge`, Schema.Struct({}))
+            yield* call("POST", [collection, productId, "tokens", Redacted.value(token)], Schema.Struct({}), ":acknowledge")
           }
         )
 
         const consume = Effect.fn("PlayStoreApi.consume")(function*(productId: string, token: Redacted.Redacted<string>) {
-          yield* call("POST", `/products/${path(productId)}/tokens/${path(Redacted.value(token))}:consume`, Schema.Struct({}))
+          yield* call("POST", ["products", productId, "tokens", Redacted.value(token)], Schema.Struct({}), ":consume")
         })
 
         return PlayStoreApi.of({ subscription, product, acknowledge, consume })

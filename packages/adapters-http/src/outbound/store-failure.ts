@@ -9,3 +9,13 @@ export const storeStatusFailure = (store: string, status: number): Effect.Effect
 
 /** A failure of the transport, with fixed text (the client's own error carries the request and its Authorization). */
 export const storeTransportFailure = (store: string, what: string) => () => new StoreUnreachable({ store, reason: what })
+
+/**
+ * `/a/b/c` from path segments, each percent-encoded, then a literal custom verb (`:acknowledge`) if any. A segment that
+ * is not well-formed Unicode (a lone surrogate) cannot be encoded: that request is malformed, answered as the store
+ * would answer it (400), never thrown.
+ */
+export const urlPath = (store: string, segments: ReadonlyArray<string>, verb = ""): Effect.Effect<string, StoreRejected> =>
+  segments.every((segment) => segment.isWellFormed())
+    ? Effect.succeed(segments.map((segment) => `/${encodeURIComponent(segment)}`).join("") + verb)
+    : Effect.fail(new StoreRejected({ store, status: 400 }))

@@ -115,7 +115,8 @@ export const makeEnvelope = (routes: RouteTable, options?: EnvelopeOptions) => {
       const started = performance.now()
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const requestId = requestIdFor(request.headers["x-request-id"])
-      const facts: RequestFacts = { route: undefined, principal: undefined, headers: { "x-request-id": requestId } }
+      // nosniff on every answer: a JSON or problem body is never run as a script or rendered as HTML by a browser.
+      const facts: RequestFacts = { route: undefined, principal: undefined, headers: { "x-request-id": requestId, "x-content-type-options": "nosniff" } }
       // The response as it leaves, logged: by the host's sink in the same step, else through Effect's logger.
       const done = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
         const out = finish(response, requestId, facts)

@@ -25,6 +25,17 @@ export type RateLimitGate = <A, E, R>(
   next: Effect.Effect<A, E, R>
 ) => Effect.Effect<A, E | RateLimited | Unavailable, R>
 
+/**
+ * The RateLimit headers of one limit (IETF draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: 600;w=60`,
+ * `RateLimit: limit=600, remaining=12, reset=30`.
+ */
+export const rateLimitHeaders = (
+  state: { readonly limit: number; readonly windowSeconds: number; readonly remaining: number; readonly reset: number }
+): Record<string, string> => ({
+  "ratelimit-policy": `${state.limit};w=${state.windowSeconds}`,
+  "ratelimit": `limit=${state.limit}, remaining=${state.remaining}, reset=${state.reset}`
+})
+
 const seconds = (duration: Duration.Duration) => Math.max(1, Math.ceil(Duration.toMillis(duration) / 1000))
 
 // The limiter could not prove the request allowed: refuse it as a retryable outage.
@@ -36,18 +47,14 @@ export const makeRateLimitGate = (options: RateLimitOptions) =>
     const limiter = yield* RateLimiter.RateLimiter
     const window = Duration.fromInputUnsafe(options.window)
     const limit = options.limit
-    // IETF draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: 600;w=60`, `RateLimit: limit=600, remaining=12, reset=30`.
-    const policy = `${limit};w=${seconds(window)}`
-    const headers = (remaining: number, reset: Duration.Duration, retryAfter?: number): Record<string, string> => ({
-      "ratelimit-policy": policy,
-      "ratelimit": `limit=${limit}, remaining=${remaining}, reset=${seconds(reset)}`,
-      ...(retryAfter === undefined ? {} : { "retry-after": String(retryAfter) })
-    })
+    const headers = (remaining: number, reset: Duration.Duration) => rateLimitHeaders({ limit, windowSeconds: seconds(window), remaining, reset: seconds(reset) })
     const refuse = (subject: string, context: Context.Context<never>, error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable> => {
       if (error.reason._tag !== "RateLimitExceeded") return Effect.fail(storeDown)
       const retryAfter = seconds(error.reason.retryAfter)
-      respondWithUnsafe(context, headers(0, error.reason.retryAfter, retryAfter))
-      return Effect.fail(new RateLimited({ retryAfter, detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` }))
+      respondWithUnsafe(context, { ...headers(0, error.reason.retryAfter), "retry-after": String(retryAfter) })
+      return Effect.fail(
+        new RateLimited({ retryAfter, limit, windowSeconds: seconds(window), detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` })
+      )
     }
     const gate: RateLimitGate = (key, subject, context, next) =>
       Effect.matchEffect(limiter.consume({ key, limit, window }), {

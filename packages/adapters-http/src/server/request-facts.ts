@@ -20,7 +20,7 @@ export const CurrentRequestFacts = Context.Reference<RequestFacts | undefined>("
 })
 
 /** Notes headers for the response of the request these facts belong to. */
-export const noteHeaders = (facts: RequestFacts, headers: Record<string, string>): void => {
+const noteHeaders = (facts: RequestFacts, headers: Record<string, string>): void => {
   Object.assign(facts.headers, headers)
 }
 

@@ -1,4 +1,4 @@
-import { normalizeEmail, type RateLimited, type Unavailable } from "@atrium/domain"
+import { emailKey as keyOfEmail, normalizeEmail, type RateLimited, type Unavailable } from "@atrium/domain"
 import { Context, Effect, Layer, Option } from "effect"
 import { makeRateLimitCheck, type RateLimitOptions } from "./rate-limit.ts"
 
@@ -37,7 +37,7 @@ export const defaultThrottleLimits: ThrottleLimits = {
 type Check = Effect.Effect<void, RateLimited | Unavailable>
 
 // The same spelling variants count as one email, as accounts compare them.
-const emailKey = (email: string) => Option.getOrElse(normalizeEmail(email), () => email.trim().toLowerCase())
+const emailKey = (email: string) => Option.match(normalizeEmail(email), { onNone: () => email.trim().toLowerCase(), onSome: keyOfEmail })
 
 /**
  * Counts attempts on the unauthenticated (or secret-guessing) routes in the app's `RateLimiter`, known subject or not,

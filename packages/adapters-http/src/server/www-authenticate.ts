@@ -9,13 +9,13 @@ export const realm = "atrium"
 export const challenge = (value: string) => respondWith({ "www-authenticate": value })
 
 /** The challenge of a 401: missing credentials carry no error attribute, every other refusal `invalid_token`. */
-export const unauthenticatedChallenge = (code: string) =>
+const unauthenticatedChallenge = (code: string) =>
   code === "missing_credentials"
     ? `Bearer realm="${realm}"`
     : `Bearer realm="${realm}", error="invalid_token"`
 
 /** The challenge of a 403 for a key that lacks `scope`. */
-export const insufficientScopeChallenge = (scope: string) =>
+const insufficientScopeChallenge = (scope: string) =>
   `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`
 
 /**

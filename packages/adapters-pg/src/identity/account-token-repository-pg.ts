@@ -1,4 +1,4 @@
-import { AccountToken, type AccountTokenId, type AccountTokenPurpose, AccountTokenRepository, type UserId } from "@atrium/domain"
+import { AccountToken, type AccountTokenId, type AccountTokenPurpose, AccountTokenRepository, PasswordResetRequest, type UserId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
@@ -13,6 +13,10 @@ const AccountTokenRow = Schema.Struct({
 }).pipe(snakeCaseColumns())
 
 const decodeTokens = Schema.decodeUnknownEffect(Schema.Array(AccountTokenRow))
+
+const decodeRequests = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ ...PasswordResetRequest.fields, requestedAt: Schema.DateTimeUtcFromDate }).pipe(snakeCaseColumns()))
+)
 
 /** Postgres one-time account tokens: digests only, spent by a compare-and-set. */
 export const AccountTokenRepositoryPg = Layer.effect(
@@ -49,6 +53,33 @@ export const AccountTokenRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return AccountTokenRepository.of({ insert, findByDigest, use, useAll })
+    const requestReset = Effect.fn("AccountTokenRepository.requestReset")(function*(request: PasswordResetRequest) {
+      const at = DateTime.toDateUtc(request.requestedAt)
+      yield* sql`
+        INSERT INTO password_reset_requests (id, email, requested_at, due_at) VALUES (${request.id}, ${request.email}, ${at}, ${at})
+      `.pipe(orUnavailable)
+    })
+
+    const claimResetRequests = Effect.fn("AccountTokenRepository.claimResetRequests")(function*(now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) {
+      const size = Math.max(0, Math.trunc(limit))
+      if (size === 0) return []
+      const rows = yield* sql`
+        WITH due AS MATERIALIZED (
+          SELECT id FROM password_reset_requests WHERE due_at <= ${DateTime.toDateUtc(now)}
+          ORDER BY due_at, id LIMIT ${size} FOR UPDATE SKIP LOCKED
+        )
+        UPDATE password_reset_requests r SET due_at = ${DateTime.toDateUtc(leaseUntil)}
+        FROM due WHERE r.id = due.id
+        RETURNING r.id, r.email, r.requested_at
+      `.pipe(Effect.flatMap(decodeRequests), orUnavailable)
+      return rows.map((row) => new PasswordResetRequest(row))
+    })
+
+    const completeResetRequest = Effect.fn("AccountTokenRepository.completeResetRequest")(function*(id: string) {
+      const deleted = yield* sql`DELETE FROM password_reset_requests WHERE id = ${id} RETURNING id`.pipe(orUnavailable)
+      return deleted.length > 0
+    })
+
+    return AccountTokenRepository.of({ insert, findByDigest, use, useAll, requestReset, claimResetRequests, completeResetRequest })
   })
 )

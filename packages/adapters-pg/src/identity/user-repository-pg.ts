@@ -1,4 +1,4 @@
-import { type Email, EmailTaken, type Unavailable, User, type UserCredentials, type UserId, UserRepository } from "@atrium/domain"
+import { type Email, emailKey, EmailTaken, type Unavailable, User, type UserCredentials, type UserId, UserRepository } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
@@ -9,9 +9,9 @@ const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(UserRow))
 const decodeCredentials = Schema.decodeUnknownEffect(Schema.Array(UserCredentialsRow))
 
 // Named in the migration, so a taken email is told apart from a duplicate id (a bug).
-const emailConstraint = "users_email_key"
+const emailConstraint = "users_email_key_unique"
 
-/** Postgres users: unique by normalised email, the password hash (a PHC string) beside the user. */
+/** Postgres users: unique by `email_key` (the address compared without case), the password hash (a PHC string) beside the user. */
 export const UserRepositoryPg = Layer.effect(
   UserRepository,
   Effect.gen(function*() {
@@ -19,8 +19,8 @@ export const UserRepositoryPg = Layer.effect(
 
     const insert = Effect.fn("UserRepository.insert")(function*(user: User, passwordHash: string) {
       yield* sql`
-        INSERT INTO users (id, email, name, password_hash, created_at, email_verified_at)
-        VALUES (${user.id}, ${user.email}, ${user.name}, ${passwordHash}, ${DateTime.toDateUtc(user.createdAt)},
+        INSERT INTO users (id, email, email_key, name, password_hash, created_at, email_verified_at)
+        VALUES (${user.id}, ${user.email}, ${emailKey(user.email)}, ${user.name}, ${passwordHash}, ${DateTime.toDateUtc(user.createdAt)},
           ${Option.getOrNull(Option.map(user.emailVerifiedAt, DateTime.toDateUtc))})
       `.pipe(
         Effect.catch((error: SqlError): Effect.Effect<never, EmailTaken | Unavailable> =>
@@ -32,7 +32,7 @@ export const UserRepositoryPg = Layer.effect(
     })
 
     const findByEmail = Effect.fn("UserRepository.findByEmail")(function*(email: Email) {
-      const rows = yield* sql`SELECT id, email, name, created_at, email_verified_at, password_hash FROM users WHERE email = ${email}`.pipe(
+      const rows = yield* sql`SELECT id, email, name, created_at, email_verified_at, password_hash FROM users WHERE email_key = ${emailKey(email)}`.pipe(
         Effect.flatMap(decodeCredentials),
         orUnavailable
       )

@@ -1,10 +1,11 @@
-import { type MailAddress, MailMessage, type MailMessageId, MailRepository } from "@atrium/domain"
+import { type MailAddress, MailMessage, type MailMessageId, MailRepository, MailStatus } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { MailMessageRow } from "./mail-rows.ts"
 
 const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(MailMessageRow))
+const decodeStatuses = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ dedupe_key: Schema.String, status: MailStatus })))
 
 const columns =
   "id, dedupe_key, recipient, content, sealed_token, link_expires_at, status, attempts, last_error, next_attempt_at, created_at, updated_at, sent_at"
@@ -87,6 +88,13 @@ export const MailRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(toMessages), orUnavailable)
     })
 
-    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient })
+    const statusesOf = Effect.fn("MailRepository.statusesOf")(function*(dedupeKeys: ReadonlyArray<string>) {
+      const rows = yield* sql`
+        SELECT dedupe_key, status FROM mail_messages WHERE dedupe_key = ANY (${[...dedupeKeys]}::text[])
+      `.pipe(Effect.flatMap(decodeStatuses), orUnavailable)
+      return new Map(rows.map((row) => [row.dedupe_key, row.status] as const))
+    })
+
+    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient, statusesOf })
   })
 )

@@ -1,4 +1,4 @@
-import { NotificationInbox, type NotificationOutcome, StoreNotification, type StoreNotificationId } from "@atrium/domain"
+import { NotificationInbox, type NotificationOutcome, type NotificationSource, StoreNotification, type StoreNotificationId } from "@atrium/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { orUnavailable } from "../shared/sql-errors.ts"
@@ -59,6 +59,14 @@ export const NotificationInboxPg = Layer.effect(
       return Option.fromNullishOr(rows[0])
     })
 
+    const findByExternalId = Effect.fn("NotificationInbox.findByExternalId")(function*(source: NotificationSource, externalId: string) {
+      const rows = yield* sql`SELECT ${sql.literal(columns)} FROM store_notifications WHERE source = ${source} AND external_id = ${externalId}`.pipe(
+        Effect.flatMap(toItems),
+        orUnavailable
+      )
+      return Option.fromNullishOr(rows[0])
+    })
+
     const requeue = Effect.fn("NotificationInbox.requeue")(function*(id: StoreNotificationId, at: DateTime.Utc) {
       const rows = yield* sql`
         UPDATE store_notifications SET processed_at = NULL, outcome = NULL, next_attempt_at = ${time(at)} WHERE id = ${id} RETURNING id
@@ -66,6 +74,6 @@ export const NotificationInboxPg = Layer.effect(
       return rows.length === 1
     })
 
-    return NotificationInbox.of({ insert, claimDue, complete, retryAt, findById, requeue })
+    return NotificationInbox.of({ insert, claimDue, complete, retryAt, findById, findByExternalId, requeue })
   })
 )

@@ -46,7 +46,7 @@ export const PurchaseRepositoryPg = Layer.effect(
     const save = Effect.fn("PurchaseRepository.save")(function*(p: Purchase) {
       yield* sql`
         UPDATE purchases SET
-          environment = ${p.environment}, sealed_token = ${Option.getOrNull(p.sealedToken)}, status = ${p.status},
+          environment = ${p.environment}, product_id = ${p.productId}, sealed_token = ${Option.getOrNull(p.sealedToken)}, status = ${p.status},
           auto_renew = ${p.autoRenew}, expires_at = ${optionalTime(p.expiresAt)}, latest_transaction_id = ${p.latestTransactionId},
           last_event_at = ${time(p.lastEventAt)}, last_verified_at = ${optionalTime(p.lastVerifiedAt)},
           acknowledged_at = ${optionalTime(p.acknowledgedAt)}, ack_attempts = ${p.ackAttempts},

@@ -1,6 +1,6 @@
 import { Option, Redacted } from "effect"
-import type { SmtpServer } from "./smtp-client.ts"
-import { parseSender, type Sender } from "./mime-message.ts"
+import addressparser from "nodemailer/lib/addressparser"
+import type { Sender, SmtpServer } from "./smtp-mailer.ts"
 
 /** How the server mails: to its own log (the embedded default), or through an SMTP server. */
 export type MailTransport =
@@ -16,6 +16,16 @@ export interface MailEnvironment {
 
 /** A configuration that cannot work; the text never repeats the URL (it holds the credential). */
 export type MailSettingsError = string
+
+const addressPattern = /^[^\s@<>,;"]+@[^\s@<>,;"]+$/
+
+/** Parses `ATRIUM_MAIL_FROM`; none when it is not one address (with an optional display name). */
+export const parseSender = (text: string): Sender | undefined => {
+  const parsed = addressparser(text, { flatten: true })
+  const [only] = parsed
+  if (parsed.length !== 1 || only === undefined || !addressPattern.test(only.address) || /[\r\n]/.test(only.name)) return undefined
+  return { name: only.name, address: only.address }
+}
 
 const decode = (text: string) => {
   const decoded = Option.liftThrowable(decodeURIComponent)(text)
@@ -41,5 +51,7 @@ export const mailTransport = (env: MailEnvironment): MailTransport | MailSetting
   if (Option.isNone(from)) return "ATRIUM_MAIL_FROM must be an address such as 'Atrium <no-reply@example.com>' when ATRIUM_MAIL_URL is set"
   const user = decode(url.username)
   const auth = user.length > 0 ? Option.some({ user, password: Redacted.make(decode(url.password), { label: "ATRIUM_MAIL_URL password" }) }) : Option.none()
-  return { _tag: "Smtp", server: { host: url.hostname, port, implicitTls, auth }, from: from.value }
+  // An IPv6 literal comes bracketed from the URL; without brackets it is recognised as an IP (never a TLS server name).
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+  return { _tag: "Smtp", server: { host, port, implicitTls, auth }, from: from.value }
 }

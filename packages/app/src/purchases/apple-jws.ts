@@ -34,6 +34,8 @@ const validAt = (cert: X509Certificate, at: Date) => new Date(cert.validFrom) <=
  * Verifies an App Store JWS (notification, transaction or renewal info): ES256 only, an `x5c` chain of exactly three
  * certificates — leaf, intermediate, and a root byte-identical to one of `roots` — each signed by the next and valid
  * at `at`, the intermediate a CA, Apple's marker OIDs on leaf and intermediate, and the signature by the leaf's key.
+ * Stays on `node:crypto` `X509Certificate` (`jose` verifies no x5c chain). Not checked: revocation (no OCSP or CRL is
+ * asked, unlike Apple's own library online), key usage and path-length or name constraints beyond the CA flag.
  */
 export const verifyAppleJws = (jws: string, roots: ReadonlyArray<X509Certificate>, at: Date): AppleJwsResult => {
   if (roots.length === 0) return refuse("no Apple root certificate configured")

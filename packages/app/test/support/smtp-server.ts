@@ -1,4 +1,4 @@
-// A small SMTP server on node:net for tests: EHLO, STARTTLS, AUTH PLAIN/LOGIN, MAIL/RCPT/DATA, scripted refusals and stalls.
+// A small SMTP server on node:net for tests: EHLO, STARTTLS, SMTPUTF8, AUTH PLAIN/LOGIN, MAIL/RCPT/DATA, scripted refusals and stalls.
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as net from "node:net"
@@ -26,6 +26,8 @@ export interface FakeSmtpOptions {
   readonly auth?: { readonly user: string; readonly password: string } | undefined
   /** Offer only these AUTH mechanisms (default PLAIN LOGIN). */
   readonly mechanisms?: ReadonlyArray<string> | undefined
+  /** Offer SMTPUTF8; without it a non-ASCII address is refused as Postfix does (553 5.6.7). */
+  readonly smtpUtf8?: boolean | undefined
 }
 
 export interface FakeSmtpServer {
@@ -33,6 +35,10 @@ export interface FakeSmtpServer {
   readonly received: Array<ReceivedMail>
   /** Every line clients sent before TLS, for checking what crossed in the clear. */
   readonly plaintextLines: Array<string>
+  /** Every `MAIL FROM` line, with its parameters. */
+  readonly mailCommands: Array<string>
+  /** The TLS server name (SNI) of each STARTTLS handshake; null when the client sent none. */
+  readonly serverNames: Array<string | null>
   /** Replies to use instead of the normal one, once each, in order per step; "stall" never answers. */
   readonly script: Array<{ readonly step: SmtpStep; readonly reply: string | "stall" }>
   readonly close: () => Promise<void>
@@ -50,8 +56,25 @@ const decodeBody = (data: string) => {
   const parts = body.split(`--${boundary}`).slice(1, -1)
   const partOf = (type: string) => {
     const part = parts.find((p) => p.includes(`Content-Type: ${type}`)) ?? ""
-    const encoded = part.split("\r\n\r\n").slice(1).join("").replace(/\s+/g, "")
-    return Buffer.from(encoded, "base64").toString("utf8")
+    const [head = "", ...bodyParts] = part.split("\r\n\r\n")
+    // The CRLF before the next boundary belongs to the boundary (RFC 2046).
+    const body = bodyParts.join("\r\n\r\n").replace(/\r\n$/, "")
+    const encoding = /Content-Transfer-Encoding: *(\S+)/i.exec(head)?.[1]?.toLowerCase()
+    if (encoding === "base64") return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
+    if (encoding === "quoted-printable") {
+      const soft = body.replace(/=\r\n/g, "")
+      const bytes: Array<number> = []
+      for (let i = 0; i < soft.length; i++) {
+        const hex = soft[i] === "=" ? /^[0-9A-F]{2}$/i.exec(soft.slice(i + 1, i + 3))?.[0] : undefined
+        if (hex === undefined) bytes.push(...Buffer.from(soft[i] ?? "", "utf8"))
+        else {
+          bytes.push(parseInt(hex, 16))
+          i += 2
+        }
+      }
+      return Buffer.from(bytes).toString("utf8")
+    }
+    return body
   }
   return { headers, text: partOf("text/plain"), html: partOf("text/html") }
 }
@@ -60,6 +83,8 @@ const decodeBody = (data: string) => {
 export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtpServer> => {
   const received: Array<ReceivedMail> = []
   const plaintextLines: Array<string> = []
+  const mailCommands: Array<string> = []
+  const serverNames: Array<string | null> = []
   const script: FakeSmtpServer["script"] = []
   const sockets = new Set<net.Socket>()
 
@@ -78,6 +103,7 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
     let inData = false
     let dataLines: Array<string> = []
     let from = ""
+    let utf8 = false
     let to: Array<string> = []
     let loginStep: "user" | "password" | undefined
     let loginUser = ""
@@ -87,7 +113,8 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
       if (answer !== "stall") socket.write(`${answer}\r\n`)
     }
     const ehlo = () => {
-      const lines = ["250-fake.test greets you", "250-PIPELINING", "250-8BITMIME"]
+      const lines = ["250-fake.test greets you", "250-8BITMIME"]
+      if (options.smtpUtf8 === true) lines.push("250-SMTPUTF8")
       if (options.tls !== undefined && !secure) lines.push("250-STARTTLS")
       if (options.auth !== undefined && (secure || options.tls === undefined)) lines.push(`250-AUTH ${(options.mechanisms ?? ["PLAIN", "LOGIN"]).join(" ")}`)
       lines.push("250 SIZE 10485760")
@@ -139,6 +166,7 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
         socket.removeAllListeners("data")
         const upgraded = new tls.TLSSocket(socket, { isServer: true, key: options.tls.key, cert: options.tls.cert })
         upgraded.on("error", () => upgraded.destroy())
+        upgraded.once("secure", () => serverNames.push(upgraded.servername === false ? null : upgraded.servername ?? null))
         socket = upgraded
         secure = true
         buffer = ""
@@ -159,11 +187,15 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
       }
       if (verb === "MAIL") {
         if (!authed) return socket.write("530 5.7.0 Authentication required\r\n")
+        mailCommands.push(line)
         from = /<([^>]*)>/.exec(line)?.[1] ?? ""
         to = []
+        utf8 = options.smtpUtf8 === true && / SMTPUTF8\b/i.test(line)
+        if (/[^\x00-\x7f]/.test(from) && !utf8) return socket.write("553 5.6.7 Must declare SMTPUTF8 to send unicode address\r\n")
         return reply("MAIL", "250 2.1.0 ok")
       }
       if (verb === "RCPT") {
+        if (/[^\x00-\x7f]/.test(line) && !utf8) return socket.write("553 5.6.7 Must declare SMTPUTF8 to send unicode address\r\n")
         const answer = scripted("RCPT")
         if (answer === "stall") return
         if (answer === undefined) to.push(/<([^>]*)>/.exec(line)?.[1] ?? "")
@@ -215,6 +247,8 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
         port,
         received,
         plaintextLines,
+        mailCommands,
+        serverNames,
         script,
         close: () =>
           new Promise<void>((done) => {

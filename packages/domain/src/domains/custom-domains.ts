@@ -239,7 +239,12 @@ export class CustomDomains extends Context.Service<CustomDomains, {
             const wait = DateTime.toEpochMillis(current.lastCheckedAt.value) + Duration.toMillis(policy.manualCheckInterval) - DateTime.toEpochMillis(now)
             if (wait > 0) {
               const retryAfter = Math.max(1, Math.ceil(wait / 1000))
-              return yield* new RateLimited({ retryAfter, detail: `This domain was checked moments ago; check it again in ${retryAfter} seconds` })
+              return yield* new RateLimited({
+                retryAfter,
+                limit: 1,
+                windowSeconds: Math.ceil(Duration.toSeconds(policy.manualCheckInterval)),
+                detail: `This domain was checked moments ago; check it again in ${retryAfter} seconds`
+              })
             }
           }
           const result = yield* runCheck(current, Option.some(actorOf(principal)))

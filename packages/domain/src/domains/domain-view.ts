@@ -2,6 +2,7 @@ import { DateTime, Option, Schema } from "effect"
 import { DomainId, IsoTime } from "../shared/index.ts"
 import { type CustomDomain, DomainStatus, type DnsObservation, MisconfiguredReason } from "./custom-domain.ts"
 import type { DomainPolicy } from "./domain-policy.ts"
+import { hostnameToUnicode } from "./hostname.ts"
 
 /** Publish a TXT record: the one action a domain asks for today (`add_cname` and others join the union later). */
 export const AddTxtAction = Schema.Struct({
@@ -30,7 +31,11 @@ export type ObservedView = typeof ObservedView.Type
 /** A custom domain as clients see it. */
 export const DomainView = Schema.Struct({
   id: DomainId,
-  hostname: Schema.String,
+  hostname: Schema.String.annotate({ description: "The hostname in ASCII, internationalized labels as punycode (`xn--…`)" }),
+  hostnameUnicode: Schema.String.annotate({
+    description: "The same hostname as people read it, internationalized labels decoded (`bücher.example`)",
+    examples: ["bücher.example"]
+  }),
   status: DomainStatus,
   misconfiguredReason: Schema.NullOr(MisconfiguredReason),
   nextAction: NextAction,
@@ -79,6 +84,7 @@ export const nextActionOf = (domain: CustomDomain, policy: DomainPolicy): NextAc
 export const toDomainView = (domain: CustomDomain, policy: DomainPolicy): DomainView => ({
   id: domain.id,
   hostname: domain.hostname,
+  hostnameUnicode: hostnameToUnicode(domain.hostname),
   status: domain.status,
   misconfiguredReason: Option.getOrNull(domain.misconfiguredReason),
   nextAction: nextActionOf(domain, policy),

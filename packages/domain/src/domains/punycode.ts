@@ -1,3 +1,5 @@
+import { Option } from "effect"
+
 // RFC 3492 parameters for IDNA.
 const base = 36
 const tMin = 1
@@ -18,41 +20,42 @@ const adapt = (delta: number, points: number, first: boolean): number => {
   return k + Math.floor(((base - tMin + 1) * d) / (d + skew))
 }
 
-// 0–25 are a–z, 26–35 are 0–9.
-const digitOf = (d: number): string => String.fromCharCode(d < 26 ? 97 + d : 22 + d)
+// a–z are 0–25, 0–9 are 26–35; anything else is not a digit.
+const digitValue = (char: string): number => {
+  const c = char.charCodeAt(0)
+  return c >= 97 && c <= 122 ? c - 97 : c >= 48 && c <= 57 ? c - 22 : base
+}
 
-/** Punycode (RFC 3492) of one label, without the `xn--` prefix: the pure encoder IDNA needs, so the domain imports nothing. */
-export const punycodeEncode = (label: string): string => {
-  const input = Array.from(label, (char) => char.codePointAt(0) ?? 0)
-  const basic = input.filter((c) => c < 0x80)
-  let output = String.fromCharCode(...basic)
-  const basicCount = basic.length
-  let handled = basicCount
-  if (basicCount > 0) output += "-"
+/**
+ * The Unicode label a punycode string (RFC 3492, without `xn--`, lower-case) stands for; none when it is not valid
+ * punycode. Only decoding lives here (the global WHATWG `URL` encodes, by UTS #46); the app's property test holds it to
+ * Node's `domainToUnicode`.
+ */
+export const punycodeDecode = (input: string): Option.Option<string> => {
+  const delimiter = input.lastIndexOf("-")
+  const output = delimiter > 0 ? Array.from(input.slice(0, delimiter), (char) => char.codePointAt(0) ?? 0) : []
+  if (output.some((c) => c >= 0x80)) return Option.none()
   let n = initialN
-  let delta = 0
   let bias = initialBias
-  while (handled < input.length) {
-    const m = Math.min(...input.filter((c) => c >= n))
-    delta += (m - n) * (handled + 1)
-    n = m
-    for (const c of input) {
-      if (c < n) delta++
-      if (c !== n) continue
-      let q = delta
-      for (let k = base; ; k += base) {
-        const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias
-        if (q < t) break
-        output += digitOf(t + ((q - t) % (base - t)))
-        q = Math.floor((q - t) / (base - t))
-      }
-      output += digitOf(q)
-      bias = adapt(delta, handled + 1, handled === basicCount)
-      delta = 0
-      handled++
+  let i = 0
+  for (let pos = delimiter > 0 ? delimiter + 1 : 0; pos < input.length;) {
+    const before = i
+    for (let w = 1, k = base; ; k += base) {
+      if (pos >= input.length) return Option.none()
+      const digit = digitValue(input.charAt(pos++))
+      if (digit >= base) return Option.none()
+      i += digit * w
+      if (i > 0x7fffffff) return Option.none()
+      const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias
+      if (digit < t) break
+      w *= base - t
     }
-    delta++
-    n++
+    bias = adapt(i - before, output.length + 1, before === 0)
+    n += Math.floor(i / (output.length + 1))
+    i %= output.length + 1
+    if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return Option.none()
+    output.splice(i, 0, n)
+    i++
   }
-  return output
+  return Option.some(String.fromCodePoint(...output))
 }

@@ -130,6 +130,8 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         const freesAt = DateTime.addDuration(oldest, limitWindow)
         return Option.some(new RateLimited({
           detail: `At most ${dailyRequestLimit} feature requests a day`,
+          limit: dailyRequestLimit,
+          windowSeconds: Math.ceil(Duration.toSeconds(limitWindow)),
           retryAfter: Math.max(1, Math.ceil((DateTime.toEpochMillis(freesAt) - DateTime.toEpochMillis(now)) / 1000))
         }))
       }

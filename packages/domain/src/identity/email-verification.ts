@@ -7,6 +7,7 @@ import { AccountTokenRepository } from "./account-token-repository.ts"
 import { AccountTokens } from "./account-tokens.ts"
 import { accountAuditWorkspaceOf } from "./home-workspace.ts"
 import { EmailAlreadyVerified, InvalidToken } from "./identity-errors.ts"
+import { sameEmail } from "./email.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { User } from "./user.ts"
 import { UserRepository } from "./user-repository.ts"
@@ -43,7 +44,7 @@ export class EmailVerification extends Context.Service<EmailVerification, {
           const token = yield* tokens.redeem(presented, "email_verification")
           const found = yield* users.findById(token.userId)
           // A link proves the address it was sent to; an account that has since changed address proves nothing.
-          if (Option.isNone(found) || found.value.email !== token.email) {
+          if (Option.isNone(found) || !sameEmail(found.value.email, token.email)) {
             return yield* new InvalidToken({ detail: "The link is invalid, already used or expired; ask for a new one" })
           }
           const now = yield* DateTime.now

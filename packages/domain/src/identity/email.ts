@@ -1,17 +1,24 @@
 import { Option, Schema } from "effect"
-import { isSafeText, isSafeTextValue } from "../shared/index.ts"
+import { isLatinLookalike, isSafeText, isSafeTextValue } from "../shared/index.ts"
 
 // Deliberately loose: one `@`, a dot in the domain, no spaces. Deliverability is proven by mail, not by a regex.
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const maxEmailLength = 254
 
-/** An email address as stored and compared: the normal form of `normalizeEmail` (lower-case, NFKC, no invisible characters). */
+// The domain after the last `@`: case-insensitive (RFC 5321 §2.4), so stored lower-case.
+const domainOf = (text: string) => text.slice(text.lastIndexOf("@") + 1)
+
+/**
+ * An email address as stored: the normal form of `normalizeEmail` (NFKC, no invisible characters, lower-case domain).
+ * The local part keeps its case as given (RFC 5321: only the receiving server may fold it); addresses are compared by
+ * `emailKey`, which ignores case.
+ */
 export const Email = Schema.String.check(
   isSafeText(),
   Schema.isMaxLength(maxEmailLength),
   Schema.isPattern(emailPattern),
-  Schema.makeFilter((text: string) => text === text.trim().toLowerCase() || "must be trimmed and lower-case")
-).annotate({ description: "Email address, normalised (NFKC, lower-case, no invisible characters)", examples: ["ada@example.com"] }).pipe(
+  Schema.makeFilter((text: string) => (text === text.trim() && domainOf(text) === domainOf(text).toLowerCase()) || "must be trimmed, with a lower-case domain")
+).annotate({ description: "Email address, normalised (NFKC, lower-case domain, no invisible characters)", examples: ["ada@example.com"] }).pipe(
   Schema.brand("Email")
 )
 export type Email = typeof Email.Type
@@ -49,20 +56,6 @@ const allowedMixes: ReadonlyArray<ReadonlySet<string>> = [
   new Set(["Latin", "Han", "Bopomofo"])
 ]
 
-// Letters of other scripts that look like Latin letters (after lower-casing): a label made only of these is a homoglyph.
-const latinLookalikes = new Set(
-  Array.from(
-    // Cyrillic
-    "асеорхуіјѕһԁԛԝӏүԍѵ" +
-      // Greek
-      "οαινρυχϳ" +
-      // Armenian
-      "օսհոցզ" +
-      // Cherokee (lower-case forms)
-      "ꭺꭼꮃꮇꮎꮓꮪꮲꮶꮻ"
-  )
-)
-
 const scriptOf = (char: string): string | undefined => {
   if (neutral.test(char)) return undefined
   for (const [name, pattern] of scripts) if (pattern.test(char)) return name
@@ -82,28 +75,39 @@ const isUnambiguous = (part: string): boolean => {
   }
   if (used.size > 1 && !allowedMixes.some((mix) => Array.from(used).every((script) => mix.has(script)))) return false
   // A label entirely of foreign letters that all pass for Latin ones ("аре", Cyrillic) is a whole-script homoglyph.
-  return used.has("Latin") || letters.length === 0 || !letters.every((char) => latinLookalikes.has(char))
+  return used.has("Latin") || letters.length === 0 || !letters.every(isLatinLookalike)
 }
 
 // Zero-width spaces and joiners, soft hyphens, variation selectors, bidi marks…: invisible, so never significant.
 const defaultIgnorable = /\p{Default_Ignorable_Code_Point}/gu
 
-/** The text of an address in normal form: invisible characters removed, NFKC (fullwidth → ASCII), trimmed, lower-case. */
-export const emailNormalForm = (text: string): string =>
-  text.replace(defaultIgnorable, "").normalize("NFKC").trim().toLowerCase().normalize("NFKC")
+/** The text of an address in normal form: invisible characters removed, NFKC (fullwidth → ASCII), trimmed, lower-case domain. */
+export const emailNormalForm = (text: string): string => {
+  const normal = text.replace(defaultIgnorable, "").normalize("NFKC").trim()
+  const at = normal.lastIndexOf("@")
+  return at < 0 ? normal : `${normal.slice(0, at)}@${normal.slice(at + 1).toLowerCase().normalize("NFKC")}`
+}
+
+/** What addresses are compared (and kept unique) by: the normal form, all lower-case. `Ada@x.test` is `ada@x.test`. */
+export const emailKey = (email: Email | string): string => emailNormalForm(email).toLowerCase().normalize("NFKC")
+
+/** Whether two stored addresses name the same mailbox, as accounts and invitations compare them. */
+export const sameEmail = (a: Email, b: Email): boolean => emailKey(a) === emailKey(b)
 
 /**
- * Normalises an email the way accounts and invitations compare them; none when it is not an address, holds control
+ * Normalises an email the way accounts and invitations store it; none when it is not an address, holds control
  * characters, or mixes scripts in a way the normal form cannot make safe (a Cyrillic `а` among Latin letters, a
  * label of Latin lookalikes only).
  */
 export const normalizeEmail = (text: string): Option.Option<Email> => {
   if (!isSafeTextValue(text)) return Option.none()
   const normal = emailNormalForm(text)
-  const at = normal.lastIndexOf("@")
+  // Judged in lower case: the lookalike tables hold lower-case letters, and case never makes an address safe.
+  const key = emailKey(normal)
+  const at = key.lastIndexOf("@")
   if (at <= 0) return Option.none()
-  const local = normal.slice(0, at)
-  const labels = normal.slice(at + 1).split(".")
+  const local = key.slice(0, at)
+  const labels = key.slice(at + 1).split(".")
   if (!isUnambiguous(local) || !labels.every(isUnambiguous)) return Option.none()
   return Email.makeOption(normal)
 }

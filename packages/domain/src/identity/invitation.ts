@@ -11,6 +11,19 @@ export const invitationTtl = Duration.days(7)
 export const InvitationStatus = Schema.Literals(["pending", "accepted", "revoked", "expired"])
 export type InvitationStatus = typeof InvitationStatus.Type
 
+/**
+ * Where the invitation's mail stands: `sending` (queued or being retried), `sent` (the mail server accepted it) or
+ * `failed` (refused for good, or retries ran out: the invitee never got the link); none for an invitation that was
+ * never mailed.
+ */
+export const InvitationDelivery = Schema.Literals(["sending", "sent", "failed"]).annotate({
+  description: "The invitation mail: sending (queued or retrying), sent (accepted by the mail server), failed (refused for good or retries ran out)"
+})
+export type InvitationDelivery = typeof InvitationDelivery.Type
+
+/** The outbox's name for an invitation's message: one message per invitation. */
+export const invitationMailKey = (id: InvitationId): string => `invitation:${id}`
+
 /** An invitation to join a workspace with a role; only its token's digest is stored. */
 export class Invitation extends Schema.Class<Invitation>("@atrium/domain/Invitation")({
   id: InvitationId,

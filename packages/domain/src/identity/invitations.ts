@@ -6,7 +6,7 @@ import { Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/in
 import { Forbidden } from "../access/index.ts"
 import { IdGenerator } from "../shared/index.ts"
 import { InvitationId, MembershipId, type UserId } from "../shared/index.ts"
-import { Invitation, invitationTtl, toInvitationSummary } from "./invitation.ts"
+import { Invitation, type InvitationDelivery, invitationMailKey, invitationTtl, toInvitationSummary } from "./invitation.ts"
 import { Membership, toMemberSummary } from "./membership.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import { InvitationRepository } from "./invitation-repository.ts"
@@ -18,7 +18,7 @@ import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
 import { hasTokenShape, mintToken } from "./session-token.ts"
-import { normalizeEmail } from "./email.ts"
+import { normalizeEmail, sameEmail } from "./email.ts"
 import { MailOutbox } from "../mail/index.ts"
 import { WorkspaceRepository } from "../workspaces/index.ts"
 
@@ -34,6 +34,12 @@ export interface CreatedInvitation {
   readonly token: Redacted.Redacted<string>
 }
 
+/** An invitation as its workspace's admins list it: with where its mail stands (none when it was never mailed). */
+export interface ListedInvitation {
+  readonly invitation: Invitation
+  readonly delivery: Option.Option<InvitationDelivery>
+}
+
 /** An accepted invitation and the membership it created. */
 export interface AcceptedInvitation {
   readonly invitation: Invitation
@@ -44,7 +50,7 @@ export interface AcceptedInvitation {
 export class Invitations extends Context.Service<Invitations, {
   /** Admins invite members and admins; only owners invite owners. The token expires in 7 days and is mailed to the invitee. */
   readonly create: (principal: SessionPrincipal, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
-  readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<Invitation>, Forbidden | Unavailable>
+  readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<ListedInvitation>, Forbidden | Unavailable>
   /** Revoking twice is harmless; an accepted invitation cannot be revoked (remove the member instead). */
   readonly revoke: (principal: SessionPrincipal, id: InvitationId) => Effect.Effect<Invitation, Forbidden | NotFound | Conflict | Unavailable>
   /**
@@ -100,7 +106,7 @@ export class Invitations extends Context.Service<Invitations, {
             yield* repo.insert(invitation)
             // The invitee gets the link by mail in the same transaction; the id names the change (one message).
             yield* outbox.enqueue({
-              dedupeKey: `invitation:${invitation.id}`,
+              dedupeKey: invitationMailKey(invitation.id),
               to: invitation.email,
               content: {
                 template: "invitation",
@@ -126,7 +132,13 @@ export class Invitations extends Context.Service<Invitations, {
 
       const list = Effect.fn("Invitations.list")(function*(principal: SessionPrincipal, page: PageRequest) {
         yield* permits(principal, "invitations.manage")
-        return yield* repo.listByWorkspace(principal.workspaceId, page)
+        const listed = yield* repo.listByWorkspace(principal.workspaceId, page)
+        const statuses = yield* outbox.statusesOf(listed.data.map((invitation) => invitationMailKey(invitation.id)))
+        const data = listed.data.map((invitation): ListedInvitation => ({
+          invitation,
+          delivery: Option.map(Option.fromNullishOr(statuses.get(invitationMailKey(invitation.id))), (status) => status === "pending" ? "sending" : status)
+        }))
+        return { ...listed, data }
       })
 
       const revoke = Effect.fn("Invitations.revoke")(function*(principal: SessionPrincipal, id: InvitationId) {
@@ -156,7 +168,7 @@ export class Invitations extends Context.Service<Invitations, {
             const invitation = found.value
             const user = yield* users.findById(userId)
             // Checked before any other state, so a leaked token tells a stranger nothing about the invitation.
-            if (Option.isNone(user) || user.value.email !== invitation.email) {
+            if (Option.isNone(user) || !sameEmail(user.value.email, invitation.email)) {
               return yield* new Forbidden({ detail: "This invitation is for another email address" })
             }
             const now = yield* DateTime.now

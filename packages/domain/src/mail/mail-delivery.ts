@@ -5,7 +5,7 @@ import { afterAttempt, type MailMessage, type SendOutcome } from "./mail-message
 import { MailRepository } from "./mail-repository.ts"
 import { mailRetryDelays, retryDelayAfter } from "./mail-retry.ts"
 import { linkFor, renderMail } from "./mail-templates.ts"
-import { Mailer } from "./mailer.ts"
+import { Mailer, type MailSendFailure } from "./mailer.ts"
 
 /** Tunables of sending, with the documented defaults. */
 export interface MailPolicy {
@@ -17,15 +17,27 @@ export interface MailPolicy {
   readonly lease: Duration.Duration
   /** Delay before each retry of a temporary failure. */
   readonly retryDelays: ReadonlyArray<Duration.Duration>
+  /** Most attempts ending in a TLS failure before the message is failed for good. */
+  readonly tlsAttempts: number
 }
 
-/** 3 minutes per send (above the SMTP adapter's own 10 s / 30 s / 2 min timeouts), a 5-minute lease, ~16 h of retries. */
+/** 3 minutes per send (above the SMTP adapter's own 10 s / 30 s / 2 min timeouts), a 5-minute lease, ~16 h of retries, 3 TLS failures. */
 export const defaultMailPolicy = (publicUrl: string): MailPolicy => ({
   publicUrl,
   timeout: Duration.minutes(3),
   lease: Duration.minutes(5),
-  retryDelays: mailRetryDelays
+  retryDelays: mailRetryDelays,
+  tlsAttempts: 3
 })
+
+/** A failure as the retry policy sees it: a TLS failure is temporary until `tlsAttempts` attempts, then permanent. */
+const outcomeOf = (kind: MailSendFailure["kind"], detail: string, attempt: number, tlsAttempts: number): SendOutcome => {
+  if (kind === "temporary") return { _tag: "Temporary", detail }
+  if (kind === "permanent") return { _tag: "Permanent", detail }
+  return attempt < tlsAttempts
+    ? { _tag: "Temporary", detail: `TLS failed: ${detail}` }
+    : { _tag: "Permanent", detail: `TLS failed ${attempt} times, given up: ${detail}` }
+}
 
 /** The sending side of the outbox: claim due messages, render each around its link, hand it to the `Mailer`, record the outcome. */
 export class MailDelivery extends Context.Service<MailDelivery, {
@@ -55,9 +67,13 @@ export class MailDelivery extends Context.Service<MailDelivery, {
           // Losing the compare-and-set means another sender settled it after our lease ran out: theirs stands.
           const recorded = yield* repo.settle(message, next)
           if (recorded) {
-            yield* Effect.logInfo("mail message settled").pipe(
-              Effect.annotateLogs({ messageId: next.id, template: next.template, status: next.status, attempts: next.attempts })
-            )
+            const fields = { messageId: next.id, template: next.template, status: next.status, attempts: next.attempts }
+            // Every failed attempt is logged where an operator sees it; the detail was cleared of the link's token.
+            yield* outcome._tag === "Sent"
+              ? Effect.logInfo("mail message settled").pipe(Effect.annotateLogs(fields))
+              : Effect.logWarning(next.status === "failed" ? "mail message failed for good" : "mail attempt failed, will retry").pipe(
+                Effect.annotateLogs({ ...fields, detail: outcome.detail })
+              )
           }
           return next
         })
@@ -68,14 +84,14 @@ export class MailDelivery extends Context.Service<MailDelivery, {
             return { _tag: "Permanent", detail: "the link expired before the message could be sent" } satisfies SendOutcome
           }
           if (Option.isNone(message.sealedToken)) return { _tag: "Permanent", detail: "the message has no link to send" } satisfies SendOutcome
-          const token = yield* box.open(message.sealedToken.value)
-          const rendered = renderMail(message.content, linkFor(policy.publicUrl, message.template, Redacted.value(token)), message.linkExpiresAt)
+          const token = Redacted.value(yield* box.open(message.sealedToken.value))
+          const rendered = renderMail(message.content, linkFor(policy.publicUrl, message.template, token), message.linkExpiresAt)
+          // A server may quote the message back in its refusal: the token never reaches the record or the log.
+          const clean = (detail: string) => detail.split(token).join("[token]").split(encodeURIComponent(token)).join("[token]")
           return yield* mailer.send({ id: message.id, to: message.to, ...rendered }).pipe(
             Effect.as<SendOutcome>({ _tag: "Sent" }),
             Effect.catchTag("MailSendFailure", (failure) =>
-              Effect.succeed<SendOutcome>(
-                failure.kind === "temporary" ? { _tag: "Temporary", detail: failure.detail } : { _tag: "Permanent", detail: failure.detail }
-              )),
+              Effect.succeed<SendOutcome>(outcomeOf(failure.kind, clean(failure.detail), message.attempts + 1, policy.tlsAttempts))),
             Effect.timeoutOrElse({
               duration: policy.timeout,
               orElse: () => Effect.succeed<SendOutcome>({ _tag: "Temporary", detail: "the send timed out" })

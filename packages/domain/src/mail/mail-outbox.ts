@@ -1,6 +1,6 @@
 import { Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { IdGenerator, MailMessageId, SecretBox, type Unavailable } from "../shared/index.ts"
-import { type MailAddress, type MailContent, MailMessage } from "./mail-message.ts"
+import { type MailAddress, type MailContent, MailMessage, type MailStatus } from "./mail-message.ts"
 import { MailRepository } from "./mail-repository.ts"
 
 /** A message an area asks for; `dedupeKey` names the change (one message per change, whatever retries). */
@@ -21,6 +21,8 @@ export interface MailRequest {
 export class MailOutbox extends Context.Service<MailOutbox, {
   /** The new message, or none when the change already has one (its `dedupeKey` is taken). */
   readonly enqueue: (request: MailRequest) => Effect.Effect<Option.Option<MailMessage>, Unavailable>
+  /** Where the message of each change (by `dedupeKey`) stands: sent, failed for good, or still pending; absent when none. */
+  readonly statusesOf: (dedupeKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, MailStatus>, Unavailable>
 }>()("@atrium/domain/MailOutbox") {
   static readonly layer = Layer.effect(
     MailOutbox,
@@ -49,7 +51,7 @@ export class MailOutbox extends Context.Service<MailOutbox, {
         return (yield* repo.insert(message)) ? Option.some(message) : Option.none<MailMessage>()
       })
 
-      return MailOutbox.of({ enqueue })
+      return MailOutbox.of({ enqueue, statusesOf: (keys) => keys.length === 0 ? Effect.succeed(new Map()) : repo.statusesOf(keys) })
     })
   )
 }

@@ -1,6 +1,6 @@
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { MailMessageId, Unavailable } from "../shared/index.ts"
-import type { MailAddress, MailMessage } from "./mail-message.ts"
+import type { MailAddress, MailMessage, MailStatus } from "./mail-message.ts"
 
 /** Port: the mail outbox; the queue the mail senders share. */
 export class MailRepository extends Context.Service<MailRepository, {
@@ -19,4 +19,6 @@ export class MailRepository extends Context.Service<MailRepository, {
   readonly findById: (id: MailMessageId) => Effect.Effect<Option.Option<MailMessage>, Unavailable>
   /** Messages to one address, newest first, at most `limit`. */
   readonly listByRecipient: (to: MailAddress, limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, Unavailable>
+  /** The status of the message of each change named (by `dedupeKey`) that has one. */
+  readonly statusesOf: (dedupeKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, MailStatus>, Unavailable>
 }>()("@atrium/domain/MailRepository") {}

@@ -12,11 +12,11 @@ export interface OutgoingMail extends RenderedMail {
 
 /**
  * A send that did not go through. `temporary`: a 4xx reply, a timeout or a dropped connection (retried with backoff);
- * `permanent`: a 5xx reply (recorded, never retried). `detail` is the server's reply or the failure's kind, never a
- * credential.
+ * `tls`: the TLS handshake or certificate failed (retried only a few times: it rarely mends itself); `permanent`: a
+ * 5xx reply (recorded, never retried). `detail` is the server's reply or the failure's kind, never a credential.
  */
 export class MailSendFailure extends Schema.TaggedError<MailSendFailure>()("MailSendFailure", {
-  kind: Schema.Literals(["temporary", "permanent"]),
+  kind: Schema.Literals(["temporary", "tls", "permanent"]),
   detail: Schema.String
 }) {}
 

@@ -1,17 +1,18 @@
 import { DateTime, Option, Schema } from "effect"
 import type { ProductKind, PurchaseStatus, StoreEnvironment, StoreObservation } from "./purchase.ts"
+import { StoreText } from "./store-text.ts"
 
 /** The fields of a verified App Store `JWSTransactionDecodedPayload` that Atrium acts on. */
 export const AppleTransaction = Schema.Struct({
-  transactionId: Schema.String,
-  originalTransactionId: Schema.String,
-  bundleId: Schema.String,
-  productId: Schema.String,
-  environment: Schema.String,
+  transactionId: StoreText,
+  originalTransactionId: StoreText,
+  bundleId: StoreText,
+  productId: StoreText,
+  environment: StoreText,
   signedDate: Schema.Number,
   expiresDate: Schema.optional(Schema.Number),
   revocationDate: Schema.optional(Schema.Number),
-  appAccountToken: Schema.optional(Schema.String)
+  appAccountToken: Schema.optional(StoreText)
 })
 export type AppleTransaction = typeof AppleTransaction.Type
 
@@ -25,15 +26,15 @@ export type AppleRenewal = typeof AppleRenewal.Type
 
 /** The fields of a verified App Store Server Notification V2 payload. */
 export const AppleNotification = Schema.Struct({
-  notificationType: Schema.String,
-  subtype: Schema.optional(Schema.String),
-  notificationUUID: Schema.String.check(Schema.isBetweenLength(1, 100)),
+  notificationType: StoreText,
+  subtype: Schema.optional(StoreText),
+  notificationUUID: StoreText.check(Schema.isBetweenLength(1, 100)),
   signedDate: Schema.Number,
   data: Schema.optional(Schema.Struct({
-    bundleId: Schema.String,
-    environment: Schema.String,
-    signedTransactionInfo: Schema.optional(Schema.String),
-    signedRenewalInfo: Schema.optional(Schema.String),
+    bundleId: StoreText,
+    environment: StoreText,
+    signedTransactionInfo: Schema.optional(StoreText),
+    signedRenewalInfo: Schema.optional(StoreText),
     status: Schema.optional(Schema.Number)
   }))
 })

@@ -1,26 +1,39 @@
-import { DateTime, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { InvalidInput } from "../shared/index.ts"
 import type { ProductKind, PurchaseStatus, StoreObservation } from "./purchase.ts"
 import type { PlayProductPurchase, PlaySubscription } from "./store-apis.ts"
+import { StoreText } from "./store-text.ts"
 
 /** A Pub/Sub push request body. */
 export const PubSubPush = Schema.Struct({
   message: Schema.Struct({
-    data: Schema.String,
-    messageId: Schema.String.check(Schema.isBetweenLength(1, 200)),
-    publishTime: Schema.optional(Schema.String)
+    data: StoreText,
+    messageId: StoreText.check(Schema.isBetweenLength(1, 200)),
+    publishTime: Schema.optional(StoreText)
   }),
-  subscription: Schema.optional(Schema.String)
+  subscription: Schema.optional(StoreText)
 })
 
 /** A Real-time developer notification, the `data` of the push. */
 export const DeveloperNotification = Schema.Struct({
-  packageName: Schema.String,
-  eventTimeMillis: Schema.optional(Schema.String),
-  subscriptionNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, subscriptionId: Schema.String })),
-  oneTimeProductNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, sku: Schema.String })),
-  voidedPurchaseNotification: Schema.optional(Schema.Struct({ purchaseToken: Schema.String, orderId: Schema.optional(Schema.String) }))
+  packageName: StoreText,
+  eventTimeMillis: Schema.optional(StoreText),
+  subscriptionNotification: Schema.optional(Schema.Struct({ purchaseToken: StoreText, subscriptionId: StoreText })),
+  oneTimeProductNotification: Schema.optional(Schema.Struct({ purchaseToken: StoreText, sku: StoreText })),
+  voidedPurchaseNotification: Schema.optional(Schema.Struct({ purchaseToken: StoreText, orderId: Schema.optional(StoreText) }))
 })
 export type DeveloperNotification = typeof DeveloperNotification.Type
+
+const decodeNotification = Schema.decodeUnknownEffect(Schema.fromJsonString(DeveloperNotification))
+
+/** The developer notification a push carries: base64 of UTF-8 JSON, every string well-formed, else `InvalidInput`. */
+export const developerNotificationOf = (push: typeof PubSubPush.Type): Effect.Effect<DeveloperNotification, InvalidInput> =>
+  Effect.try({
+    try: () => new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(push.message.data), (c) => c.charCodeAt(0))),
+    catch: () => new InvalidInput({ detail: "message.data is not base64 of UTF-8 text" })
+  }).pipe(
+    Effect.flatMap((text) => decodeNotification(text).pipe(Effect.mapError(() => new InvalidInput({ detail: "message.data is not a developer notification" }))))
+  )
 
 const subscriptionStates: Record<string, PurchaseStatus> = {
   SUBSCRIPTION_STATE_PENDING: "pending",
@@ -39,13 +52,14 @@ export const playSubscriptionObservation = (
   input: { readonly productId: string; readonly storeRef: string; readonly readAt: DateTime.Utc }
 ): Option.Option<StoreObservation> => {
   const status = subscriptionStates[subscription.subscriptionState]
-  const item = subscription.lineItems.find((line) => line.productId === input.productId)
+  // The store's line item decides the product (the client's id may be an older one); the one asked for when there are several.
+  const item = subscription.lineItems.find((line) => line.productId === input.productId) ?? subscription.lineItems[0]
   if (status === undefined || item === undefined) return Option.none()
   return Option.some({
     store: "play_store",
     environment: subscription.test ? "sandbox" : "production",
     storeRef: input.storeRef,
-    productId: input.productId,
+    productId: item.productId,
     status,
     autoRenew: item.autoRenewing,
     expiresAt: Option.flatMap(item.expiryTime, (time) => DateTime.make(time)),

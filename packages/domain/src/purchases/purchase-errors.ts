@@ -5,10 +5,14 @@ export class PurchaseOwnedElsewhere extends Schema.TaggedError<PurchaseOwnedElse
   code: Schema.tag("purchase_owned_elsewhere")
 }, { httpApiStatus: 409 }) {}
 
-/** A store notification or signed transaction whose signature, certificate chain, bundle or environment fails. */
+/**
+ * A store notification or signed transaction whose signature, certificate chain, bundle or environment fails. The
+ * `reason` (which check failed) is for the server log: a caller is answered `invalid_signature` alone, so a forger
+ * learns nothing about what to fix next.
+ */
 export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("InvalidSignature", {
   code: Schema.tag("invalid_signature"),
-  reason: Schema.String
+  reason: Schema.optionalKey(Schema.String)
 }, { httpApiStatus: 401 }) {}
 
 /** The store is not configured on this server (no credentials, no bundle or package name). */

@@ -34,5 +34,10 @@ export const PurchaseEvents = {
     "A purchase changed status as the store reported it (renewal trouble, cancellation, expiry…).",
     Schema.Struct({ purchase: PurchaseSummary, from: PurchaseStatus, to: PurchaseStatus })
   ),
+  productChanged: defineEvent(
+    "purchase.product_changed",
+    "A purchase moved to the product the store reports (an upgrade, a downgrade at renewal, a crossgrade); its grants follow it.",
+    Schema.Struct({ purchase: PurchaseSummary, fromProductId: Schema.String, toProductId: Schema.String })
+  ),
   refunded: defineEvent("purchase.refunded", "A purchase was refunded; its grants ended.", Schema.Struct({ purchase: PurchaseSummary }))
 }

@@ -3,6 +3,11 @@ import { type DesiredGrant } from "../entitlements/index.ts"
 import { PurchaseId, UserId, WorkspaceId } from "../shared/index.ts"
 import type { StoreProduct } from "./store-product.ts"
 
+/** Looks a product up in the catalog (the `StoreProducts` service is one). */
+export interface ProductCatalog {
+  readonly find: (store: Store, productId: string) => Option.Option<StoreProduct>
+}
+
 /** The store a purchase was made in. */
 export const Store = Schema.Literals(["app_store", "play_store"]).annotate({ description: "The store the purchase was made in" })
 export type Store = typeof Store.Type
@@ -37,8 +42,10 @@ export const AppAccountToken = Schema.String.check(Schema.isPattern(/^[0-9a-f]{8
   .pipe(Schema.brand("AppAccountToken"))
 export type AppAccountToken = typeof AppAccountToken.Type
 
-// Refunds and revocations end a purchase for good; a later, even newer, read of the store cannot bring it back.
 // A replaced purchase (Google `linkedPurchaseToken`) is billed no more: its successor carries the grants from then on.
+// A refund or revocation withdraws the transaction it names: only the store's reversal brings that one back, while a
+// newer transaction under the same purchase (a resubscription) is a new state and applies.
+const withdrawnStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked"])
 const finalStatuses: ReadonlySet<PurchaseStatus> = new Set(["refunded", "revoked", "replaced"])
 // The statuses in which the buyer keeps access until `expiresAt` (a canceled subscription runs to the end of its period).
 const entitlingStatuses: ReadonlySet<PurchaseStatus> = new Set(["active", "grace_period", "canceled"])
@@ -70,7 +77,7 @@ export interface StoreObservation {
   readonly replaces: Option.Option<string>
 }
 
-/** What applying an observation did. */
+/** What applying an observation did: `stale` and `final` change nothing, grants included. */
 export type PurchaseOutcome = "applied" | "unchanged" | "stale" | "final"
 
 /** The purchase after an observation, and whether it changed. */
@@ -79,7 +86,14 @@ export interface PurchaseTransition {
   readonly outcome: PurchaseOutcome
   readonly from: PurchaseStatus
   readonly to: PurchaseStatus
+  /** The product before; the purchase's `productId` is the one the store reports now (upgrade, downgrade, crossgrade). */
+  readonly fromProductId: string
+  /** Out of `refunded` by the store's own reversal. */
+  readonly refundReversed: boolean
 }
+
+/** Whether an outcome may change the purchase's grants or credits. */
+export const changesGrants = (outcome: PurchaseOutcome): boolean => outcome === "applied" || outcome === "unchanged"
 
 const day = Duration.days(1)
 
@@ -112,29 +126,35 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc
 }) {
-  /** Applies what the store says: older events are ignored, the status machine's final states hold, the same state is a no-op. */
+  /**
+   * Applies what the store says, product included (the store's product after an upgrade, a downgrade at renewal or a
+   * crossgrade): older events are ignored, final states hold, the same state is a no-op.
+   */
   apply(observation: StoreObservation, now: DateTime.Utc): PurchaseTransition {
     const from = this.status
+    const unchanged = { from, to: from, fromProductId: this.productId, refundReversed: false }
+    if (DateTime.isLessThan(observation.storeTime, this.lastEventAt)) return { purchase: this, outcome: "stale", ...unchanged }
     const verified = new Purchase({ ...this, lastVerifiedAt: Option.some(now), updatedAt: now })
-    if (DateTime.isLessThan(observation.storeTime, this.lastEventAt)) return { purchase: this, outcome: "stale", from, to: from }
-    // A refund holds against any later read of the store, except the store's own reversal of that refund.
-    const reinstated = from === "refunded" && observation.refundReversed
-    if (finalStatuses.has(from) && !reinstated) return { purchase: verified.scheduled(now), outcome: "final", from, to: from }
+    const refundReversed = from === "refunded" && observation.refundReversed
+    const reopened = refundReversed || (withdrawnStatuses.has(from) && observation.transactionId !== this.latestTransactionId)
+    if (finalStatuses.has(from) && !reopened) return { purchase: verified.scheduled(now), outcome: "final", ...unchanged }
     const to = observation.status
-    const changed = to !== from || observation.autoRenew !== this.autoRenew ||
+    const status = to === "pending" && from !== "pending" ? from : to
+    const changed = status !== from || observation.productId !== this.productId || observation.autoRenew !== this.autoRenew ||
       !Option.makeEquivalence(DateTime.Equivalence)(observation.expiresAt, this.expiresAt) ||
       observation.transactionId !== this.latestTransactionId
     const next = new Purchase({
       ...verified,
       environment: observation.environment,
-      status: to === "pending" && from !== "pending" ? from : to,
+      productId: observation.productId,
+      status,
       autoRenew: observation.autoRenew,
       expiresAt: observation.expiresAt,
       latestTransactionId: observation.transactionId,
       lastEventAt: observation.storeTime,
       acknowledgedAt: observation.acknowledged && Option.isNone(this.acknowledgedAt) ? Option.some(now) : this.acknowledgedAt
     }).scheduled(now)
-    return { purchase: next, outcome: changed && (reinstated || canTransition(from, next.status)) ? "applied" : "unchanged", from, to: next.status }
+    return { purchase: next, outcome: changed ? "applied" : "unchanged", from, to: next.status, fromProductId: this.productId, refundReversed }
   }
 
   /** Whether the buyer has access at `now`. */
@@ -143,10 +163,15 @@ export class Purchase extends Schema.Class<Purchase>("@atrium/domain/Purchase")(
     return Option.isNone(this.expiresAt) || DateTime.isLessThan(now, this.expiresAt.value)
   }
 
-  /** The grants this purchase holds at `now` for its product (consumables grant credits, not features). */
-  grantsAt(product: StoreProduct, now: DateTime.Utc): ReadonlyArray<DesiredGrant> {
+  /**
+   * The grants this purchase holds at `now`, from its own (store-reported) product in the catalog; consumables grant
+   * credits, not features, and a product the catalog does not list grants nothing.
+   */
+  grantsAt(catalog: ProductCatalog, now: DateTime.Utc): ReadonlyArray<DesiredGrant> {
     if (this.kind === "consumable" || !this.entitlesAt(now)) return []
-    return product.features.map((feature) => ({ feature, expiresAt: this.kind === "subscription" ? this.expiresAt : Option.none() }))
+    const product = catalog.find(this.store, this.productId)
+    if (Option.isNone(product)) return []
+    return product.value.features.map((feature) => ({ feature, expiresAt: this.kind === "subscription" ? this.expiresAt : Option.none() }))
   }
 
   /**

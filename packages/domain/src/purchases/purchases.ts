@@ -1,8 +1,8 @@
-import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
-import { type Entitlement, Entitlements } from "../entitlements/index.ts"
+import { Entitlements } from "../entitlements/index.ts"
 import {
   type Actor,
   IdempotencyKeyReused,
@@ -18,76 +18,48 @@ import {
   StoreNotificationId,
   systemActor,
   Transactor,
-  type Unavailable,
+  Unavailable,
   type UserId,
   type WorkQueue,
   type WorkspaceId
 } from "../shared/index.ts"
-import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleObservation } from "./apple-payloads.ts"
-import { DeveloperNotification, playProductObservation, playSubscriptionObservation, PubSubPush } from "./google-payloads.ts"
-import { AppAccountToken, canTransition, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreEnvironment, type StoreObservation } from "./purchase.ts"
+import { AppleNotification, AppleRenewal, AppleTransaction, appleObservation } from "./apple-payloads.ts"
+import { type Availability, type OfferedProduct, storeOf, type UnavailableReason } from "./availability.ts"
+import { developerNotificationOf, PubSubPush } from "./google-payloads.ts"
+import {
+  AppAccountToken,
+  canTransition,
+  changesGrants,
+  Purchase,
+  type PurchaseTransition,
+  type Store,
+  type StoreObservation
+} from "./purchase.ts"
 import { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
-import { AppStoreApi, PlayStoreApi } from "./store-apis.ts"
+import { ClientSyncBody, type QueuedSync, queuedSyncOf, type SyncRequest, type SyncResult, syncVerificationBudget } from "./purchase-sync.ts"
+import { PlayStoreApi } from "./store-apis.ts"
 import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { type NotificationOutcome, NotificationInbox, StoreNotification } from "./store-notification.ts"
-import { type StoreProduct, StoreProducts } from "./store-product.ts"
+import { creditsOf, StoreProducts } from "./store-product.ts"
+import { makeStoreReads } from "./store-reads.ts"
 import { StoreSignatures } from "./store-signatures.ts"
-
-/** What the app sends to sync a purchase: Apple's signed transaction, or Google's purchase token and product. */
-export type SyncRequest =
-  | { readonly store: "app_store"; readonly signedTransaction: string }
-  | { readonly store: "play_store"; readonly purchaseToken: Redacted.Redacted<string>; readonly productId: string }
-
-/** A sync's answer: the purchase and the workspace's grants after it, or `pending` when the store could not be reached. */
-export type SyncResult =
-  | { readonly status: "synced"; readonly purchases: ReadonlyArray<Purchase>; readonly entitlements: ReadonlyArray<Entitlement> }
-  | { readonly status: "pending" }
-
-/** Why buying is not offered. */
-export type UnavailableReason = "platform_not_supported" | "store_not_configured" | "role_forbidden" | "managed_elsewhere"
-
-/** A product offered on the platform, and whether the workspace already owns it. */
-export interface OfferedProduct {
-  readonly productId: string
-  readonly kind: ProductKind
-  readonly features: ReadonlyArray<string>
-  readonly credits: number
-  readonly owned: boolean
-}
-
-/** `GET /api/mobile/purchases/availability`. */
-export interface Availability {
-  readonly available: boolean
-  readonly reason: UnavailableReason | null
-  readonly appAccountToken: AppAccountToken | null
-  readonly products: ReadonlyArray<OfferedProduct>
-}
 
 /** The result of applying an observation. */
 type Applied =
   | { readonly _tag: "Applied"; readonly purchase: Purchase; readonly transition: PurchaseTransition }
   | { readonly _tag: "Unattributed" }
+  | { readonly _tag: "Ignored" }
+
+const outcomeOf = (applied: Applied): NotificationOutcome =>
+  applied._tag === "Applied" ? applied.transition.outcome : applied._tag === "Ignored" ? "ignored" : "unattributed"
 
 type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput
 
-const storeOf = (platform: string): Store | undefined => platform === "ios" ? "app_store" : platform === "android" ? "play_store" : undefined
-
-const ClientSyncBody = Schema.Union([
-  Schema.Struct({ store: Schema.Literal("app_store"), signedTransaction: Schema.String }),
-  Schema.Struct({ store: Schema.Literal("play_store"), purchaseToken: Schema.String, productId: Schema.String })
-])
 const decodeJson = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
-const decodeUnknown = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => Schema.decodeUnknownEffect(schema)
 
 const epoch = DateTime.makeUnsafe(0)
-
-/**
- * How long a member's sync waits for the store, every call of the verification together (the clients' own 15 s
- * per-call bound serves the worker). Past it the sync is queued and answers 202 pending: the answer comes within 5 s.
- */
-export const syncVerificationBudget = Duration.seconds(4)
 
 /**
  * In-app purchases: availability, client syncs verified with the store, signed store notifications through an inbox,
@@ -118,6 +90,8 @@ export class Purchases extends Context.Service<Purchases, {
   readonly processNotification: (item: StoreNotification) => Effect.Effect<NotificationOutcome | "retry", Unavailable>
   /** One purchase re-read or acknowledged (the reconciler's step). */
   readonly reconcile: (purchase: Purchase) => Effect.Effect<void, Unavailable>
+  /** A client sync that answered pending, by its id (`purchases.read`; another workspace's is not found). */
+  readonly syncStatus: (principal: Principal, id: StoreNotificationId) => Effect.Effect<QueuedSync, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Queues a stored notification again (operator CLI). */
   readonly replay: (id: StoreNotificationId) => Effect.Effect<void, NotFound | Unavailable>
 }>()("@atrium/domain/Purchases") {
@@ -129,7 +103,6 @@ export class Purchases extends Context.Service<Purchases, {
       const products = yield* StoreProducts
       const configuration = yield* StoreConfiguration
       const signatures = yield* StoreSignatures
-      const appStore = yield* AppStoreApi
       const playStore = yield* PlayStoreApi
       const entitlements = yield* Entitlements
       const usage = yield* Usage
@@ -148,124 +121,7 @@ export class Purchases extends Context.Service<Purchases, {
         return AppAccountToken.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
       }))
 
-      // ---- reading the stores -------------------------------------------------------------------------------------
-
-      const verifiedApple = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, jws: string, at: DateTime.Utc) =>
-        signatures.verifyApple(jws, at).pipe(
-          Effect.flatMap(decodeUnknown(schema)),
-          Effect.mapError((error) => error._tag === "InvalidSignature" ? error : new InvalidSignature({ reason: "unexpected payload" }))
-        )
-
-      const appleSettings = Effect.fn("Purchases.appleSettings")(function*() {
-        if (Option.isNone(configuration.apple)) return yield* new StoreNotConfigured({ store: "app_store" })
-        return configuration.apple.value
-      })
-
-      // Bundle and environment are part of what the signature vouches for: a payload for another app or environment is refused.
-      const checkApple = Effect.fn("Purchases.checkApple")(function*(bundleId: string, environment: string) {
-        const settings = yield* appleSettings().pipe(Effect.mapError(() => new InvalidSignature({ reason: "the App Store is not configured" })))
-        if (bundleId !== settings.bundleId) return yield* new InvalidSignature({ reason: "bundle id" })
-        const env = appleEnvironment(environment)
-        if (Option.isNone(env) || !settings.environments.includes(env.value)) return yield* new InvalidSignature({ reason: "environment" })
-        return env.value
-      })
-
-      const productFor = (store: Store, productId: string) =>
-        Option.match(products.find(store, productId), {
-          onNone: () => Effect.fail(new InvalidInput({ detail: `"${productId}" is not a product of this server` })),
-          onSome: Effect.succeed
-        })
-
-      // An answer from the App Store API whose signature fails is no answer: try again later, conclude nothing.
-      const apiAnswer = <A>(effect: Effect.Effect<A, InvalidSignature | StoreUnreachable | StoreRejected>) =>
-        effect.pipe(Effect.catchTag("InvalidSignature", (error) => Effect.fail(new StoreUnreachable({ store: "app_store", reason: `answer ${error.reason}` }))))
-
-      const readApple = Effect.fn("Purchases.readApple")(
-        function*(input: { readonly originalTransactionId: string; readonly transactionId: string; readonly environment: StoreEnvironment; readonly product: StoreProduct }) {
-          const now = yield* DateTime.now
-          if (input.product.kind === "subscription") {
-            const statuses = yield* appStore.subscriptionStatuses(input.transactionId, input.environment)
-            const entry = statuses.find((status) => status.originalTransactionId === input.originalTransactionId)
-            if (entry === undefined) return yield* new StoreRejected({ store: "app_store", status: 404 })
-            const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, entry.signedTransactionInfo, now))
-            const renewal = yield* apiAnswer(verifiedApple(AppleRenewal, entry.signedRenewalInfo, now))
-            return appleObservation({
-              transaction,
-              environment: input.environment,
-              renewal: Option.some(renewal),
-              statusCode: Option.some(entry.status),
-              notificationType: Option.none(),
-              subtype: Option.none(),
-              kind: input.product.kind,
-              storeTime: DateTime.max(DateTime.makeUnsafe(transaction.signedDate), DateTime.makeUnsafe(renewal.signedDate))
-            })
-          }
-          const signed = yield* appStore.transaction(input.transactionId, input.environment)
-          const transaction = yield* apiAnswer(verifiedApple(AppleTransaction, signed, now))
-          return appleObservation({
-            transaction,
-            environment: input.environment,
-            renewal: Option.none(),
-            statusCode: Option.none(),
-            notificationType: Option.none(),
-            subtype: Option.none(),
-            kind: input.product.kind,
-            storeTime: DateTime.makeUnsafe(transaction.signedDate)
-          })
-        }
-      )
-
-      const readGoogle = Effect.fn("Purchases.readGoogle")(function*(product: StoreProduct, token: Redacted.Redacted<string>, storeRef: string) {
-        const readAt = yield* DateTime.now
-        if (product.kind !== "subscription") {
-          const observed = playProductObservation(yield* playStore.product(product.productId, token), { productId: product.productId, kind: product.kind, storeRef, readAt })
-          if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-          return observed.value
-        }
-        const subscription = yield* playStore.subscription(token)
-        const observed = playSubscriptionObservation(subscription, { productId: product.productId, storeRef, readAt })
-        if (Option.isNone(observed)) return yield* new StoreRejected({ store: "play_store", status: 422 })
-        // The replaced purchase is known here by its token's digest, as it was stored.
-        const linked = subscription.linkedPurchaseToken
-        const replaces = Option.isSome(linked) ? Option.some(yield* tokenRef(Redacted.make(linked.value))) : Option.none<string>()
-        return { ...observed.value, replaces }
-      })
-
-      const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
-
-      /** What the store says about a client's sync request, verified with the store itself. */
-      const resolveClient = Effect.fn("Purchases.resolveClient")(function*(request: SyncRequest) {
-        if (request.store === "app_store") {
-          const transaction = yield* verifiedApple(AppleTransaction, request.signedTransaction, yield* DateTime.now)
-          const environment = yield* checkApple(transaction.bundleId, transaction.environment)
-          const product = yield* productFor("app_store", transaction.productId)
-          const observation = yield* readApple({
-            originalTransactionId: transaction.originalTransactionId,
-            transactionId: transaction.transactionId,
-            environment,
-            product
-          })
-          return { observation, product, sealedToken: Option.none<string>() }
-        }
-        const product = yield* productFor("play_store", request.productId)
-        const storeRef = yield* tokenRef(request.purchaseToken)
-        const observation = yield* readGoogle(product, request.purchaseToken, storeRef)
-        return { observation, product, sealedToken: Option.some(yield* box.seal(request.purchaseToken)) }
-      })
-
-      /** Re-reads a stored purchase from its store. */
-      const reread = Effect.fn("Purchases.reread")(function*(purchase: Purchase, product: StoreProduct) {
-        if (purchase.store === "app_store") {
-          return yield* readApple({
-            originalTransactionId: purchase.storeRef,
-            transactionId: purchase.latestTransactionId,
-            environment: purchase.environment,
-            product
-          })
-        }
-        if (Option.isNone(purchase.sealedToken)) return yield* new StoreRejected({ store: "play_store", status: 404 })
-        return yield* readGoogle(product, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
-      })
+      const { verifiedApple, checkApple, kindOf, readGoogle, tokenRef, resolveClient, reread } = yield* makeStoreReads
 
       // ---- applying what the store says ------------------------------------------------------------------------------
 
@@ -294,10 +150,12 @@ export class Purchases extends Context.Service<Purchases, {
         yield* entitlements.reconcileSource({ workspaceId: retired.workspaceId, source: "purchase", sourceRef: retired.id, grants: [], actor })
       })
 
-      /** Upserts the purchase, applies the observation, recomputes its grants and credits: one transaction. */
+      /**
+       * Upserts the purchase, applies the observation (status and product, as the store reports them), recomputes its
+       * grants and credits from the product it holds afterwards: one transaction. A stale or final outcome changes no grant.
+       */
       const applyObservation = Effect.fn("Purchases.applyObservation")(function*(input: {
         readonly observation: StoreObservation
-        readonly product: StoreProduct
         readonly sealedToken: Option.Option<string>
         readonly binding: Option.Option<{ readonly workspaceId: WorkspaceId; readonly userId: UserId }>
         readonly actor: Actor
@@ -313,6 +171,12 @@ export class Purchases extends Context.Service<Purchases, {
           }
           const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
           const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
+          // A product this server does not sell starts no purchase (one already held still follows the store).
+          const kind = Option.orElse(Option.map(products.find(observation.store, observation.productId), (p) => p.kind), () => Option.map(stored, (p) => p.kind))
+          if (Option.isNone(kind)) {
+            const ignored: Applied = { _tag: "Ignored" }
+            return ignored
+          }
           // A stored purchase keeps its workspace; a new one goes to the caller or the account link, else waits for a sync.
           const ownerOf = Option.isSome(stored) ? Option.some({ workspaceId: stored.value.workspaceId, userId: stored.value.userId }) : owner
           if (Option.isNone(ownerOf)) {
@@ -327,7 +191,7 @@ export class Purchases extends Context.Service<Purchases, {
             store: observation.store,
             environment: observation.environment,
             productId: observation.productId,
-            kind: input.product.kind,
+            kind: kind.value,
             storeRef: observation.storeRef,
             sealedToken: input.sealedToken,
             status: "pending",
@@ -356,18 +220,30 @@ export class Purchases extends Context.Service<Purchases, {
             yield* changes.record({
               workspaceId,
               actor: input.actor,
-              // Out of `refunded` only by the store's reversal; the grants below come back with it, in this transaction.
-              action: transition.from === "refunded" ? "purchase.refund_reversed" : "purchase.status_changed",
+              // The store's reversal of a refund; the grants below come back with it, in this transaction.
+              action: transition.refundReversed ? "purchase.refund_reversed" : "purchase.status_changed",
               target: next.id,
               event: emit(PurchaseEvents.statusChanged, { purchase: purchaseSummary(next), from: transition.from, to: transition.to })
+            })
+          }
+          if (!inserted && transition.outcome === "applied" && transition.fromProductId !== next.productId) {
+            yield* changes.record({
+              workspaceId,
+              actor: input.actor,
+              action: "purchase.product_changed",
+              target: next.id,
+              event: emit(PurchaseEvents.productChanged, { purchase: purchaseSummary(next), fromProductId: transition.fromProductId, toProductId: next.productId })
             })
           }
           if (transition.from !== "refunded" && next.status === "refunded") {
             yield* changes.record({ workspaceId, actor: input.actor, action: "purchase.refunded", target: next.id, event: emit(PurchaseEvents.refunded, { purchase: purchaseSummary(next) }) })
           }
-          yield* entitlements.reconcileSource({ workspaceId, source: "purchase", sourceRef: next.id, grants: next.grantsAt(input.product, now), actor: input.actor })
-          const credits = input.product.credits ?? 0
-          if (next.kind === "consumable" && next.status === "active" && credits > 0) {
+          // The grants follow the purchase's own product after the observation, never what the caller had in hand.
+          if (changesGrants(transition.outcome)) {
+            yield* entitlements.reconcileSource({ workspaceId, source: "purchase", sourceRef: next.id, grants: next.grantsAt(products, now), actor: input.actor })
+          }
+          const credits = Option.match(products.find(next.store, next.productId), { onNone: () => 0, onSome: creditsOf })
+          if (changesGrants(transition.outcome) && next.kind === "consumable" && next.status === "active" && credits > 0) {
             yield* usage.creditOnce(workspaceId, `${next.store}:${next.latestTransactionId}`, credits, input.actor).pipe(
               Effect.catchTag("InvalidInput", () => Effect.succeed(false))
             )
@@ -391,9 +267,7 @@ export class Purchases extends Context.Service<Purchases, {
       // Google refuses to settle a purchase twice (400): when it refuses, its own record says whether it is already
       // settled (by an earlier attempt whose answer was lost), so a repeat has no second effect.
       const settledAtStore = Effect.fn("Purchases.settledAtStore")(function*(purchase: Purchase, token: Redacted.Redacted<string>) {
-        const product = products.find(purchase.store, purchase.productId)
-        if (Option.isNone(product)) return false
-        const observed = yield* readGoogle(product.value, token, purchase.storeRef).pipe(Effect.option)
+        const observed = yield* readGoogle(purchase, token, purchase.storeRef).pipe(Effect.option)
         return Option.exists(observed, (observation) => observation.acknowledged)
       })
 
@@ -432,20 +306,28 @@ export class Purchases extends Context.Service<Purchases, {
           ? JSON.stringify({ store: request.store, signedTransaction: request.signedTransaction })
           : JSON.stringify({ store: request.store, purchaseToken: Redacted.value(request.purchaseToken), productId: request.productId })
         const now = yield* DateTime.now
-        yield* inbox.insert(new StoreNotification({
+        const nextAttemptAt = DateTime.add(now, { minutes: 1 })
+        const externalId = yield* hasher.digest(Redacted.make(`${member.workspaceId}\u0000${body}`))
+        const candidate = new StoreNotification({
           id: StoreNotificationId.make(yield* ids.make("sn")),
           source: "client_sync",
-          externalId: yield* hasher.digest(Redacted.make(`${member.workspaceId}\u0000${body}`)),
+          externalId,
           sealedBody: yield* box.seal(Redacted.make(body)),
           workspaceId: Option.some(member.workspaceId),
           userId: Option.some(member.userId),
           receivedAt: now,
           attempts: 0,
-          nextAttemptAt: Option.some(DateTime.add(now, { minutes: 1 })),
+          nextAttemptAt: Option.some(nextAttemptAt),
           processedAt: Option.none(),
           outcome: Option.none()
-        }))
-        const pending: SyncResult = { status: "pending" }
+        })
+        // The same request again follows the sync already queued; one processed before is queued again.
+        const queued = (yield* inbox.insert(candidate)) ? Option.some(candidate) : yield* inbox.findByExternalId("client_sync", externalId)
+        const item = Option.getOrElse(queued, () => candidate)
+        const current = Option.isSome(item.processedAt) && (yield* inbox.requeue(item.id, nextAttemptAt))
+          ? new StoreNotification({ ...item, processedAt: Option.none(), outcome: Option.none(), nextAttemptAt: Option.some(nextAttemptAt) })
+          : item
+        const pending: SyncResult = { status: "pending", sync: queuedSyncOf(current, now) }
         return pending
       })
 
@@ -459,7 +341,7 @@ export class Purchases extends Context.Service<Purchases, {
           // The same request again simply syncs again: a sync is idempotent by construction.
           if (Option.isSome(first) && first.value !== requestHash) return yield* new IdempotencyKeyReused()
         }
-        const resolved = yield* resolveClient(request).pipe(
+        const resolved = yield* refusedQuietly("client_sync", resolveClient(request)).pipe(
           Effect.timeoutOrElse({
             duration: syncVerificationBudget,
             orElse: () => Effect.fail(new StoreUnreachable({ store: request.store, reason: "no answer within the sync budget" }))
@@ -475,15 +357,15 @@ export class Purchases extends Context.Service<Purchases, {
           if (error._tag === "StoreRejected") return yield* new InvalidInput({ detail: "the store does not know this purchase" })
           return yield* error
         }
-        const { observation, product, sealedToken } = resolved.success
+        const { observation, sealedToken } = resolved.success
         const applied = yield* applyObservation({
           observation,
-          product,
           sealedToken,
           binding: Option.some({ workspaceId: member.workspaceId, userId: member.userId }),
           actor: { type: "user", id: member.userId },
           action: "purchase.synced"
         })
+        if (applied._tag === "Ignored") return yield* new InvalidInput({ detail: `"${observation.productId}" is not a product of this server` })
         if (applied._tag !== "Applied") return yield* Effect.die(new Error("a bound sync is always attributed"))
         // No store call after the grant: a due acknowledgement is the reconciler's (the purchase is scheduled for now).
         const synced: SyncResult = {
@@ -536,6 +418,15 @@ export class Purchases extends Context.Service<Purchases, {
         return found.value
       })
 
+      const syncStatus = Effect.fn("Purchases.syncStatus")(function*(principal: Principal, id: StoreNotificationId) {
+        yield* permits(principal, "purchases.read")
+        const found = yield* inbox.findById(id)
+        if (Option.isNone(found) || found.value.source !== "client_sync" || !Option.contains(found.value.workspaceId, principal.workspaceId)) {
+          return yield* new NotFound({ resource: "purchase_sync" })
+        }
+        return queuedSyncOf(found.value, yield* DateTime.now)
+      })
+
       // ---- notifications --------------------------------------------------------------------------------------------
 
       const store = Effect.fn("Purchases.storeNotification")(function*(source: "apple" | "google", externalId: string, body: string) {
@@ -563,19 +454,37 @@ export class Purchases extends Context.Service<Purchases, {
         return notification
       })
 
+      // A store that sends notifications to a server not configured for it is an operator's problem, not a forgery:
+      // 503 (the store retries, so nothing is lost once it is configured), logged as an error where operators look.
+      const notConfigured = (store: Store) =>
+        Effect.logError("a store notification arrived but this server is not configured for that store; answered 503 until it is", { store }).pipe(
+          Effect.andThen(Effect.fail(new Unavailable({ dependency: `${store} configuration` })))
+        )
+
+      // Which check failed goes to the log; the caller is told `invalid_signature` and nothing more.
+      const refusedQuietly = <A, E, R>(source: string, effect: Effect.Effect<A, E | InvalidSignature, R>) =>
+        effect.pipe(
+          Effect.tapError((error) =>
+            error instanceof InvalidSignature ? Effect.logWarning("store signature refused", { source, reason: error.reason ?? "unknown" }) : Effect.void
+          ),
+          Effect.mapError((error) => error instanceof InvalidSignature ? new InvalidSignature({}) : error)
+        )
+
       const receiveApple = Effect.fn("Purchases.receiveApple")(function*(body: string) {
-        if (Option.isNone(configuration.apple)) return yield* new InvalidSignature({ reason: "the App Store is not configured" })
+        if (Option.isNone(configuration.apple)) return yield* notConfigured("app_store")
         const { signedPayload } = yield* decodeJson(SignedPayloadBody)(body).pipe(
           Effect.mapError(() => new InvalidInput({ detail: "expected { signedPayload }" }))
         )
-        const notification = yield* verifiedAppleNotification(signedPayload, yield* DateTime.now)
+        const notification = yield* refusedQuietly("apple", verifiedAppleNotification(signedPayload, yield* DateTime.now))
         yield* store("apple", notification.notificationUUID, signedPayload)
       })
 
       const receiveGoogle = Effect.fn("Purchases.receiveGoogle")(function*(authorization: string, body: string) {
-        if (Option.isNone(configuration.google)) return yield* new InvalidSignature({ reason: "Google Play is not configured" })
-        yield* signatures.verifyGooglePush(authorization)
+        if (Option.isNone(configuration.google)) return yield* notConfigured("play_store")
+        yield* refusedQuietly("google", signatures.verifyGooglePush(authorization))
         const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })))
+        // Refused at intake what the worker could not act on (a lone surrogate in a token, say): the sender hears it now.
+        yield* developerNotificationOf(push)
         yield* store("google", push.message.messageId, body)
       })
 
@@ -588,8 +497,8 @@ export class Purchases extends Context.Service<Purchases, {
         const renewal = data.signedRenewalInfo === undefined
           ? Option.none()
           : Option.some(yield* verifiedApple(AppleRenewal, data.signedRenewalInfo, item.receivedAt))
-        const product = products.find("app_store", transaction.productId)
-        if (Option.isNone(product)) return "ignored" as const
+        const kind = yield* kindOf("app_store", transaction.productId, transaction.originalTransactionId)
+        if (Option.isNone(kind)) return "ignored" as const
         const observation = appleObservation({
           transaction,
           environment,
@@ -597,18 +506,15 @@ export class Purchases extends Context.Service<Purchases, {
           statusCode: Option.fromNullishOr(data.status),
           notificationType: Option.some(notification.notificationType),
           subtype: Option.fromNullishOr(notification.subtype),
-          kind: product.value.kind,
+          kind: kind.value,
           storeTime: DateTime.makeUnsafe(notification.signedDate)
         })
-        return yield* applyNotification(observation, product.value, Option.none())
+        return yield* applyNotification(observation, Option.none())
       })
 
       const processGoogle = Effect.fn("Purchases.processGoogle")(function*(body: string) {
         const push = yield* decodeJson(PubSubPush)(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "push" })))
-        const notification = yield* Effect.try({ try: () => atob(push.message.data), catch: () => new InvalidInput({ detail: "push data" }) }).pipe(
-          Effect.flatMap(decodeJson(DeveloperNotification)),
-          Effect.mapError(() => new InvalidInput({ detail: "developer notification" }))
-        )
+        const notification = yield* developerNotificationOf(push)
         const settings = configuration.google
         if (Option.isNone(settings) || notification.packageName !== settings.value.packageName) return "ignored" as const
         const token = notification.subscriptionNotification?.purchaseToken ?? notification.oneTimeProductNotification?.purchaseToken ??
@@ -621,8 +527,8 @@ export class Purchases extends Context.Service<Purchases, {
           ? stored.value.productId
           : notification.subscriptionNotification?.subscriptionId ?? notification.oneTimeProductNotification?.sku
         if (productId === undefined) return "ignored" as const
-        const product = products.find("play_store", productId)
-        if (Option.isNone(product)) return "ignored" as const
+        const kind = yield* kindOf("play_store", productId, storeRef)
+        if (Option.isNone(kind)) return "ignored" as const
         if (notification.voidedPurchaseNotification !== undefined) {
           if (Option.isNone(stored)) return "ignored" as const
           const eventTime = Number(notification.eventTimeMillis ?? "")
@@ -641,11 +547,11 @@ export class Purchases extends Context.Service<Purchases, {
             refundReversed: false,
             replaces: Option.none()
           }
-          return yield* applyNotification(voided, product.value, Option.none())
+          return yield* applyNotification(voided, Option.none())
         }
         // The notification is only a signal: the subscription is read back from the store.
-        const observation = yield* readGoogle(product.value, secret, storeRef)
-        return yield* applyNotification(observation, product.value, Option.some(yield* box.seal(secret)))
+        const observation = yield* readGoogle({ productId, kind: kind.value }, secret, storeRef)
+        return yield* applyNotification(observation, Option.some(yield* box.seal(secret)))
       })
 
       const processClientSync = Effect.fn("Purchases.processClientSync")(function*(item: StoreNotification, body: string) {
@@ -661,20 +567,19 @@ export class Purchases extends Context.Service<Purchases, {
           action: "purchase.synced"
         })
         if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
-        return applied._tag === "Applied" ? applied.transition.outcome : "unattributed"
+        return outcomeOf(applied)
       })
 
-      const applyNotification = (observation: StoreObservation, product: StoreProduct, sealedToken: Option.Option<string>) =>
+      const applyNotification = (observation: StoreObservation, sealedToken: Option.Option<string>) =>
         applyObservation({
           observation,
-          product,
           sealedToken,
           binding: Option.none(),
           actor: storeActor(observation.store),
           action: "purchase.notification_processed"
         }).pipe(
           Effect.tap((applied) => applied._tag === "Applied" ? acknowledge(applied.purchase) : Effect.void),
-          Effect.map((applied): NotificationOutcome => applied._tag === "Applied" ? applied.transition.outcome : "unattributed")
+          Effect.map(outcomeOf)
         )
 
       const processNotification = Effect.fn("Purchases.processNotification")(function*(item: StoreNotification) {
@@ -690,7 +595,15 @@ export class Purchases extends Context.Service<Purchases, {
             InvalidSignature: () => Effect.succeed("rejected" as const),
             InvalidInput: () => Effect.succeed("rejected" as const),
             StoreNotConfigured: () => Effect.succeed("rejected" as const)
-          })
+          }),
+          // A fault in one item (a bug, an input nobody foresaw) must not kill the worker's step: it is logged, backed off.
+          Effect.catchDefect((defect) =>
+            Effect.logError("a store notification could not be processed; retried later", {
+              id: item.id,
+              source: item.source,
+              defect: defect instanceof Error ? defect.name : "defect"
+            }).pipe(Effect.as("retry" as const))
+          )
         )
         const now = yield* DateTime.now
         if (outcome === "retry") {
@@ -706,18 +619,15 @@ export class Purchases extends Context.Service<Purchases, {
 
       const reconcile = Effect.fn("Purchases.reconcile")(function*(purchase: Purchase) {
         if (purchase.needsAcknowledgement) return yield* acknowledge(purchase)
-        const product = products.find(purchase.store, purchase.productId)
-        const lookedUp = Option.isNone(product)
-          ? yield* Effect.fail(new StoreRejected({ store: purchase.store, status: 404 })).pipe(Effect.result)
-          : yield* reread(purchase, product.value).pipe(Effect.result)
-        if (lookedUp._tag === "Failure" || Option.isNone(product)) {
+        // The store's current product (after an upgrade, say) comes back with the read; the grants follow it.
+        const lookedUp = yield* reread(purchase).pipe(Effect.result)
+        if (lookedUp._tag === "Failure") {
           // Never a revocation on a failed lookup: look again later.
           const now = yield* DateTime.now
           return yield* tx.withTransaction(repo.lockOrInsert(purchase).pipe(Effect.flatMap(({ purchase: current }) => repo.save(current.lookupFailed(now)))))
         }
         const applied = yield* applyObservation({
           observation: lookedUp.success,
-          product: product.value,
           sealedToken: Option.none(),
           binding: Option.some({ workspaceId: purchase.workspaceId, userId: purchase.userId }),
           actor: storeActor(purchase.store),
@@ -747,6 +657,7 @@ export class Purchases extends Context.Service<Purchases, {
         sync,
         list,
         get,
+        syncStatus,
         receiveApple,
         receiveGoogle,
         inboxQueue,

@@ -38,6 +38,8 @@ export class NotificationInbox extends Context.Service<NotificationInbox, {
   readonly complete: (id: StoreNotificationId, outcome: NotificationOutcome, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
   readonly retryAt: (id: StoreNotificationId, attempts: number, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
   readonly findById: (id: StoreNotificationId) => Effect.Effect<Option.Option<StoreNotification>, Unavailable>
+  /** The item with this source and external id, if stored (a repeated client sync finds its first one). */
+  readonly findByExternalId: (source: NotificationSource, externalId: string) => Effect.Effect<Option.Option<StoreNotification>, Unavailable>
   /** Queues a processed item again (an operator's replay); whether it exists. */
   readonly requeue: (id: StoreNotificationId, at: DateTime.Utc) => Effect.Effect<boolean, Unavailable>
 }>()("@atrium/domain/NotificationInbox") {}

@@ -36,7 +36,9 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
   code: Schema.tag("rate_limited"),
   detail: Schema.String,
-  retryAfter: Schema.Int.annotate({ description: "Seconds to wait before retrying (same as `Retry-After`)" })
+  retryAfter: Schema.Int.annotate({ description: "Seconds to wait before retrying (same as `Retry-After`)" }),
+  limit: Schema.optionalKey(Schema.Int.annotate({ description: "How many the limit that refused allows per window (as in `RateLimit-Policy`)" })),
+  windowSeconds: Schema.optionalKey(Schema.Int.annotate({ description: "The window of the limit that refused, in seconds" }))
 }, { httpApiStatus: 429 }) {}
 
 /** A conditional write came without its precondition (`If-Match`), so a stale client cannot overwrite silently. */

@@ -80,7 +80,7 @@ export const AccountTokenId = prefixedId("tok", "Account token identifier").pipe
 export type AccountTokenId = typeof AccountTokenId.Type
 
 /** The id prefixes the design reserves, one per kind of record. */
-export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "eml" | "tok" | "fr" | "dev" | "push" | "sch" | "pur" | "sn"
+export type IdPrefix = "ws" | "usr" | "mem" | "key" | "inv" | "whe" | "evt" | "msg" | "att" | "task" | "aud" | "ses" | "dom" | "eml" | "tok" | "fr" | "dev" | "push" | "sch" | "pur" | "sn" | "prr"
 
 /** Identifier of a feature request on the public board. */
 export const FeatureRequestId = prefixedId("fr", "Feature request identifier").pipe(Schema.brand("FeatureRequestId"))

@@ -1,13 +1,13 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { comparePositions, Conflict } from "../shared/index.ts"
-import { EmailTaken } from "../identity/index.ts"
+import { EmailTaken, sameEmail } from "../identity/index.ts"
 import { AppearanceRepository } from "../identity/index.ts"
 import { InvitationRepository } from "../identity/index.ts"
 import { MembershipRepository } from "../identity/index.ts"
 import { SessionRepository } from "../identity/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import { Session } from "../identity/index.ts"
-import { AccountToken, AccountTokenRepository, User } from "../identity/index.ts"
+import { AccountToken, AccountTokenRepository, type PasswordResetRequest, User } from "../identity/index.ts"
 import { type MemoryState, pageBy, pageOf, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
@@ -21,7 +21,7 @@ const withoutEntry = <V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<
 }
 
 
-/** In-memory users, unique by normalised email. */
+/** In-memory users, unique by email compared without case (`emailKey`). */
 export const UserRepositoryMemory = Layer.effect(
   UserRepository,
   Effect.gen(function*() {
@@ -29,11 +29,11 @@ export const UserRepositoryMemory = Layer.effect(
     return UserRepository.of({
       insert: (user, passwordHash) =>
         modify((s): readonly [boolean, MemoryState] =>
-          Array.from(s.users.values()).some((u) => u.user.email === user.email)
+          Array.from(s.users.values()).some((u) => sameEmail(u.user.email, user.email))
             ? [false, s]
             : [true, { ...s, users: withEntry(s.users, user.id, { user, passwordHash }) }]
         ).pipe(Effect.flatMap((inserted) => inserted ? Effect.void : Effect.fail(new EmailTaken()))),
-      findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => u.user.email === email)))),
+      findByEmail: (email) => read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.users.values()).find((u) => sameEmail(u.user.email, email))))),
       findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.users.get(id)?.user))),
       markEmailVerified: (id, at) =>
         write((s) => {
@@ -245,6 +245,25 @@ export const AccountTokenRepositoryMemory = Layer.effect(
             }
           }
           return { ...s, accountTokens: next }
+        }),
+      requestReset: (request) =>
+        write((s) => ({ ...s, resetRequests: withEntry(s.resetRequests, request.id, { request, dueMillis: DateTime.toEpochMillis(request.requestedAt) }) })),
+      claimResetRequests: (now, limit, leaseUntil) =>
+        modify((s): readonly [ReadonlyArray<PasswordResetRequest>, MemoryState] => {
+          const due = Array.from(s.resetRequests.values())
+            .filter((entry) => entry.dueMillis <= DateTime.toEpochMillis(now))
+            .sort((a, b) => a.dueMillis - b.dueMillis)
+            .slice(0, Math.max(0, Math.trunc(limit)))
+          const next = new Map(s.resetRequests)
+          for (const entry of due) next.set(entry.request.id, { ...entry, dueMillis: DateTime.toEpochMillis(leaseUntil) })
+          return [due.map((entry) => entry.request), { ...s, resetRequests: next }]
+        }),
+      completeResetRequest: (id) =>
+        modify((s): readonly [boolean, MemoryState] => {
+          if (!s.resetRequests.has(id)) return [false, s]
+          const next = new Map(s.resetRequests)
+          next.delete(id)
+          return [true, { ...s, resetRequests: next }]
         })
     })
   })

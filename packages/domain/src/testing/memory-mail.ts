@@ -35,6 +35,8 @@ export const MailRepositoryMemory = Layer.effect(
           return [true, { ...s, mailMessages: withEntry(s.mailMessages, next.id, next) }]
         }),
       findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.mailMessages.get(id)))),
+      statusesOf: (keys) =>
+        read.pipe(Effect.map((s) => new Map(all(s).filter((m) => keys.includes(m.dedupeKey)).map((m) => [m.dedupeKey, m.status] as const)))),
       listByRecipient: (to, limit) =>
         read.pipe(Effect.map((s) =>
           all(s)

@@ -89,6 +89,8 @@ export const NotificationInboxMemory = Layer.effect(
         ),
       retryAt: (id, attempts, at) => update(id, (n) => new StoreNotification({ ...n, attempts, nextAttemptAt: Option.some(at) })).pipe(Effect.asVoid),
       findById: (id) => read.pipe(Effect.map((s) => Option.fromNullishOr(s.storeNotifications.get(id)))),
+      findByExternalId: (source, externalId) =>
+        read.pipe(Effect.map((s) => Option.fromNullishOr(Array.from(s.storeNotifications.values()).find((n) => n.source === source && n.externalId === externalId)))),
       requeue: (id, at) =>
         update(id, (n) => new StoreNotification({ ...n, processedAt: Option.none(), outcome: Option.none(), nextAttemptAt: Option.some(at) }))
     })

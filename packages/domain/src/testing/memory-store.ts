@@ -19,7 +19,7 @@ import type { Membership } from "../identity/index.ts"
 import type { UserCredentials } from "../identity/index.ts"
 import type { Session } from "../identity/index.ts"
 import type { Schedule, ScheduleRun } from "../schedules/index.ts"
-import type { AccountToken } from "../identity/index.ts"
+import type { AccountToken, PasswordResetRequest } from "../identity/index.ts"
 import type { MailMessage } from "../mail/index.ts"
 import type { AccountLink, Purchase, StoreNotification } from "../purchases/index.ts"
 import type { FeatureRequest } from "../feedback/index.ts"
@@ -73,6 +73,8 @@ export interface MemoryState {
   readonly domains: ReadonlyMap<string, CustomDomain>
   /** One-time account tokens (verification, reset), by id. */
   readonly accountTokens: ReadonlyMap<string, AccountToken>
+  /** Password reset requests waiting for the worker, by id, with the epoch millis they are due (leased) until. */
+  readonly resetRequests: ReadonlyMap<string, { readonly request: PasswordResetRequest; readonly dueMillis: number }>
   /** The mail outbox, by message id. */
   readonly mailMessages: ReadonlyMap<string, MailMessage>
   readonly featureRequests: ReadonlyMap<string, FeatureRequest>
@@ -118,6 +120,7 @@ const emptyState: MemoryState = {
   scheduleRuns: new Map(),
   domains: new Map(),
   accountTokens: new Map(),
+  resetRequests: new Map(),
   mailMessages: new Map(),
   featureRequests: new Map(),
   featureVotes: new Map(),

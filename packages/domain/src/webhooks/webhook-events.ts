@@ -43,6 +43,7 @@ export const eventCatalog = {
   [ScheduleEvents.paused.type]: ScheduleEvents.paused,
   [PurchaseEvents.created.type]: PurchaseEvents.created,
   [PurchaseEvents.statusChanged.type]: PurchaseEvents.statusChanged,
+  [PurchaseEvents.productChanged.type]: PurchaseEvents.productChanged,
   [PurchaseEvents.refunded.type]: PurchaseEvents.refunded,
   [CustomDomainEvents.verified.type]: CustomDomainEvents.verified,
   [CustomDomainEvents.misconfigured.type]: CustomDomainEvents.misconfigured,

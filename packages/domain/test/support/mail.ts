@@ -1,9 +1,16 @@
-import { MailDelivery } from "@atrium/domain"
+import { MailDelivery, PasswordReset } from "@atrium/domain"
 import { ScriptedMailbox } from "@atrium/domain/testing"
 import { Effect, Redacted, Ref } from "effect"
 
-/** Claims every due message and makes one attempt at each, as one pass of the sender would. */
+/** Handles every recorded password reset request, as one pass of its worker would. */
+export const handleResetRequests = Effect.gen(function*() {
+  const { requestQueue } = yield* PasswordReset
+  yield* Effect.forEach(yield* requestQueue.claim(100), requestQueue.step)
+})
+
+/** Handles the reset requests, then claims every due message and makes one attempt at each, as one pass of the workers would. */
 export const sendDue = Effect.gen(function*() {
+  yield* handleResetRequests
   const delivery = yield* MailDelivery
   const claimed = yield* delivery.claim(100)
   return yield* Effect.forEach(claimed, delivery.deliver)

@@ -1,4 +1,4 @@
-import type { ApiKey, AuditEntry, Invitation, IssuedSession, Member, Membership, OrganizationView, SessionView, User } from "@atrium/domain"
+import type { ApiKey, AuditEntry, Invitation, InvitationDelivery, IssuedSession, Member, Membership, OrganizationView, SessionView, User } from "@atrium/domain"
 import { toApiKeyView } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
 import type { AuditEntryView } from "../../contract/audit-schemas.ts"
@@ -72,8 +72,8 @@ export const toOrganizationView = (view: OrganizationView, features: Organizatio
   }))
 })
 
-/** An invitation on the wire, with its status at `now`; never its token or digest. */
-export const toInvitationView = (invitation: Invitation, now: DateTime.Utc): InvitationView => ({
+/** An invitation on the wire, with its status at `now` and where its mail stands; never its token or digest. */
+export const toInvitationView = (invitation: Invitation, now: DateTime.Utc, delivery: Option.Option<InvitationDelivery>): InvitationView => ({
   id: invitation.id,
   email: invitation.email,
   role: invitation.role,
@@ -81,7 +81,8 @@ export const toInvitationView = (invitation: Invitation, now: DateTime.Utc): Inv
   invitedBy: invitation.invitedBy,
   createdAt: iso(invitation.createdAt),
   expiresAt: iso(invitation.expiresAt),
-  acceptedAt: isoOrNull(invitation.acceptedAt)
+  acceptedAt: isoOrNull(invitation.acceptedAt),
+  delivery: Option.getOrNull(delivery)
 })
 
 /** An audit entry on the wire. */

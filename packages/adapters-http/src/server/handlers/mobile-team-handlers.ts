@@ -1,5 +1,5 @@
 import { AuditTrail, CurrentPrincipal, Invitations, memberOf, Members } from "@atrium/domain"
-import { DateTime, Effect, Layer, Redacted } from "effect"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { leanGroup } from "../lean-group.ts"
@@ -30,11 +30,12 @@ export const MobileTeamHandlers = Layer.unwrap(Effect.gen(function*() {
       .handle("listInvitations", Effect.fn("Mobile.listInvitations")(function*({ query }) {
         const page = yield* invitations.list(yield* currentMember, pageRequestOf(query))
         const now = yield* DateTime.now
-        return { data: page.data.map((invitation) => toInvitationView(invitation, now)), nextCursor: page.nextCursor }
+        return { data: page.data.map(({ delivery, invitation }) => toInvitationView(invitation, now, delivery)), nextCursor: page.nextCursor }
       }))
       .handle("createInvitation", Effect.fn("Mobile.createInvitation")(function*({ payload }) {
         const created = yield* invitations.create(yield* currentMember, payload)
-        return { invitation: toInvitationView(created.invitation, yield* DateTime.now), token: Redacted.value(created.token) }
+        // Just queued in the invitation's transaction: its mail is on its way.
+        return { invitation: toInvitationView(created.invitation, yield* DateTime.now, Option.some("sending")), token: Redacted.value(created.token) }
       }))
       .handle("revokeInvitation", Effect.fn("Mobile.revokeInvitation")(function*({ params }) {
         yield* invitations.revoke(yield* currentMember, params.id)

@@ -1,4 +1,4 @@
-import type { Purchase } from "@atrium/domain"
+import type { Purchase, QueuedSync } from "@atrium/domain"
 import { DateTime, Option } from "effect"
 
 const iso = (value: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(value, DateTime.formatIso))
@@ -17,4 +17,13 @@ export const toPurchaseView = (purchase: Purchase) => ({
   acknowledgedAt: iso(purchase.acknowledgedAt),
   createdAt: DateTime.formatIso(purchase.createdAt),
   updatedAt: DateTime.formatIso(purchase.updatedAt)
+})
+
+/** A queued client sync on the wire. */
+export const toPurchaseSyncView = (sync: QueuedSync) => ({
+  id: sync.id,
+  status: sync.status,
+  outcome: Option.getOrNull(sync.outcome),
+  nextAttemptAt: iso(sync.nextAttemptAt),
+  retryAfterSeconds: sync.retryAfterSeconds
 })

@@ -4,7 +4,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../contract/api.ts"
 import { leanGroup } from "../lean-group.ts"
 import { pageRequestOf } from "./page-request.ts"
-import { toPurchaseView } from "./purchase-views.ts"
+import { respondWith } from "../request-facts.ts"
+import { toPurchaseSyncView, toPurchaseView } from "./purchase-views.ts"
 import { toEntitlementView } from "./views.ts"
 
 // These routes take member sessions only; the narrowing is a check, not a cast.
@@ -24,12 +25,20 @@ export const MobilePurchasesHandlers = Layer.unwrap(Effect.gen(function*() {
           ? payload
           : { store: payload.store, purchaseToken: Redacted.make(payload.purchaseToken), productId: payload.productId }
         const result = yield* purchases.sync(yield* currentMember, request, headers["idempotency-key"])
-        if (result.status === "pending") return { status: "pending" as const }
+        if (result.status === "pending") {
+          yield* respondWith({ "retry-after": String(result.sync.retryAfterSeconds) })
+          return { status: "pending" as const, syncId: result.sync.id, retryAfterSeconds: result.sync.retryAfterSeconds }
+        }
         return { purchases: result.purchases.map(toPurchaseView), entitlement: { entitlements: result.entitlements.map(toEntitlementView) } }
       }))
       .handle("list", Effect.fn("Purchases.listRoute")(function*({ query }) {
         const page = yield* purchases.list(yield* CurrentPrincipal, pageRequestOf(query))
         return { data: page.data.map(toPurchaseView), nextCursor: page.nextCursor }
+      }))
+      .handle("syncStatus", Effect.fn("Purchases.syncStatusRoute")(function*({ params }) {
+        const queued = yield* purchases.syncStatus(yield* CurrentPrincipal, params.id)
+        if (queued.status === "pending") yield* respondWith({ "retry-after": String(queued.retryAfterSeconds) })
+        return toPurchaseSyncView(queued)
       }))
       .handle("get", Effect.fn("Purchases.getRoute")(function*({ params }) {
         return toPurchaseView(yield* purchases.get(yield* CurrentPrincipal, params.id))

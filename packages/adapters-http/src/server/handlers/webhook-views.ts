@@ -46,7 +46,7 @@ export const toWebhookDeliveryView = (delivery: WebhookDelivery): WebhookDeliver
 })
 
 /** An attempt record on the wire; the address connected to stays internal. */
-export const toWebhookDeliveryAttemptView = (attempt: DeliveryAttempt): WebhookDeliveryAttemptView => ({
+const toWebhookDeliveryAttemptView = (attempt: DeliveryAttempt): WebhookDeliveryAttemptView => ({
   id: attempt.id,
   number: attempt.number,
   startedAt: DateTime.formatIso(attempt.startedAt),
