@@ -27,7 +27,9 @@ const nodeFlagsOf = (script: string): Array<string> => {
 export const start = (script: string, env: Record<string, string | undefined>, ready: ReadonlyArray<RegExp>): Promise<Started> =>
   new Promise((resolve, reject) => {
     const began = performance.now()
-    const child = spawn(process.execPath, [...nodeFlagsOf(script), script], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    // No balancer watches a bench's server: a stop need not wait for one to notice.
+    const environment = { ...process.env, ATRIUM_DRAIN_DELAY: "0 seconds", ...env }
+    const child = spawn(process.execPath, [...nodeFlagsOf(script), script], { cwd: root, env: environment, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     let settled = false
     const stop = () =>

@@ -54,6 +54,8 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   webhookAllowNetworks: ["127.0.0.0/8"],
   webhookDisableAfterDays: 5,
   workers: false,
+  workLease: Option.none(),
+  drainDelay: Duration.zero,
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),

@@ -19,6 +19,10 @@ export interface AppConfig {
   readonly webhookAllowNetworks: ReadonlyArray<string>
   readonly webhookDisableAfterDays: number
   readonly workers: boolean
+  /** How long a claimed AI task or webhook delivery stays with its process before another may take it (after a crash). */
+  readonly workLease: Option.Option<Duration.Duration>
+  /** How long a stopping process keeps serving, readiness already 503, so a balancer stops sending before it closes. */
+  readonly drainDelay: Duration.Duration
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
@@ -79,6 +83,8 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   webhookDisableAfterDays: Config.Int("ATRIUM_WEBHOOK_DISABLE_AFTER_DAYS").pipe(Config.withDefault(5)),
   workers: Config.Boolean("ATRIUM_WORKERS").pipe(Config.withDefault(true)),
+  workLease: Config.option(Config.Duration("ATRIUM_WORK_LEASE")),
+  drainDelay: Config.Duration("ATRIUM_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(5))),
   openai: Config.all({
     baseUrl: Config.option(Config.String("ATRIUM_OPENAI_BASE_URL")),
     apiKey: Config.option(Config.Redacted("ATRIUM_OPENAI_API_KEY")),

@@ -1,6 +1,7 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import {
   aiServices,
+  defaultAiTaskPolicy,
   customDomainServices,
   defaultDeliveryPolicy,
   defaultDomainPolicy,
@@ -14,7 +15,7 @@ import {
   RequestLogServices,
   ScheduleServices
 } from "@atrium/domain"
-import { Duration, Layer } from "effect"
+import { Duration, Layer, Option } from "effect"
 import { type AppConfig, publicUrlOf } from "./app-config.ts"
 import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -31,10 +32,11 @@ import { secretBoxLayer } from "./secret-key.ts"
  * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
  */
 export const domainLayer = (config: AppConfig) => {
-  const ai = aiServices()
+  const lease = Option.getOrUndefined(config.workLease)
+  const ai = aiServices(lease === undefined ? defaultAiTaskPolicy : { ...defaultAiTaskPolicy, lease })
   return PurchaseServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
-      domainServices({ ...defaultDeliveryPolicy, disableAfter: Duration.days(config.webhookDisableAfterDays) }),
+      domainServices({ ...defaultDeliveryPolicy, ...(lease === undefined ? {} : { lease }), disableAfter: Duration.days(config.webhookDisableAfterDays) }),
       ai,
       identityServices(),
       EngagementServices,

@@ -1,26 +1,62 @@
 // Node modules by path: the package index loads every one it has (cluster, workers, sockets, the Redis client), ~9 MB of heap.
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Layer, Logger, Runtime } from "effect"
+import { Cause, Duration, Effect, Layer, Logger, Runtime } from "effect"
+import { constants } from "node:os"
 import { appConfig } from "./app-config.ts"
 import { serverLayer } from "./server.ts"
+import { Lifecycle } from "./service-life/lifecycle.ts"
 import { telemetryLayer } from "./telemetry-layer.ts"
 
-// JSON log lines; the logger never sees a secret because none is ever logged.
+// What a stop takes at most once accepting has stopped: requests in flight get 20 s, workers 10 s, then the database.
+const stopBound = Duration.seconds(40)
+
+const life = Lifecycle.make()
+
+// SIGTERM/SIGINT: readiness turns 503 at once; the server keeps serving for the drain delay (a balancer notices), then
+// stops accepting and the layers shut down in order: requests begun are answered, workers finish or leave their leases.
 const program = Effect.gen(function*() {
   const config = yield* appConfig
-  yield* Layer.launch(serverLayer(config).pipe(Layer.provide(telemetryLayer(config))))
+  const stopAsked = Effect.promise(() => life.drainBegun).pipe(
+    Effect.andThen(Effect.logInfo(`draining: readiness is 503; serving ${Duration.format(config.drainDelay)} more, then stopping (a second signal exits at once)`)),
+    Effect.andThen(Effect.sleep(config.drainDelay)),
+    Effect.andThen(Effect.sync(() => {
+      life.stopAccepting()
+      // A stop that cannot finish (a request that never ends) must not keep the process.
+      setTimeout(() => process.exit(1), Duration.toMillis(stopBound)).unref()
+    })),
+    Effect.andThen(Effect.logInfo("stopping: no new connections; answering the requests begun"))
+  )
+  yield* Layer.launch(serverLayer(config, life).pipe(Layer.provide(telemetryLayer(config)))).pipe(Effect.raceFirst(stopAsked))
 })
 
-// SIGTERM/SIGINT interrupt the program; once every layer has shut down cleanly that is a successful exit.
+// A stop that shut every layer down cleanly is a successful exit.
 const teardown: Runtime.Teardown = (exit, onExit) =>
   exit._tag === "Failure" && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+// The first signal drains; a second one exits at once.
+const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (life.draining()) process.exit(128 + constants.signals[signal])
+    life.beginDrain()
+  }
+  fiber.addObserver((exit) => {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    teardown(exit, (code) => process.exit(code))
+  })
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+})
+
+// A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving.
+let stdoutOpen = true
+process.stdout.on("error", () => void (stdoutOpen = false))
 
 // Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.
 const JsonLogs = Logger.layer([
   Logger.batched(Logger.formatJson, {
     window: "50 millis",
-    flush: (lines) => Effect.sync(() => void process.stdout.write(`${lines.join("\n")}\n`))
+    flush: (lines) => Effect.sync(() => void (stdoutOpen && process.stdout.write(`${lines.join("\n")}\n`)))
   })
 ])
 
-program.pipe(Effect.provide(JsonLogs), NodeRuntime.runMain({ teardown }))
+runMain(program.pipe(Effect.provide(JsonLogs)), { teardown })

@@ -14,6 +14,9 @@ const start = <Item, Done>(queue: WorkQueue<Item, never, Done>, channel: string,
     yield* runWorker({ ...queue, wakeUp }, options)
   })
 
+// A stopping process lets its attempts and provider calls in flight finish this long before leaving them to their leases.
+const stopGrace = "10 seconds"
+
 /**
  * The webhook delivery worker: attempts to one endpoint are limited to `perKey` at once; new deliveries wake it. An
  * attempt keeps its slot until its record is written, a few milliseconds after its send, so there are 128 slots for
@@ -22,11 +25,11 @@ const start = <Item, Done>(queue: WorkQueue<Item, never, Done>, channel: string,
  */
 export const deliveryWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
   Layer.effectDiscard(Effect.flatMap(WebhookDeliveries.queue, (queue) =>
-    start(queue, "webhook_deliveries", wakeUps, { concurrency: 128, claimBatch: 32, completeLinger: "2 millis", ...options }))).pipe(Layer.provide(WorkAnnouncements.layer))
+    start(queue, "webhook_deliveries", wakeUps, { concurrency: 128, claimBatch: 32, completeLinger: "2 millis", stopGrace, ...options }))).pipe(Layer.provide(WorkAnnouncements.layer))
 
 /** The AI task worker: provider calls can take a minute, so fewer at once than deliveries; new tasks wake it. */
 export const aiTaskWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
-  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 64, claimBatch: 32, ...options }))).pipe(
+  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 64, claimBatch: 32, stopGrace, ...options }))).pipe(
     Layer.provide(WorkAnnouncements.layer)
   )
 

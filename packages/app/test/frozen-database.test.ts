@@ -17,7 +17,7 @@ const signalPostgres = (signal: NodeJS.Signals) => {
 }
 
 describe("a frozen database (SIGSTOP)", () => {
-  it("makes every request answer 503 unavailable within ATRIUM_DATABASE_TIMEOUT, and the server recovers by itself on SIGCONT", async () => {
+  it("makes every request answer 503 unavailable within ATRIUM_DATABASE_TIMEOUT and /readyz 503 within a second, and the server recovers by itself on SIGCONT", async () => {
     // One second instead of the default five: the answers below come sooner than the default would allow.
     const server = await startServer({ ATRIUM_DATA_DIR: dataDir, ATRIUM_DATABASE_TIMEOUT: "1 second" }, keyPattern)
     const auth = { headers: { authorization: `Bearer ${keyPattern.exec(server.output())?.[0] ?? ""}` } }
@@ -36,12 +36,18 @@ describe("a frozen database (SIGSTOP)", () => {
           expect(answer.retryAfter).not.toBeNull()
           expect(answer.millis).toBeLessThan(4_000)
         }
+        // Not ready (a balancer takes the process out) within about a second; still alive (nothing restarts it).
+        const readiness = await timed(`${server.baseUrl}/readyz`)
+        expect(readiness.status).toBe(503)
+        expect(readiness.body).toMatchObject({ code: "unavailable", reasons: [expect.stringMatching(/^database: /)] })
+        expect(readiness.millis).toBeLessThan(2_500)
+        expect((await timed(`${server.baseUrl}/healthz`)).status).toBe(200)
       } finally {
         signalPostgres("SIGCONT")
       }
       // Nothing restarts anything: the pool replaces what the freeze broke and requests succeed again.
-      const recovered = await statusesOnceRecovered(paths.map((path) => `${server.baseUrl}${path}`), auth)
-      expect(recovered).toEqual(paths.map(() => 200))
+      const recovered = await statusesOnceRecovered([...paths, "/readyz"].map((path) => `${server.baseUrl}${path}`), auth)
+      expect(recovered).toEqual([...paths, "/readyz"].map(() => 200))
     } finally {
       await server.stop()
     }

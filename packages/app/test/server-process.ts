@@ -20,8 +20,9 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["packages/app/src/main.ts"], {
       cwd: root,
-      // A Redis prefix of its own: limits counted in a shared Redis never leak from one test (or run) into another.
-      env: { ...process.env, DATABASE_URL: undefined, PORT: "0", ATRIUM_REDIS_PREFIX: `atrium-test-${randomUUID()}:`, ...env },
+      // A Redis prefix of its own: limits counted in a shared Redis never leak from one test (or run) into another. No
+      // balancer watches a test's server, so a stop does not wait for one to notice (ATRIUM_DRAIN_DELAY).
+      env: { ...process.env, DATABASE_URL: undefined, PORT: "0", ATRIUM_REDIS_PREFIX: `atrium-test-${randomUUID()}:`, ATRIUM_DRAIN_DELAY: "0 seconds", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""

@@ -182,6 +182,28 @@ describe("runWorker", () => {
       assert.deepStrictEqual(yield* Ref.get(done), [])
       assert.deepStrictEqual(yield* Ref.get(defects), [])
     }))
+  it.effect("a stopping worker claims no more and lets its steps finish within stopGrace; a step past it is interrupted", () =>
+    Effect.gen(function*() {
+      const { queue, done, claims } = yield* scriptedQueue(
+        [[item("quick"), item("slow")], [item("never-claimed")]],
+        // Two slots: once "quick" ends a running worker would claim "never-claimed".
+        (i) => Effect.sleep(i.id === "quick" ? "2 seconds" : "20 seconds")
+      )
+      const fiber = yield* Effect.forkChild(Effect.scoped(Effect.andThen(runWorker(queue, { stopGrace: "5 seconds", concurrency: 2, claimBatch: 1 }), Effect.never)))
+      yield* settle
+      assert.strictEqual(yield* Ref.get(claims), 1)
+      const stopped = yield* Effect.forkChild(Fiber.interrupt(fiber))
+      yield* settle
+      yield* TestClock.adjust("2 seconds")
+      yield* settle
+      assert.deepStrictEqual(yield* Ref.get(done), ["quick"])
+      // Still stopping: the slow step has the rest of the grace.
+      assert.isUndefined(stopped.pollUnsafe())
+      yield* TestClock.adjust("3 seconds")
+      yield* Fiber.join(stopped)
+      assert.deepStrictEqual(yield* Ref.get(done), ["quick"])
+      assert.strictEqual(yield* Ref.get(claims), 1)
+    }))
 })
 
 describe("runWorker with completeMany", () => {

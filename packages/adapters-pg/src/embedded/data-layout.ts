@@ -15,6 +15,10 @@ export interface DataLayout {
   readonly logFile: string
   /** Held while one process initialises or starts the cluster. */
   readonly lockFile: string
+  /** One empty file per Atrium process using the server, named by its pid: the watchdog stops the server once none lives. */
+  readonly usersDir: string
+  /** The pid of the watchdog of the running server. */
+  readonly watchdogFile: string
 }
 
 /** The layout under `dataDir`. */
@@ -25,7 +29,9 @@ export const dataLayout = (dataDir: string): DataLayout => {
     cluster: join(root, "postgres"),
     connectionFile: join(root, "postgres.json"),
     logFile: join(root, "postgres.log"),
-    lockFile: join(root, "postgres.lock")
+    lockFile: join(root, "postgres.lock"),
+    usersDir: join(root, "postgres.users"),
+    watchdogFile: join(root, "postgres.watchdog")
   }
 }
 

@@ -5,12 +5,13 @@ import type { SqlError } from "effect/sql/SqlError"
 import { makeAnsweringPgClient } from "../answering-pg-client.ts"
 import { poolSettings, type PostgresUrlOptions, queryTimeoutOf } from "../postgres-url.ts"
 import { findBinaries, reachableBinaries } from "./binaries.ts"
-import { dataLayout, prepareLayout } from "./data-layout.ts"
+import { dataLayout, type DataLayout, prepareLayout } from "./data-layout.ts"
 import type { EmbeddedPostgresError } from "./embedded-postgres-error.ts"
 import { isAlive, livePostmaster } from "./postmaster-pid.ts"
 import { ensureRunning, type RunningCluster, stopServer, superuser } from "./postgres-server.ts"
 import { serverUser } from "./server-user.ts"
 import { startLock } from "./start-lock.ts"
+import { ensureWatchdog, registerUser, unregisterUser } from "./watchdog.ts"
 
 /** Where the embedded server keeps its data, and the pool's tuning (the same as for `DATABASE_URL`). */
 export interface EmbeddedPostgresOptions extends Omit<PostgresUrlOptions, "schema"> {
@@ -31,6 +32,13 @@ export const embeddedMaxConnections = 3
 let users = 0
 const openUsers = new Set<string>()
 const userName = /^atrium-(\d+)-\d+$/
+
+// The last of this process's users to go takes its mark away.
+const releaseUser = (layout: DataLayout, applicationName: string) =>
+  Effect.suspend(() => {
+    openUsers.delete(applicationName)
+    return openUsers.size === 0 ? unregisterUser(layout) : Effect.void
+  })
 
 // A connection still counts while its owner lives: an exiting backend of a process (or user) already gone does not.
 const stillUsed = (name: string) => {
@@ -65,9 +73,19 @@ export const EmbeddedPostgres = (
       const user = yield* serverUser
       const binaries = yield* reachableBinaries(yield* findBinaries(), user)
       yield* prepareLayout(layout, user)
-      const cluster: RunningCluster = yield* Effect.scoped(startLock(layout.lockFile).pipe(Effect.andThen(ensureRunning(binaries, layout, user))))
       const applicationName = `atrium-${process.pid}-${++users}`
-      yield* Effect.acquireRelease(Effect.sync(() => openUsers.add(applicationName)), () => Effect.sync(() => openUsers.delete(applicationName)))
+      // Registered under the start lock, before the server is found or started: the watchdog never stops it under us.
+      const cluster: RunningCluster = yield* Effect.acquireRelease(
+        Effect.scoped(Effect.gen(function*() {
+          yield* startLock(layout.lockFile)
+          openUsers.add(applicationName)
+          yield* registerUser(layout)
+          const running = yield* ensureRunning(binaries, layout, user)
+          yield* ensureWatchdog(layout, running.pid)
+          return running
+        })).pipe(Effect.onError(() => releaseUser(layout, applicationName))),
+        () => releaseUser(layout, applicationName)
+      )
       const client = yield* makeAnsweringPgClient({
         ...poolSettings({ ...options, maxConnections: options.maxConnections ?? embeddedMaxConnections }),
         // One connection held open marks this process as a user of the server, so another never stops it under us.

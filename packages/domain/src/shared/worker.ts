@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, FiberSet, Latch, Option, Semaphore } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, FiberSet, Latch, Option, Semaphore } from "effect"
 import type { Array as Arr, Scope } from "effect"
 import { makeBatcher } from "./batcher.ts"
 import type { Unavailable } from "./errors.ts"
@@ -63,6 +63,11 @@ export interface WorkerOptions {
    * groups of about a pass rather than one or two per statement. Default: none (whatever finished during the last write).
    */
   readonly completeLinger?: Duration.Input | undefined
+  /**
+   * When the worker's scope closes it claims no more and lets the steps in flight finish (and record) for this long;
+   * those still running then are interrupted and left to their leases. Default: none (interrupted at once).
+   */
+  readonly stopGrace?: Duration.Input | undefined
 }
 
 /** Defaults for a 2-core machine. */
@@ -110,8 +115,8 @@ const interruptOnly = (cause: Cause.Cause<unknown>) => Cause.hasInterruptsOnly(c
 /**
  * THE worker loop: claims what is due up to the free capacity, runs each item as its own unit of failure, loops on
  * the `Clock`. A failed pass (the database is down) is logged and backed off; a defect in one item never touches
- * another and is recorded against that item by `onDefect`. Runs until its scope closes; interrupting it aborts steps
- * in flight, whose leases bring them back.
+ * another and is recorded against that item by `onDefect`. Runs until its scope closes, which stops its claims and
+ * waits up to `stopGrace` for the steps in flight; interrupting it aborts them, and their leases bring them back.
  */
 export const runWorker = <Item, R, Done = unknown>(
   queue: WorkQueue<Item, R, Done>,
@@ -196,5 +201,10 @@ export const runWorker = <Item, R, Done = unknown>(
       Effect.withSpan(`${queue.name}.pass`)
     )
 
-    yield* Effect.forever(pass).pipe(Effect.forkScoped)
+    const loop = yield* Effect.forever(pass).pipe(Effect.forkScoped)
+    const grace = Duration.fromInputUnsafe(settings.stopGrace ?? Duration.zero)
+    // Runs before the steps are interrupted (finalizers run last-added first): a stopping process finishes its work.
+    if (Duration.isGreaterThan(grace, Duration.zero)) {
+      yield* Effect.addFinalizer(() => Fiber.interrupt(loop).pipe(Effect.andThen(FiberSet.awaitEmpty(running)), Effect.timeoutOption(grace)))
+    }
   })
