@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -35,6 +36,27 @@ const scalarScript = () => {
   const parsed: unknown = JSON.parse(literal)
   return typeof parsed === "string" ? parsed.replace(cdnUrl, "") : ""
 }
+
+// The reference runs under a policy that names no other origin: fonts, scripts, requests and frames come from here only.
+// Scalar sets inline styles (Vue bindings, its injected stylesheet), hence `'unsafe-inline'` for styles alone; the one
+// inline script is allowed by its hash.
+const securityHeaders = (inlineScript: string | undefined) => ({
+  "content-security-policy": [
+    "default-src 'self'",
+    `script-src 'self'${inlineScript === undefined ? "" : ` 'sha256-${createHash("sha256").update(inlineScript).digest("base64")}'`}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'"
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
+})
 
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 // JSON inside a <script> element: no `</script>` or line terminators can end it early.
@@ -91,21 +113,28 @@ export const docsLayer = <Id extends string, Groups extends HttpApiGroup.Constra
   }))
   const configuration = () => ({
     sources: contractDocuments.map((document) => ({ title: document.title, slug: document.slug, url: document.path })),
+    // Scalar's default fonts come from fonts.scalar.com; its developer toolbar (shown on localhost) offers uploads to
+    // scalar.com. Neither belongs on a page that works offline.
     withDefaultFonts: false,
+    showDeveloperTools: "never",
+    telemetry: false,
     hideClientButton: false,
     authentication: { preferredSecurityScheme: "bearer" }
   })
+  // Not `api-reference`: the standalone script mounts an empty reference of its own on an element with that id (the
+  // never-ending skeleton above the real one, "Document  not found in configList", and its default fonts).
+  const boot = () => `window.Scalar.createApiReference(document.getElementById("reference"), ${scriptJson(configuration())})`
   const docsPage = compressedAsset("text/html; charset=utf-8", "revalidate", () =>
     page(
       "Atrium API reference",
       `<meta name="description" content="Atrium API reference: the public v1 interface and the session interface" />`,
       [
-        `    <div id="api-reference"></div>`,
+        `    <div id="reference"></div>`,
         `    <script src="${scalarScriptPath}"></script>`,
-        `    <script>window.Scalar.createApiReference(document.getElementById("api-reference"), ${scriptJson(configuration())})</script>`
+        `    <script>${boot()}</script>`
       ].join("\n")
-    ))
-  const errors = compressedAsset("text/html; charset=utf-8", "revalidate", errorsPage)
+    ), securityHeaders(boot()))
+  const errors = compressedAsset("text/html; charset=utf-8", "revalidate", errorsPage, securityHeaders(undefined))
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
     for (const document of documents) yield* router.add("GET", document.path, document.asset.respond)
     yield* router.add("GET", docsPagePath, docsPage.respond)
