@@ -8,6 +8,7 @@ import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { contractDocuments, openApiDocument } from "../contract/openapi-documents.ts"
 import { problemCatalog, problemsPath } from "../contract/problem-catalog.ts"
 import { compressedAsset } from "./compressed-asset.ts"
+import { docsAccessibilityScript, docsContrastCss } from "./docs-accessibility.ts"
 import type { KnownRoute } from "./route-table.ts"
 
 /** Where the docs page is served. */
@@ -27,6 +28,7 @@ const effectVersion = (() => {
 
 // The script changes only with the installed effect package: its version names the URL, so it can be cached for a year.
 const scalarScriptPath: `/${string}` = `${assetsPath}/scalar-effect-${effectVersion}.js`
+const accessibilityScriptPath = `${assetsPath}/accessibility.js`
 
 // Effect bundles Scalar's standalone script as a string module it does not export; it is read from the installed package.
 const scalarScript = () => {
@@ -97,7 +99,8 @@ export const docsRoutes: ReadonlyArray<KnownRoute> = [
   ...contractDocuments.map((document) => ({ method: "GET", path: document.path })),
   { method: "GET", path: docsPagePath },
   { method: "GET", path: problemsPath },
-  { method: "GET", path: scalarScriptPath }
+  { method: "GET", path: scalarScriptPath },
+  { method: "GET", path: accessibilityScriptPath }
 ]
 
 /**
@@ -118,6 +121,7 @@ export const docsLayer = <Id extends string, Groups extends HttpApiGroup.Constra
     withDefaultFonts: false,
     showDeveloperTools: "never",
     telemetry: false,
+    customCss: docsContrastCss,
     hideClientButton: false,
     authentication: { preferredSecurityScheme: "bearer" }
   })
@@ -131,14 +135,17 @@ export const docsLayer = <Id extends string, Groups extends HttpApiGroup.Constra
       [
         `    <div id="reference"></div>`,
         `    <script src="${scalarScriptPath}"></script>`,
+        `    <script src="${accessibilityScriptPath}"></script>`,
         `    <script>${boot()}</script>`
       ].join("\n")
     ), securityHeaders(boot()))
+  const accessibility = compressedAsset("text/javascript; charset=utf-8", "revalidate", () => docsAccessibilityScript)
   const errors = compressedAsset("text/html; charset=utf-8", "revalidate", errorsPage, securityHeaders(undefined))
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
     for (const document of documents) yield* router.add("GET", document.path, document.asset.respond)
     yield* router.add("GET", docsPagePath, docsPage.respond)
     yield* router.add("GET", problemsPath, errors.respond)
     yield* router.add("GET", scalarScriptPath, script.respond)
+    yield* router.add("GET", accessibilityScriptPath, accessibility.respond)
   }))
 }
