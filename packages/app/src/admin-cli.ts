@@ -18,7 +18,7 @@ import { Command, Flag } from "effect/cli"
 import { actor, withDomain } from "./cli-support.ts"
 import { resolveWorkspace, workspaceFlag } from "./cli-workspace.ts"
 import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
-import { listFeatureRequests, listKeys, listMembers, listWorkspaces } from "./list-cli.ts"
+import { listFailedMail, listFeatureRequests, listKeys, listMembers, listStoreNotifications, listWorkspaces } from "./list-cli.ts"
 import { addMember, invite } from "./members-cli.ts"
 
 
@@ -239,6 +239,8 @@ export const cli = Command.make("atrium").pipe(
     listWorkspaces,
     listKeys,
     listMembers,
-    listFeatureRequests
+    listFeatureRequests,
+    listFailedMail,
+    listStoreNotifications
   ])
 )

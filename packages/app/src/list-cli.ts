@@ -2,7 +2,10 @@ import {
   ApiKeyRepository,
   FeatureRequestRepository,
   FeatureRequestStatus,
+  MailRepository,
   MembershipRepository,
+  NotificationInbox,
+  NotificationOutcome,
   type Page,
   type PageRequest,
   WorkspaceRepository
@@ -106,3 +109,52 @@ export const listFeatureRequests = Command.make(
       }))
     }))
 ).pipe(Command.withDescription("List feature requests with their ids, status and votes"))
+
+/** Operator: mail the server gave up on, to see why and whom it concerns (never a link or its token). */
+export const listFailedMail = Command.make(
+  "list-failed-mail",
+  { limit: limitFlag },
+  ({ limit }) =>
+    withDomain(Effect.gen(function*() {
+      const failed = yield* (yield* MailRepository).listFailed(Math.min(100, Math.max(1, limit)))
+      for (const message of failed) {
+        yield* Console.log(JSON.stringify({
+          id: message.id,
+          to: message.to,
+          template: message.content.template,
+          attempts: message.attempts,
+          lastError: Option.getOrNull(message.lastError),
+          createdAt: DateTime.formatIso(message.createdAt),
+          failedAt: DateTime.formatIso(message.updatedAt)
+        }))
+      }
+    }))
+).pipe(Command.withDescription("List mail the server gave up on (permanent refusals, retries exhausted), newest first"))
+
+/** Operator: the store notification inbox, to find the ids replay-store-notification takes (never a body). */
+export const listStoreNotifications = Command.make(
+  "list-store-notifications",
+  {
+    limit: limitFlag,
+    only: Flag.Literals("only", ["pending", ...NotificationOutcome.literals]).pipe(
+      Flag.withDescription("Only unprocessed items (pending) or items with this outcome"),
+      Flag.optional
+    )
+  },
+  ({ limit, only }) =>
+    withDomain(Effect.gen(function*() {
+      const items = yield* (yield* NotificationInbox).listRecent(Math.min(100, Math.max(1, limit)), Option.getOrUndefined(only))
+      for (const item of items) {
+        yield* Console.log(JSON.stringify({
+          id: item.id,
+          source: item.source,
+          externalId: item.externalId,
+          workspaceId: Option.getOrNull(item.workspaceId),
+          receivedAt: DateTime.formatIso(item.receivedAt),
+          attempts: item.attempts,
+          processedAt: iso(item.processedAt),
+          outcome: Option.getOrNull(item.outcome)
+        }))
+      }
+    }))
+).pipe(Command.withDescription("List store notifications (newest first) with their outcome"))

@@ -87,6 +87,13 @@ export const MailRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(toMessages), orUnavailable)
     })
 
-    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient })
+    const listFailed = Effect.fn("MailRepository.listFailed")(function*(limit: number) {
+      return yield* sql`
+        SELECT ${sql.literal(columns)} FROM mail_messages WHERE status = 'failed'
+        ORDER BY updated_at DESC, id DESC LIMIT ${Math.max(0, Math.trunc(limit))}
+      `.pipe(Effect.flatMap(toMessages), orUnavailable)
+    })
+
+    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient, listFailed })
   })
 )

@@ -19,4 +19,6 @@ export class MailRepository extends Context.Service<MailRepository, {
   readonly findById: (id: MailMessageId) => Effect.Effect<Option.Option<MailMessage>, Unavailable>
   /** Messages to one address, newest first, at most `limit`. */
   readonly listByRecipient: (to: MailAddress, limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, Unavailable>
+  /** The messages given up on (permanent refusal or retries exhausted), most recent first (the operator's view). */
+  readonly listFailed: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, Unavailable>
 }>()("@atrium/domain/MailRepository") {}

@@ -38,6 +38,8 @@ export class NotificationInbox extends Context.Service<NotificationInbox, {
   readonly complete: (id: StoreNotificationId, outcome: NotificationOutcome, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
   readonly retryAt: (id: StoreNotificationId, attempts: number, at: DateTime.Utc) => Effect.Effect<void, Unavailable>
   readonly findById: (id: StoreNotificationId) => Effect.Effect<Option.Option<StoreNotification>, Unavailable>
+  /** The latest items, newest first; only those with `outcome`, or only unprocessed ones (`"pending"`), when given. */
+  readonly listRecent: (limit: number, only: NotificationOutcome | "pending" | undefined) => Effect.Effect<ReadonlyArray<StoreNotification>, Unavailable>
   /** Queues a processed item again (an operator's replay); whether it exists. */
   readonly requeue: (id: StoreNotificationId, at: DateTime.Utc) => Effect.Effect<boolean, Unavailable>
 }>()("@atrium/domain/NotificationInbox") {}
