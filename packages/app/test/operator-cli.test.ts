@@ -89,10 +89,10 @@ describe("operator CLI beside a running server", () => {
     expect(created.status).toBe(201)
     const requests = await atrium("list-feature-requests", "--status", "open")
     expect(lines(requests.stdout)).toContainEqual(expect.objectContaining({ id: created.body.featureRequest.id, title: "Offline docs for operators" }))
-    for (const command of ["list-failed-mail", "list-store-notifications"]) {
-      const listed = await atrium(command)
-      expect(listed.code, `${command}: ${listed.stderr}`).toBe(0)
-      expect(listed.stderr, command).toBe("")
+    for (const command of [["list-failed-mail"], ["list-store-notifications"], ["list-store-notifications", "--only", "pending"], ["list-store-notifications", "--only", "applied"]]) {
+      const listed = await atrium(...command)
+      expect(listed.code, `${command.join(" ")}: ${listed.stderr}`).toBe(0)
+      expect(listed.stderr, command.join(" ")).toBe("")
     }
   }, 120_000)
 })
