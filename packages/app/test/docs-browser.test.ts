@@ -118,6 +118,22 @@ describe("/api/docs in Chromium", () => {
       }
     }, 120_000)
 
+    it(`the session document at ${viewport.width} px documents push payloads and duplicates, with no serious axe finding`, async () => {
+      const { close, outside, page } = await visit("/api/docs?api=mobile", viewport)
+      try {
+        await page.getByRole("heading", { level: 1, name: "Atrium session API (mobile and console)" }).waitFor({ timeout: 60_000 })
+        await page.getByRole("heading", { name: "Push notifications" }).first().waitFor()
+        await page.getByRole("heading", { name: "Feature requests: possible duplicates" }).first().waitFor()
+        await page.screenshot({ path: join(shots, `docs-mobile-${viewport.width}.png`) })
+        await page.getByRole("heading", { name: "Push notifications" }).first().scrollIntoViewIfNeeded()
+        await page.screenshot({ path: join(shots, `docs-mobile-push-${viewport.width}.png`) })
+        expect(await axeViolations(page)).toEqual([])
+        expect(outside).toEqual([])
+      } finally {
+        await close()
+      }
+    }, 120_000)
+
     it(`the error reference at ${viewport.width} px lists every code with no serious axe finding`, async () => {
       const { close, outside, page, problems } = await visit("/api/docs/errors", viewport)
       try {
