@@ -6,36 +6,22 @@ import {
   Feature,
   InvalidInput,
   ModelCatalog,
-  NotFound,
   Purchases,
   StoreNotificationId,
   Usage,
   WebhookEndpointId,
   WebhookEndpoints,
-  WorkspaceId,
-  WorkspaceRepository,
-  Workspaces,
-  WorkspaceSlug
+  Workspaces
 } from "@atrium/domain"
 import { Console, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { actor, operatorIn, withDomain } from "./cli-support.ts"
+import { resolveWorkspace, workspaceFlag } from "./cli-workspace.ts"
 import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
+import { listFailedMail, listFeatureRequests, listKeys, listMembers, listStoreNotifications, listWorkspaces } from "./list-cli.ts"
+import { addMember, invite } from "./members-cli.ts"
 
 
-
-/** A workspace named by id (`ws_…`) or slug. */
-const resolveWorkspace = Effect.fn("resolveWorkspace")(function*(ref: string) {
-  const repo = yield* WorkspaceRepository
-  const byId = Option.getOrUndefined(WorkspaceId.makeOption(ref))
-  const found = byId !== undefined
-    ? yield* repo.findById(byId)
-    : Option.isSome(WorkspaceSlug.makeOption(ref))
-    ? yield* repo.findBySlug(WorkspaceSlug.make(ref))
-    : Option.none()
-  if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace" })
-  return found.value
-})
 
 // Whole days from now, 1 to 3650: a negative, zero or absurd count is refused here, before any date is computed.
 const expiryInDays = Effect.fn("expiryInDays")(function*(days: Option.Option<number>) {
@@ -46,7 +32,6 @@ const expiryInDays = Effect.fn("expiryInDays")(function*(days: Option.Option<num
   return DateTime.add(yield* DateTime.now, { days: days.value })
 })
 
-const workspaceFlag = Flag.String("workspace").pipe(Flag.withDescription("Workspace id (ws_…) or slug"))
 
 const migrate = Command.make("migrate", {}, () =>
   withDomain(Console.log("database migrated"))).pipe(Command.withDescription("Apply pending database migrations"))
@@ -241,6 +226,14 @@ export const cli = Command.make("atrium").pipe(
     replayStoreNotification,
     rotateWebhookSecret,
     setFeatureRequestStatus,
-    mergeFeatureRequest
+    mergeFeatureRequest,
+    addMember,
+    invite,
+    listWorkspaces,
+    listKeys,
+    listMembers,
+    listFeatureRequests,
+    listFailedMail,
+    listStoreNotifications
   ])
 )

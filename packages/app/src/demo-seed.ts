@@ -3,20 +3,22 @@ import { Console, Effect, Redacted } from "effect"
 
 const actor = systemActor("demo-seed")
 
-/** On a fresh embedded database: a demo workspace and one `write` key, printed once, so a newcomer can curl at once. */
+/** On a fresh embedded database: a demo workspace and one `write` key, printed once on stderr, so a newcomer can curl at once. */
 export const seedDemo = Effect.fn("seedDemo")(function*(baseUrl: string) {
   const workspaces = yield* Workspaces
   if ((yield* workspaces.count) > 0) return
   const workspace = yield* workspaces.create({ name: "Demo", slug: "demo", actor })
-  yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
+  for (const feature of ["ai.basic", "domains.custom"]) {
+    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make(feature), source: "trial", actor })
+  }
   // Demo credits: $5, enough for thousands of tasks on the local model.
   yield* (yield* Usage).addCredits(workspace.id, 5_000_000, actor)
   const { plaintext } = yield* (yield* ApiKeys).create(new SystemPrincipal({ name: actor.id, workspaceId: workspace.id }), { name: "demo", scopes: ["write"] })
-  // Printed to the console once, never logged: it is the only copy of the key.
-  yield* Console.log(
+  // Printed once on stderr, apart from the JSON log lines on stdout, and never logged: it is the only copy of the key.
+  yield* Console.error(
     [
       "",
-      "  First start: created workspace \"Demo\" (entitled to the local model, $5 of demo credits) and an API key with scope `write`.",
+      "  First start: created workspace \"Demo\" (entitled to the local model and custom domains, $5 of demo credits) and an API key with scope `write`.",
       "  It is shown this once; store it now:",
       "",
       `    ${Redacted.value(plaintext)}`,

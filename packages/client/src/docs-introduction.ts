@@ -1,3 +1,4 @@
+import { duplicateThreshold } from "@atrium/domain"
 import type { ContractDocument } from "./openapi-documents.ts"
 import { problemCatalog, problemType } from "./problem-catalog.ts"
 
@@ -81,6 +82,38 @@ access token; keep the new refresh token (each is single-use: presenting a used 
 (\`PUT /api/mobile/organization/active\`) under the member's role (\`owner\` ⊇ \`admin\` ⊇ \`member\`); a role that does not
 allow the action is 403 \`forbidden\`. API keys are refused here.`
 
+// What a phone receives, and how possible duplicates are found: the session interface's own sections.
+const mobileSections = `
+## Push notifications
+
+A device registered with \`PUT /api/mobile/push-devices/{installationId}\` receives Expo push messages while push is on
+(\`features.push\` on \`GET /api/mobile/organization\`) and the member allows the category
+(\`GET|PUT /api/mobile/notification-preferences\`). Each message is \`{ title, body, data, sound: "default" }\`: \`title\` and
+\`body\` are short text to show as they are (they may change wording); \`data\` is for the app, a flat object of strings
+that always has \`type\`, the event that caused it. Messages carry ids, never secrets or another workspace's content.
+
+| \`data.type\` | category | who receives it | other \`data\` members |
+|---|---|---|---|
+| \`ai_task.succeeded\`, \`ai_task.failed\` | \`ai_tasks\` | the member who submitted the task | \`taskId\`, \`workspaceId\` |
+| \`invitation.created\` | \`invitations\` | the invitee, when an account has that address | \`invitationId\` |
+| \`feature_request.status_changed\` | \`feature_requests\` | the request's author and voters | \`featureRequestId\`, \`status\` |
+| \`usage.cap_reached\`, \`purchase.status_changed\` | \`billing\` | the workspace's admins and owners | \`workspaceId\` |
+| \`schedule.paused\` | \`schedules\` | the workspace's admins and owners | \`workspaceId\` |
+
+Open the matching screen from \`data\` (e.g. \`GET /api/mobile/feature-requests/{featureRequestId}\`), not from the text. A
+device signed out (its session ended) or whose token the push service reports dead is removed and receives nothing more.
+
+## Feature requests: possible duplicates
+
+\`POST /api/mobile/feature-requests\` creates the request and answers \`possibleDuplicates\`: at most five existing,
+unmerged requests (among the 500 most recent) whose titles look alike, most alike first, then most voted. Titles are
+compared by their meaningful words — Unicode NFKC, lower-case, runs of letters and digits of three or more characters,
+without common words such as "the", "and", "add", "support", "please", "feature" — and \`similarity\` is the Jaccard index
+of the two word sets (shared words over all words, 0 to 1, two decimals). A request is listed from
+\`${duplicateThreshold}\`. Nothing is merged automatically: show the list and let the person vote for one instead
+(\`PUT /api/mobile/feature-requests/{id}/vote\`); an operator can merge requests later, moving the votes.
+`
+
 /** The introduction a reader sees first in `/api/docs`: authentication, errors, pagination, idempotency, rate limits, webhooks. */
 export const introduction = (document: ContractDocument) => `${document.summary}
 
@@ -144,4 +177,4 @@ Python:
 
 \`\`\`python
 ${pythonWebhookVerification}\`\`\`
-`
+${document.slug === "mobile" ? mobileSections : ""}`

@@ -39,6 +39,6 @@ export const FeatureRequestCreated = Schema.Struct({
   featureRequest: FeatureRequestView,
   possibleDuplicates: Schema.Array(Schema.Struct({
     featureRequest: FeatureRequestView,
-    similarity: Schema.Number.annotate({ description: "Shared meaningful title words over all of them (0–1); listed from 0.5" })
+    similarity: Schema.Finite.annotate({ description: "Shared meaningful title words over all of them (0–1, two decimals); listed from 0.5" })
   }))
 }).annotate({ identifier: "FeatureRequestCreated" })

@@ -37,7 +37,12 @@ const matches = (ifNoneMatch: string | undefined, etag: string) =>
  * only a docs reader should pay) with `Content-Encoding` negotiated from `Accept-Encoding`, `Vary`, an ETag answered
  * with 304 on `If-None-Match`, and the cache policy.
  */
-export const compressedAsset = (contentType: string, policy: CachePolicy, content: () => string): CompressedAsset => {
+export const compressedAsset = (
+  contentType: string,
+  policy: CachePolicy,
+  content: () => string,
+  extraHeaders: Readonly<Record<string, string>> = {}
+): CompressedAsset => {
   let made: { readonly hash: string; readonly identity: Representation; readonly br: Representation; readonly gzip: Representation } | undefined
   const make = () => {
     if (made !== undefined) return made
@@ -61,7 +66,7 @@ export const compressedAsset = (contentType: string, policy: CachePolicy, conten
       const variants = make()
       const acceptEncoding = request.headers["accept-encoding"]
       const chosen = accepts(acceptEncoding, "br") ? variants.br : accepts(acceptEncoding, "gzip") ? variants.gzip : variants.identity
-      const headers: Record<string, string> = { etag: chosen.etag, vary: "accept-encoding", "cache-control": cacheControl[policy] }
+      const headers: Record<string, string> = { ...extraHeaders, etag: chosen.etag, vary: "accept-encoding", "cache-control": cacheControl[policy] }
       if (chosen.encoding !== undefined) headers["content-encoding"] = chosen.encoding
       if (matches(request.headers["if-none-match"], chosen.etag)) return HttpServerResponse.empty({ status: 304, headers })
       return HttpServerResponse.uint8Array(chosen.body, { contentType, headers })

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -7,6 +8,7 @@ import type { HttpApi, HttpApiGroup } from "effect/http-api"
 import { contractDocuments, openApiDocument } from "@atrium/client"
 import { problemCatalog, problemsPath } from "@atrium/client"
 import { compressedAsset } from "./compressed-asset.ts"
+import { docsAccessibilityScript, docsContrastCss } from "./docs-accessibility.ts"
 import type { KnownRoute } from "./route-table.ts"
 
 /** Where the docs page is served. */
@@ -26,6 +28,7 @@ const effectVersion = (() => {
 
 // The script changes only with the installed effect package: its version names the URL, so it can be cached for a year.
 const scalarScriptPath: `/${string}` = `${assetsPath}/scalar-effect-${effectVersion}.js`
+const accessibilityScriptPath = `${assetsPath}/accessibility.js`
 
 // Effect bundles Scalar's standalone script as a string module it does not export; it is read from the installed package.
 const scalarScript = () => {
@@ -35,6 +38,27 @@ const scalarScript = () => {
   const parsed: unknown = JSON.parse(literal)
   return typeof parsed === "string" ? parsed.replace(cdnUrl, "") : ""
 }
+
+// The reference runs under a policy that names no other origin: fonts, scripts, requests and frames come from here only.
+// Scalar sets inline styles (Vue bindings, its injected stylesheet), hence `'unsafe-inline'` for styles alone; the one
+// inline script is allowed by its hash.
+const securityHeaders = (inlineScript: string | undefined) => ({
+  "content-security-policy": [
+    "default-src 'self'",
+    `script-src 'self'${inlineScript === undefined ? "" : ` 'sha256-${createHash("sha256").update(inlineScript).digest("base64")}'`}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'"
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
+})
 
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 // JSON inside a <script> element: no `</script>` or line terminators can end it early.
@@ -75,7 +99,8 @@ export const docsRoutes: ReadonlyArray<KnownRoute> = [
   ...contractDocuments.map((document) => ({ method: "GET", path: document.path })),
   { method: "GET", path: docsPagePath },
   { method: "GET", path: problemsPath },
-  { method: "GET", path: scalarScriptPath }
+  { method: "GET", path: scalarScriptPath },
+  { method: "GET", path: accessibilityScriptPath }
 ]
 
 /**
@@ -91,25 +116,36 @@ export const docsLayer = <Id extends string, Groups extends HttpApiGroup.Constra
   }))
   const configuration = () => ({
     sources: contractDocuments.map((document) => ({ title: document.title, slug: document.slug, url: document.path })),
+    // Scalar's default fonts come from fonts.scalar.com; its developer toolbar (shown on localhost) offers uploads to
+    // scalar.com. Neither belongs on a page that works offline.
     withDefaultFonts: false,
+    showDeveloperTools: "never",
+    telemetry: false,
+    customCss: docsContrastCss,
     hideClientButton: false,
     authentication: { preferredSecurityScheme: "bearer" }
   })
+  // Not `api-reference`: the standalone script mounts an empty reference of its own on an element with that id (the
+  // never-ending skeleton above the real one, "Document  not found in configList", and its default fonts).
+  const boot = () => `window.Scalar.createApiReference(document.getElementById("reference"), ${scriptJson(configuration())})`
   const docsPage = compressedAsset("text/html; charset=utf-8", "revalidate", () =>
     page(
       "Atrium API reference",
       `<meta name="description" content="Atrium API reference: the public v1 interface and the session interface" />`,
       [
-        `    <div id="api-reference"></div>`,
+        `    <div id="reference"></div>`,
         `    <script src="${scalarScriptPath}"></script>`,
-        `    <script>window.Scalar.createApiReference(document.getElementById("api-reference"), ${scriptJson(configuration())})</script>`
+        `    <script src="${accessibilityScriptPath}"></script>`,
+        `    <script>${boot()}</script>`
       ].join("\n")
-    ))
-  const errors = compressedAsset("text/html; charset=utf-8", "revalidate", errorsPage)
+    ), securityHeaders(boot()))
+  const accessibility = compressedAsset("text/javascript; charset=utf-8", "revalidate", () => docsAccessibilityScript)
+  const errors = compressedAsset("text/html; charset=utf-8", "revalidate", errorsPage, securityHeaders(undefined))
   return HttpRouter.use(Effect.fnUntraced(function*(router) {
     for (const document of documents) yield* router.add("GET", document.path, document.asset.respond)
     yield* router.add("GET", docsPagePath, docsPage.respond)
     yield* router.add("GET", problemsPath, errors.respond)
     yield* router.add("GET", scalarScriptPath, script.respond)
+    yield* router.add("GET", accessibilityScriptPath, accessibility.respond)
   }))
 }

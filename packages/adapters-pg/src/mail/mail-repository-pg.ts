@@ -94,7 +94,13 @@ export const MailRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(decodeStatuses), orUnavailable)
       return new Map(rows.map((row) => [row.dedupe_key, row.status] as const))
     })
+    const listFailed = Effect.fn("MailRepository.listFailed")(function*(limit: number) {
+      return yield* sql`
+        SELECT ${sql.literal(columns)} FROM mail_messages WHERE status = 'failed'
+        ORDER BY updated_at DESC, id DESC LIMIT ${Math.max(0, Math.trunc(limit))}
+      `.pipe(Effect.flatMap(toMessages), orUnavailable)
+    })
 
-    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient, statusesOf })
+    return MailRepository.of({ insert, claimDue, settle, findById, listByRecipient, listFailed, statusesOf })
   })
 )

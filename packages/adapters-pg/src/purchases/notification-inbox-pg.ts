@@ -74,6 +74,14 @@ export const NotificationInboxPg = Layer.effect(
       return rows.length === 1
     })
 
-    return NotificationInbox.of({ insert, claimDue, complete, retryAt, findById, findByExternalId, requeue })
+    const listRecent = Effect.fn("NotificationInbox.listRecent")(function*(limit: number, only: NotificationOutcome | "pending" | undefined) {
+      const filter = only === undefined ? sql`TRUE` : only === "pending" ? sql`processed_at IS NULL` : sql`outcome = ${only}`
+      return yield* sql`
+        SELECT ${sql.literal(columns)} FROM store_notifications WHERE ${filter}
+        ORDER BY received_at DESC, id DESC LIMIT ${Math.max(0, Math.trunc(limit))}
+      `.pipe(Effect.flatMap(toItems), orUnavailable)
+    })
+
+    return NotificationInbox.of({ insert, claimDue, complete, retryAt, findById, findByExternalId, requeue, listRecent })
   })
 )

@@ -1,7 +1,8 @@
-import { Conflict, type Unavailable, Workspace, type WorkspaceId, WorkspaceRepository, type WorkspaceSlug } from "@atrium/domain"
+import { Conflict, type PageRequest, type Unavailable, Workspace, type WorkspaceId, WorkspaceRepository, type WorkspaceSlug } from "@atrium/domain"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { afterCursor, fetchSize, toPage } from "../shared/keyset-page.ts"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable, sqlFailure } from "../shared/sql-errors.ts"
 import { tableReads } from "../shared/table-reads.ts"
@@ -23,7 +24,7 @@ export const WorkspaceRepositoryPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const { findOne } = tableReads(sql, { name: "workspaces", columns: "id, name, slug, personal, created_at", Row: WorkspaceRow, Class: Workspace })
+    const { decode, findOne } = tableReads(sql, { name: "workspaces", columns: "id, name, slug, personal, created_at", Row: WorkspaceRow, Class: Workspace })
 
     const insert = Effect.fn("WorkspaceRepository.insert")(function*(workspace: Workspace) {
       yield* sql`
@@ -53,6 +54,15 @@ export const WorkspaceRepositoryPg = Layer.effect(
       Effect.withSpan("WorkspaceRepository.count")
     )
 
-    return WorkspaceRepository.of({ insert, findById, findBySlug, count })
+    const list = Effect.fn("WorkspaceRepository.list")(function*(page: PageRequest) {
+      return yield* sql`
+        SELECT id, name, slug, personal, created_at FROM workspaces
+        WHERE ${afterCursor(sql, page)}
+        ORDER BY created_at DESC, id COLLATE "C" DESC
+        LIMIT ${fetchSize(page)}
+      `.pipe(Effect.flatMap(decode), Effect.map((rows) => toPage(rows, page)), orUnavailable)
+    })
+
+    return WorkspaceRepository.of({ insert, findById, findBySlug, count, list })
   })
 )

@@ -14,6 +14,7 @@ import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
 import { UserRepository } from "./user-repository.ts"
 import type { SessionPrincipal } from "../access/index.ts"
+import type { Actor, WorkspaceId } from "../shared/index.ts"
 import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
 import { SecureRandom } from "../shared/index.ts"
@@ -50,6 +51,12 @@ export interface AcceptedInvitation {
 export class Invitations extends Context.Service<Invitations, {
   /** Admins invite members and admins; only owners invite owners. The token expires in 7 days and is mailed to the invitee. */
   readonly create: (principal: SessionPrincipal, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
+  /** The operator (CLI) invites into any workspace, any role; the same mail, in the same transaction. */
+  readonly createAsOperator: (
+    workspaceId: WorkspaceId,
+    input: CreateInvitationInput,
+    actor: Actor
+  ) => Effect.Effect<CreatedInvitation, InvalidInput | Conflict | NotFound | Unavailable>
   readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<ListedInvitation>, Forbidden | Unavailable>
   /** Revoking twice is harmless; an accepted invitation cannot be revoked (remove the member instead). */
   readonly revoke: (principal: SessionPrincipal, id: InvitationId) => Effect.Effect<Invitation, Forbidden | NotFound | Conflict | Unavailable>
@@ -73,28 +80,25 @@ export class Invitations extends Context.Service<Invitations, {
       const outbox = yield* MailOutbox
       const workspaces = yield* WorkspaceRepository
 
-      const create = Effect.fn("Invitations.create")(function*(principal: SessionPrincipal, input: CreateInvitationInput) {
-        yield* permits(principal, "invitations.manage")
-        if (input.role === "owner" && !roleAllows(principal.role, "owners.manage")) {
-          return yield* new Forbidden({ detail: "Only an owner can invite an owner" })
-        }
+      // One invitation with its mail and its change, in one transaction, whoever invites.
+      const issue = Effect.fnUntraced(function*(workspaceId: WorkspaceId, input: CreateInvitationInput, invitedBy: Actor, inviterId: UserId | undefined) {
         const email = normalizeEmail(input.email)
         if (Option.isNone(email)) return yield* new InvalidInput({ detail: "email is not a valid address" })
         const existing = yield* users.findByEmail(email.value)
-        if (Option.isSome(existing) && Option.isSome(yield* memberships.find(principal.workspaceId, existing.value.user.id))) {
+        if (Option.isSome(existing) && Option.isSome(yield* memberships.find(workspaceId, existing.value.user.id))) {
           return yield* new Conflict({ detail: "That person is already a member of this workspace" })
         }
-        const workspace = yield* workspaces.findById(principal.workspaceId)
-        const inviter = yield* users.findById(principal.userId)
+        const workspace = yield* workspaces.findById(workspaceId)
+        const inviter = inviterId === undefined ? Option.none() : yield* users.findById(inviterId)
         const token = yield* mintToken("invitation").pipe(Effect.provideService(SecureRandom, random))
         const now = yield* DateTime.now
         const invitation = new Invitation({
           id: InvitationId.make(yield* ids.make("inv")),
-          workspaceId: principal.workspaceId,
+          workspaceId: workspaceId,
           email: email.value,
           role: input.role,
           tokenDigest: yield* hasher.digest(token),
-          invitedBy: memberActor(principal),
+          invitedBy,
           createdAt: now,
           expiresAt: DateTime.addDuration(now, invitationTtl),
           acceptedAt: Option.none(),
@@ -119,7 +123,7 @@ export class Invitations extends Context.Service<Invitations, {
             })
             yield* changes.record({
               workspaceId: invitation.workspaceId,
-              actor: memberActor(principal),
+              actor: invitedBy,
               action: "invitation.created",
               target: invitation.id,
               event: emit(IdentityEvents.invitationCreated, { invitation: toInvitationSummary(invitation) })
@@ -128,6 +132,19 @@ export class Invitations extends Context.Service<Invitations, {
         )
         const created: CreatedInvitation = { invitation, token }
         return created
+      })
+
+      const create = Effect.fn("Invitations.create")(function*(principal: SessionPrincipal, input: CreateInvitationInput) {
+        yield* permits(principal, "invitations.manage")
+        if (input.role === "owner" && !roleAllows(principal.role, "owners.manage")) {
+          return yield* new Forbidden({ detail: "Only an owner can invite an owner" })
+        }
+        return yield* issue(principal.workspaceId, input, memberActor(principal), principal.userId)
+      })
+
+      const createAsOperator = Effect.fn("Invitations.createAsOperator")(function*(workspaceId: WorkspaceId, input: CreateInvitationInput, actor: Actor) {
+        if (Option.isNone(yield* workspaces.findById(workspaceId))) return yield* new NotFound({ resource: "workspace" })
+        return yield* issue(workspaceId, input, actor, undefined)
       })
 
       const list = Effect.fn("Invitations.list")(function*(principal: SessionPrincipal, page: PageRequest) {
@@ -209,7 +226,7 @@ export class Invitations extends Context.Service<Invitations, {
         )
       })
 
-      return Invitations.of({ create, list, revoke, accept })
+      return Invitations.of({ create, createAsOperator, list, revoke, accept })
     })
   )
 }

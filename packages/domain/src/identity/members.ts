@@ -1,16 +1,17 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { memberActor, permits, roleAllows, roleChangeAllowed } from "../access/index.ts"
 import { IdentityEvents } from "./identity-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { Conflict, NotFound, type Unavailable } from "../shared/index.ts"
+import { type Actor, Conflict, IdGenerator, InvalidInput, MembershipId, NotFound, type Unavailable, type WorkspaceId } from "../shared/index.ts"
 import { Forbidden } from "../access/index.ts"
-import type { MembershipId } from "../shared/index.ts"
 import { type Member, Membership, toMemberSummary } from "./membership.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
 import type { SessionPrincipal } from "../access/index.ts"
 import type { Role } from "../access/index.ts"
+import { normalizeEmail } from "./email.ts"
+import { UserRepository } from "./user-repository.ts"
 
 const lastOwner = () => new Conflict({ detail: "A workspace keeps at least one owner; make someone else owner first" })
 const ownersOnly = () => new Forbidden({ detail: "Only an owner can make, change or remove an owner" })
@@ -22,6 +23,10 @@ export class Members extends Context.Service<Members, {
   readonly changeRole: (principal: SessionPrincipal, id: MembershipId, role: Role) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
   /** Admins remove non-owners, owners remove anyone, anyone may remove themselves (leave); one owner always remains. */
   readonly remove: (principal: SessionPrincipal, id: MembershipId) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
+  /** The operator (CLI) adds the account with this email to a workspace, in any role; the account must exist. */
+  readonly addAsOperator: (
+    input: { readonly workspaceId: WorkspaceId; readonly email: string; readonly role: Role; readonly actor: Actor }
+  ) => Effect.Effect<Membership, InvalidInput | NotFound | Conflict | Unavailable>
 }>()("@atrium/domain/Members") {
   static readonly layer = Layer.effect(
     Members,
@@ -29,6 +34,8 @@ export class Members extends Context.Service<Members, {
       const repo = yield* MembershipRepository
       const tx = yield* Transactor
       const changes = yield* ChangeLog
+      const users = yield* UserRepository
+      const ids = yield* IdGenerator
 
       const find = Effect.fnUntraced(function*(principal: SessionPrincipal, id: MembershipId) {
         const found = yield* repo.findById(principal.workspaceId, id)
@@ -91,7 +98,41 @@ export class Members extends Context.Service<Members, {
         )
       })
 
-      return Members.of({ list, changeRole, remove })
+      const addAsOperator = Effect.fn("Members.addAsOperator")(function*(
+        input: { readonly workspaceId: WorkspaceId; readonly email: string; readonly role: Role; readonly actor: Actor }
+      ) {
+        const email = normalizeEmail(input.email)
+        if (Option.isNone(email)) return yield* new InvalidInput({ detail: "email is not a valid address" })
+        const user = yield* users.findByEmail(email.value)
+        if (Option.isNone(user)) {
+          return yield* new InvalidInput({ detail: "no account has that email; invite the person instead (they sign up from the mailed link)" })
+        }
+        return yield* tx.withTransaction(
+          Effect.gen(function*() {
+            if (Option.isSome(yield* repo.find(input.workspaceId, user.value.user.id))) {
+              return yield* new Conflict({ detail: "That person is already a member of this workspace" })
+            }
+            const membership = new Membership({
+              id: MembershipId.make(yield* ids.make("mem")),
+              workspaceId: input.workspaceId,
+              userId: user.value.user.id,
+              role: input.role,
+              createdAt: yield* DateTime.now
+            })
+            yield* repo.insert(membership)
+            yield* changes.record({
+              workspaceId: membership.workspaceId,
+              actor: input.actor,
+              action: "member.joined",
+              target: membership.id,
+              event: emit(IdentityEvents.memberJoined, { member: toMemberSummary(membership) })
+            })
+            return membership
+          })
+        )
+      })
+
+      return Members.of({ list, changeRole, remove, addAsOperator })
     })
   )
 }

@@ -21,4 +21,6 @@ export class MailRepository extends Context.Service<MailRepository, {
   readonly listByRecipient: (to: MailAddress, limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, Unavailable>
   /** The status of the message of each change named (by `dedupeKey`) that has one. */
   readonly statusesOf: (dedupeKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, MailStatus>, Unavailable>
+  /** The messages given up on (permanent refusal or retries exhausted), most recent first (the operator's view). */
+  readonly listFailed: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, Unavailable>
 }>()("@atrium/domain/MailRepository") {}

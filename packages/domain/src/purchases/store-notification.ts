@@ -40,6 +40,8 @@ export class NotificationInbox extends Context.Service<NotificationInbox, {
   readonly findById: (id: StoreNotificationId) => Effect.Effect<Option.Option<StoreNotification>, Unavailable>
   /** The item with this source and external id, if stored (a repeated client sync finds its first one). */
   readonly findByExternalId: (source: NotificationSource, externalId: string) => Effect.Effect<Option.Option<StoreNotification>, Unavailable>
+  /** The latest items, newest first; only those with `outcome`, or only unprocessed ones (`"pending"`), when given. */
+  readonly listRecent: (limit: number, only: NotificationOutcome | "pending" | undefined) => Effect.Effect<ReadonlyArray<StoreNotification>, Unavailable>
   /** Queues a processed item again (an operator's replay); whether it exists. */
   readonly requeue: (id: StoreNotificationId, at: DateTime.Utc) => Effect.Effect<boolean, Unavailable>
 }>()("@atrium/domain/NotificationInbox") {}

@@ -43,6 +43,13 @@ export const MailRepositoryMemory = Layer.effect(
             .filter((m) => m.to === to)
             .sort((a, b) => millis(b.createdAt) - millis(a.createdAt) || b.id.localeCompare(a.id))
             .slice(0, limit)
+        )),
+      listFailed: (limit) =>
+        read.pipe(Effect.map((s) =>
+          all(s)
+            .filter((m) => m.status === "failed")
+            .sort((a, b) => millis(b.updatedAt) - millis(a.updatedAt) || b.id.localeCompare(a.id))
+            .slice(0, limit)
         ))
     })
   })

@@ -69,6 +69,13 @@ export const NotificationInboxMemory = Layer.effect(
         return item === undefined ? [false, s] : [true, { ...s, storeNotifications: withEntry(s.storeNotifications, id, f(item)) }]
       })
     return NotificationInbox.of({
+      listRecent: (limit, only) =>
+        read.pipe(Effect.map((s) =>
+          Array.from(s.storeNotifications.values())
+            .filter((n) => only === undefined || (only === "pending" ? Option.isNone(n.processedAt) : Option.getOrUndefined(n.outcome) === only))
+            .sort((a, b) => DateTime.toEpochMillis(b.receivedAt) - DateTime.toEpochMillis(a.receivedAt) || b.id.localeCompare(a.id))
+            .slice(0, Math.max(0, limit))
+        )),
       insert: (item) =>
         modify((s) => {
           const duplicate = Array.from(s.storeNotifications.values()).some((n) => n.source === item.source && n.externalId === item.externalId)

@@ -26,7 +26,8 @@ export const WorkspaceRepositoryMemory = Layer.effect(
         ),
       findById: (id) => all.pipe(Effect.map((ws) => Option.fromNullishOr(ws.find((w) => w.id === id)))),
       findBySlug: (slug) => all.pipe(Effect.map((ws) => Option.fromNullishOr(ws.find((w) => w.slug === slug)))),
-      count: all.pipe(Effect.map((ws) => ws.length))
+      count: all.pipe(Effect.map((ws) => ws.length)),
+      list: (page) => all.pipe(Effect.map((ws) => pageOf(ws, page)))
     })
   })
 )

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict, Unavailable } from "../shared/index.ts"
-import type { WorkspaceId } from "../shared/index.ts"
+import type { Page, PageRequest, WorkspaceId } from "../shared/index.ts"
 import type { Workspace, WorkspaceSlug } from "./workspace.ts"
 
 /** Port: workspace storage. */
@@ -9,4 +9,6 @@ export class WorkspaceRepository extends Context.Service<WorkspaceRepository, {
   readonly findById: (id: WorkspaceId) => Effect.Effect<Option.Option<Workspace>, Unavailable>
   readonly findBySlug: (slug: WorkspaceSlug) => Effect.Effect<Option.Option<Workspace>, Unavailable>
   readonly count: Effect.Effect<number, Unavailable>
+  /** Every workspace, newest first (the operator's view). */
+  readonly list: (page: PageRequest) => Effect.Effect<Page<Workspace>, Unavailable>
 }>()("@atrium/domain/WorkspaceRepository") {}
