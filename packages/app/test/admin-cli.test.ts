@@ -136,7 +136,7 @@ describe("admin CLI", () => {
     }
   }, 120_000)
 
-  it("an operator grants domains.custom and the workspace can then add a custom domain; an unknown feature is refused and granted nowhere", async () => {
+  it("an operator grants domains.custom and the workspace can then add a custom domain; an unknown feature is refused, by the CLI and in store products", async () => {
     const domainsDir = join(workDir, "domains")
     const cli = async (...args: Array<string>) => {
       const { stdout } = await run(process.execPath, ["packages/app/src/cli.ts", ...args], {
@@ -167,6 +167,23 @@ describe("admin CLI", () => {
     } finally {
       await server.stop()
     }
+    // Store products are held to the same catalog: a product granting a feature no area knows stops the start.
+    const withProducts = (features: ReadonlyArray<string>) =>
+      run(process.execPath, ["packages/app/src/cli.ts", "migrate"], {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATABASE_URL: undefined,
+          ATRIUM_DATA_DIR: domainsDir,
+          ATRIUM_STORE_PRODUCTS: JSON.stringify([{ store: "app_store", productId: "pro.yearly", kind: "subscription", features }])
+        }
+      })
+    expect((await withProducts(["domains.custom", "ai.advanced"])).stdout).toContain("database migrated")
+    const refused: unknown = await withProducts(["domains.custom", "ai.bogus"]).then(() => undefined, (error: unknown) => error)
+    expect(refused).toMatchObject({ code: 1 })
+    expect(typeof refused === "object" && refused !== null && "stderr" in refused ? String(refused.stderr) : "").toContain(
+      'atrium: invalid input: ATRIUM_STORE_PRODUCTS: app_store product "pro.yearly": unknown feature "ai.bogus"'
+    )
   }, 120_000)
 
   it("an operator's status change and merge, run without push configured, reach the voters through the server's push worker, and the workspace's webhook", async () => {

@@ -31,8 +31,8 @@ export const scheduleOperations = (base: `/${string}`) => [
     "A 5-field cron read in the IANA `timezone` (a local time skipped by daylight saving runs at the first valid instant " +
       "after it; a repeated one runs once, at its first occurrence), and `task`, exactly the payload of " +
       "`POST /api/v1/ai-tasks`. Each occurrence submits the task as the creator, through the same entitlement, cap and " +
-      "credit checks; a model the workspace is not entitled to is refused at once (403 `not_entitled`). A bad cron or zone " +
-      `is 400 naming the field; at most 50 per workspace (409 \`conflict\`). ${writes}`
+      "credit checks; a model the workspace is not entitled to is refused at once (403 `not_entitled`). A bad cron (at most 256 " +
+      `characters) or zone is 400 naming the field; at most 50 per workspace (409 \`conflict\`). ${writes}`
   )),
   HttpApiEndpoint.get("getSchedule", `${base}/:id`, {
     params: scheduleId,

@@ -9,9 +9,10 @@ const Name = SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ descripti
 export const maxRunsLimit = 1_000_000
 const Instant = BoundedInstant.annotate({ description: "ISO-8601 time, within years 1 to 9999" })
 // Bounded by a filter, not `maximum`: values past it never worked (500), so refusing them breaks no client.
+// The documented check goes last: the description sits on it, and a bare filter is not rendered.
 const MaxRuns = Schema.Int.check(
-  Schema.isGreaterThanOrEqualTo(1),
-  Schema.makeFilter((runs: number) => runs <= maxRunsLimit || `must be at most ${maxRunsLimit}`)
+  Schema.makeFilter((runs: number) => runs <= maxRunsLimit || `must be at most ${maxRunsLimit}`),
+  Schema.isGreaterThanOrEqualTo(1)
 ).annotate({ description: `Stop after this many runs that submitted a task (at most ${maxRunsLimit.toLocaleString("en")})` })
 
 /** A new schedule, as `POST /api/v1/schedules` takes it; cron and time zone are checked by the schema itself. */
