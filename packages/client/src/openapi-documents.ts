@@ -47,7 +47,7 @@ export const v1Document: ContractDocument = {
 export const mobileDocument: ContractDocument = {
   slug: "mobile",
   title: "Atrium session API (mobile and console)",
-  version: "1.4.0",
+  version: "1.5.0",
   prefixes: ["/api/auth/", "/api/mobile/"],
   path: "/api/mobile/openapi",
   credential: "A member session access token (`at_…`, from `POST /api/auth/sign-in`): the request acts in the session's " +
