@@ -34,7 +34,7 @@ export interface ContractDocument {
 export const v1Document: ContractDocument = {
   slug: "v1",
   title: "Atrium API v1",
-  version: "1.5.0",
+  version: "1.6.0",
   prefixes: ["/api/v1/"],
   path: "/api/v1/openapi",
   credential: "A workspace API key (`sk_live_…` / `sk_test_…`): the request acts in the key's workspace under its " +
