@@ -18,6 +18,7 @@ import hardening from "./migrations/0012_hardening.ts"
 import sealedPushTokens from "./migrations/0013_sealed_push_tokens.ts"
 import mailIdentity from "./migrations/0014_mail_identity.ts"
 import requestLogs from "./migrations/0015_request_logs.ts"
+import scheduleRunMissed from "./migrations/0016_schedule_run_missed.ts"
 
 /** What a data step may use besides the database: the server's secret box and keyed digest, to seal what it moves. */
 export type MigrationServices = SecretBox | SecretHasher
@@ -37,7 +38,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient |
   "0012_hardening": hardening,
   "0013_sealed_push_tokens": sealedPushTokens,
   "0014_mail_identity": mailIdentity,
-  "0015_request_logs": requestLogs
+  "0015_request_logs": requestLogs,
+  "0016_schedule_run_missed": scheduleRunMissed
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

@@ -111,12 +111,13 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
 /** The schedule repository's own rules, the same on every implementation (memory and Postgres). */
 export const scheduleRepositoryContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`ScheduleRepository on ${label}`, (it) => {
-    it.effect("one run per (schedule, instant); claims lease due pending runs once; runs page newest first", () =>
+    it.effect("one run per (schedule, instant); claims lease due pending runs once; runs page newest first; a missed run keeps its reason", () =>
       Effect.gen(function*() {
         const schedules = yield* Schedules
         const repo = yield* ScheduleRepository
         const tx = yield* Transactor
         const ws = yield* (yield* Workspaces).create({ name: "Acme", actor })
+        yield* (yield* Entitlements).grant({ workspaceId: ws.id, feature: Feature.make("ai.basic"), source: "plan", actor })
         const created = yield* schedules.create(key(ws.id), { name: "r", cron: "0 0 1 1 *", timezone: "UTC", task: { model: "atrium-local-1", input: { prompt: "x" } } })
         // Its own next occurrence out of the way, so only the runs below are in play.
         yield* tx.withTransaction(repo.deletePendingRuns(created.id))
@@ -128,11 +129,11 @@ export const scheduleRepositoryContract = <E>(label: string, target: Layer.Layer
         const first = (yield* repo.claimDueRuns(now, 10, at(100))).filter((r) => r.scheduleId === created.id)
         assert.deepStrictEqual(first.map((r) => [DateTime.toEpochMillis(r.scheduledFor), r.attempts]), [[DateTime.toEpochMillis(at(10)), 1], [DateTime.toEpochMillis(at(20)), 1]])
         assert.strictEqual((yield* repo.claimDueRuns(now, 10, at(100))).filter((r) => r.scheduleId === created.id).length, 0, "leased until at(100)")
-        for (const [i, run] of first.entries()) yield* repo.updateRun(run.skip("overlap", at(40 + i)))
+        for (const [i, run] of first.entries()) yield* repo.updateRun(run.skip(i === 0 ? "missed" : "overlap", at(40 + i)))
         const page1 = yield* repo.listRuns(ws.id, created.id, { limit: 1, cursor: undefined })
-        assert.deepStrictEqual(page1.data.map((r) => DateTime.toEpochMillis(r.scheduledFor)), [DateTime.toEpochMillis(at(20))])
+        assert.deepStrictEqual(page1.data.map((r) => [DateTime.toEpochMillis(r.scheduledFor), Option.getOrNull(r.reason)]), [[DateTime.toEpochMillis(at(20)), "overlap"]])
         const page2 = yield* repo.listRuns(ws.id, created.id, { limit: 1, cursor: page1.nextCursor ?? undefined })
-        assert.deepStrictEqual(page2.data.map((r) => DateTime.toEpochMillis(r.scheduledFor)), [DateTime.toEpochMillis(at(10))])
+        assert.deepStrictEqual(page2.data.map((r) => [DateTime.toEpochMillis(r.scheduledFor), Option.getOrNull(r.reason)]), [[DateTime.toEpochMillis(at(10)), "missed"]])
         assert.strictEqual(page2.nextCursor, null)
         // Another workspace sees none of it.
         assert.isTrue(Option.isNone(yield* repo.find(WorkspaceId.make("ws_other"), created.id)))

@@ -4,8 +4,8 @@ import {
   Entitlements,
   EntitlementSource,
   Feature,
+  FeatureCatalog,
   InvalidInput,
-  ModelCatalog,
   Purchases,
   StoreNotificationId,
   Usage,
@@ -111,16 +111,17 @@ const grantEntitlement = Command.make(
   "grant-entitlement",
   {
     workspace: workspaceFlag,
-    feature: Flag.String("feature").pipe(Flag.withSchema(Feature), Flag.withDescription("Feature key, e.g. ai.basic")),
+    feature: Flag.String("feature").pipe(
+      Flag.withSchema(Feature),
+      Flag.withDescription("Feature key from the feature catalog: a model's required feature (ai.basic, …) or domains.custom")
+    ),
     source: Flag.Literals("source", EntitlementSource.literals).pipe(Flag.withDefault("manual")),
     expiresInDays: Flag.Int("expires-in-days").pipe(Flag.optional)
   },
   ({ expiresInDays, feature, source, workspace }) =>
     withDomain(Effect.gen(function*() {
-      const known = yield* (yield* ModelCatalog).features
-      if (!known.includes(feature)) {
-        return yield* new InvalidInput({ detail: `unknown feature "${feature}"; the catalog knows ${known.join(", ")}` })
-      }
+      // Checked before the workspace, so a typo is named first; the grant itself checks the same catalog.
+      yield* (yield* FeatureCatalog).known(feature)
       const target = yield* resolveWorkspace(workspace)
       const expiresAt = yield* expiryInDays(expiresInDays)
       const granted = yield* (yield* Entitlements).grant({ workspaceId: target.id, feature, source, expiresAt, actor })

@@ -1,5 +1,5 @@
-import { ApiKeys, Entitlements, Feature, systemActor, SystemPrincipal, Usage, Workspaces } from "@atrium/domain"
-import { Console, Effect, Redacted } from "effect"
+import { ApiKeys, customDomainFeature, Entitlements, ModelCatalog, systemActor, SystemPrincipal, Usage, Workspaces } from "@atrium/domain"
+import { Console, Effect, Option, Redacted } from "effect"
 
 const actor = systemActor("demo-seed")
 
@@ -8,8 +8,10 @@ export const seedDemo = Effect.fn("seedDemo")(function*(baseUrl: string) {
   const workspaces = yield* Workspaces
   if ((yield* workspaces.count) > 0) return
   const workspace = yield* workspaces.create({ name: "Demo", slug: "demo", actor })
-  for (const feature of ["ai.basic", "domains.custom"]) {
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make(feature), source: "trial", actor })
+  // The local model's feature as the catalog in use names it (a configured catalog may have none), and custom domains.
+  const local = yield* (yield* ModelCatalog).find("atrium-local-1")
+  for (const feature of [...Option.toArray(Option.map(local, (spec) => spec.requiredFeature)), customDomainFeature]) {
+    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature, source: "trial", actor })
   }
   // Demo credits: $5, enough for thousands of tasks on the local model.
   yield* (yield* Usage).addCredits(workspace.id, 5_000_000, actor)

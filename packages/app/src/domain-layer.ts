@@ -8,14 +8,16 @@ import {
   defaultMailPolicy,
   domainServices,
   EngagementServices,
+  featureCatalogOf,
   identityServices,
+  InvalidInput,
   mailServices,
   ModelCatalog,
   PurchaseServices,
   RequestLogServices,
   ScheduleServices
 } from "@atrium/domain"
-import { Duration, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { type AppConfig, publicUrlOf } from "./app-config.ts"
 import { mailerLayer } from "./mail/mailer-layer.ts"
 import { aiProviderLayer } from "./ai-provider-layer.ts"
@@ -27,6 +29,19 @@ import { storesLayer } from "./purchases/store-layer.ts"
 import { pushServiceLayer } from "./push-layer.ts"
 import { secretBoxLayer } from "./secret-key.ts"
 
+/** Refuses to start when a store product grants a feature the feature catalog does not know: it would unlock nothing. */
+const storeProductsKnown = (config: AppConfig) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const catalog = featureCatalogOf(config.modelCatalog)
+    for (const product of config.stores.products) {
+      for (const feature of product.features) {
+        yield* catalog.known(feature).pipe(
+          Effect.mapError((unknown) => new InvalidInput({ detail: `ATRIUM_STORE_PRODUCTS: ${product.store} product "${product.productId}": ${unknown.detail}` }))
+        )
+      }
+    }
+  }))
+
 /**
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
  * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
@@ -35,6 +50,7 @@ export const domainLayer = (config: AppConfig) => {
   const lease = Option.getOrUndefined(config.workLease)
   const ai = aiServices(lease === undefined ? defaultAiTaskPolicy : { ...defaultAiTaskPolicy, lease })
   return PurchaseServices.pipe(
+    Layer.provideMerge(storeProductsKnown(config)),
     Layer.provideMerge(Layer.mergeAll(
       domainServices({ ...defaultDeliveryPolicy, ...(lease === undefined ? {} : { lease }), disableAfter: Duration.days(config.webhookDisableAfterDays) }),
       ai,

@@ -6,6 +6,7 @@ import {
   Entitlements,
   Feature,
   hostnameToUnicode,
+  ModelCatalog,
   normalizeHostname,
   Primitives,
   punycodeDecode,
@@ -31,6 +32,7 @@ const domainAsking = (responder: DnsResponder) =>
     Layer.provideMerge(Layer.mergeAll(
       PortsMemory,
       Primitives(),
+      ModelCatalog.layer,
       WebhookTransportMemory,
       SecretBox.layerRandom,
       NodeDnsResolver.layer({ servers: [responder.server], timeout: "300 millis", tries: 1 })

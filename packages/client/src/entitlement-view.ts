@@ -3,7 +3,10 @@ import { Schema } from "effect"
 
 /** One feature grant in force, as listed by `GET /api/v1/entitlements`. */
 export const EntitlementView = Schema.Struct({
-  feature: Schema.String.annotate({ description: "Feature key", examples: ["ai.basic"] }),
+  feature: Schema.String.annotate({
+    description: "Feature key from the feature catalog: a model's `requiredFeature` (`GET /api/v1/models/requirements`) or `domains.custom` (custom domains)",
+    examples: ["ai.basic"]
+  }),
   source: EntitlementSource,
   grantedAt: Schema.String.annotate({ description: "Grant time, ISO-8601 UTC", examples: ["2026-01-31T12:00:00.000Z"] }),
   expiresAt: Schema.NullOr(Schema.String).annotate({

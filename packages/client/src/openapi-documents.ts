@@ -34,7 +34,7 @@ export interface ContractDocument {
 export const v1Document: ContractDocument = {
   slug: "v1",
   title: "Atrium API v1",
-  version: "1.5.0",
+  version: "1.6.0",
   prefixes: ["/api/v1/"],
   path: "/api/v1/openapi",
   credential: "A workspace API key (`sk_live_…` / `sk_test_…`): the request acts in the key's workspace under its " +
@@ -47,7 +47,7 @@ export const v1Document: ContractDocument = {
 export const mobileDocument: ContractDocument = {
   slug: "mobile",
   title: "Atrium session API (mobile and console)",
-  version: "1.4.0",
+  version: "1.5.0",
   prefixes: ["/api/auth/", "/api/mobile/"],
   path: "/api/mobile/openapi",
   credential: "A member session access token (`at_…`, from `POST /api/auth/sign-in`): the request acts in the session's " +

@@ -25,13 +25,14 @@ export const scheduleOperations = (base: `/${string}`) => [
   HttpApiEndpoint.post("createSchedule", base, {
     payload: CreateScheduleInput,
     success: ScheduleView.pipe(HttpApiSchema.status(201)),
-    error: [Problems.InvalidInput, Problems.Conflict, ...serverErrors]
+    error: [Problems.InvalidInput, Problems.NotEntitled, Problems.Conflict, ...serverErrors]
   }).annotate(RequiredPermission, "schedules.write").annotateMerge(docs(
     "Create a schedule",
     "A 5-field cron read in the IANA `timezone` (a local time skipped by daylight saving runs at the first valid instant " +
       "after it; a repeated one runs once, at its first occurrence), and `task`, exactly the payload of " +
       "`POST /api/v1/ai-tasks`. Each occurrence submits the task as the creator, through the same entitlement, cap and " +
-      `credit checks. A bad cron or zone is 400 naming the field; at most 50 per workspace (409 \`conflict\`). ${writes}`
+      "credit checks; a model the workspace is not entitled to is refused at once (403 `not_entitled`). A bad cron (at most 256 " +
+      `characters) or zone is 400 naming the field; at most 50 per workspace (409 \`conflict\`). ${writes}`
   )),
   HttpApiEndpoint.get("getSchedule", `${base}/:id`, {
     params: scheduleId,
@@ -42,10 +43,10 @@ export const scheduleOperations = (base: `/${string}`) => [
     params: scheduleId,
     payload: UpdateScheduleInput,
     success: ScheduleView,
-    error: [Problems.NotFound, Problems.InvalidInput, ...serverErrors]
+    error: [Problems.NotFound, Problems.InvalidInput, Problems.NotEntitled, ...serverErrors]
   }).annotate(RequiredPermission, "schedules.write").annotateMerge(docs(
     "Change a schedule",
-    `Absent fields stay; \`enabled\` pauses or resumes. ${writes}`
+    `Absent fields stay; \`enabled\` pauses or resumes; a new \`task\` is checked as at creation (403 \`not_entitled\`). ${writes}`
   )),
   HttpApiEndpoint.delete("deleteSchedule", `${base}/:id`, {
     params: scheduleId,

@@ -1,5 +1,5 @@
 import { Effect, Layer, Option, type Redacted } from "effect"
-import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy } from "./ai/index.ts"
+import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { Accounts } from "./identity/index.ts"
 import { ApiKeys } from "./keys/index.ts"
 import { Appearance } from "./identity/index.ts"
@@ -8,8 +8,8 @@ import { Invitations } from "./identity/index.ts"
 import { Members } from "./identity/index.ts"
 import { Organization } from "./identity/index.ts"
 import { defaultSessionPolicy, MembershipCache, SessionCache, type SessionPolicy } from "./identity/index.ts"
-import { CustomDomains, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
-import { Entitlements } from "./entitlements/index.ts"
+import { CustomDomains, customDomainFeatures, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
+import { Entitlements, FeatureCatalog, makeFeatureCatalog } from "./entitlements/index.ts"
 import { IdGenerator } from "./shared/index.ts"
 import { SecretHasher } from "./shared/index.ts"
 import { SecureRandom } from "./shared/index.ts"
@@ -36,10 +36,25 @@ export const ChangeLogLive = ChangeLog.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer, ScheduleReactions.layer))
 )
 
-/** The domain services; they need the ports (repositories, transactor, webhook transport, secret box) and the primitives below. */
+/** The feature catalog of a model catalog: every area's contribution (the models' required features, custom domains). */
+export const featureCatalogOf = (models: ReadonlyArray<ModelSpec>) => makeFeatureCatalog([modelFeatures(models), customDomainFeatures])
+
+/** The feature catalog over the `ModelCatalog` in use. */
+export const FeatureCatalogLive = Layer.effect(
+  FeatureCatalog,
+  Effect.gen(function*() {
+    return FeatureCatalog.of(featureCatalogOf(yield* (yield* ModelCatalog).list))
+  })
+)
+
+/**
+ * The domain services and the feature catalog; they need the ports (repositories, transactor, webhook transport, secret
+ * box), the primitives below and the `ModelCatalog`.
+ */
 export const domainServices = (policy: DeliveryPolicy = defaultDeliveryPolicy) =>
   Layer.mergeAll(ApiKeys.layer, Workspaces.layer, Entitlements.layer, WebhookEndpoints.layer, WebhookDeliveries.layerWith(policy)).pipe(
-    Layer.provide(ChangeLogLive)
+    Layer.provide(ChangeLogLive),
+    Layer.provideMerge(FeatureCatalogLive)
   )
 
 /** The domain services with the default delivery policy. */

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Entitlements, Feature, systemActor, Workspaces } from "@atrium/domain"
+import { Entitlements, Feature, FeatureCatalog, systemActor, Workspaces } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Predicate, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -87,5 +87,18 @@ describe("Entitlements", () => {
       yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "trial", actor })
       assert.strictEqual((yield* entitlements.revoke({ workspaceId: workspace.id, feature: pro, actor })).length, 2)
       assert.deepStrictEqual(yield* entitlements.active(workspace.id), [])
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("one feature catalog, contributed by every area: each model's feature and domains.custom are granted; an unknown one is invalid input and grants nothing", () =>
+    Effect.gen(function*() {
+      const catalog = yield* FeatureCatalog
+      assert.deepStrictEqual(catalog.list.map((spec) => spec.feature), ["ai.basic", "ai.standard", "ai.advanced", "domains.custom"])
+      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const entitlements = yield* Entitlements
+      yield* entitlements.grant({ workspaceId: workspace.id, feature: Feature.make("domains.custom"), source: "manual", actor })
+      const refused = yield* Effect.flip(entitlements.grant({ workspaceId: workspace.id, feature: Feature.make("domains.customs"), source: "manual", actor }))
+      assert.strictEqual(refused._tag, "InvalidInput")
+      assert.match(refused._tag === "InvalidInput" ? refused.detail : "", /^unknown feature "domains.customs"; the catalog knows ai.basic, ai.standard, ai.advanced, domains.custom$/)
+      assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => e.feature), ["domains.custom"])
     }).pipe(Effect.provide(DomainMemory)))
 })

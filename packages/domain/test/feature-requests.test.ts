@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, systemActor, titleSimilarity } from "@atrium/domain"
-import { DomainMemory, MemoryStore, PushServiceMemory } from "@atrium/domain/testing"
+import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, principalOf, team } from "./support/identity.ts"
@@ -118,7 +118,7 @@ describe("Feature requests", () => {
       assert.strictEqual(Array.from((yield* state).pushMessages.values())[0]?.status, "sent")
     }).pipe(Effect.provide(withPush)))
 
-  it.effect("without a push token nothing is queued and push says it is off", () =>
+  it.effect("without a push token in this process push says it is off, yet a change still queues its messages for a process that has one", () =>
     Effect.gen(function*() {
       const { ownerPrincipal, join } = yield* team
       const bob = yield* join("bob@example.com", "member")
@@ -127,9 +127,30 @@ describe("Feature requests", () => {
       yield* push.register(bob.principal, "bob-phone", registration(1))
       const created = yield* (yield* board).create(ownerPrincipal, { title: "Scheduled exports", details: "" }, Option.none())
       yield* (yield* board).vote(bob.principal, created.request.id)
-      yield* (yield* board).changeStatus(created.request.id, "planned", Option.none(), systemActor("test"))
-      assert.strictEqual((yield* state).pushMessages.size, 0)
+      // As an operator's CLI does it: no push token here, the server's push worker sends.
+      yield* (yield* board).changeStatus(created.request.id, "planned", Option.none(), systemActor("cli"))
+      const queued = Array.from((yield* state).pushMessages.values())
+      assert.deepStrictEqual(queued.map((message) => [message.userId, message.status, message.data.featureRequestId]), [
+        [bob.principal.userId, "pending", created.request.id]
+      ])
     }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a message no process sent within 24 hours is dropped unsent, not delivered as old news", () =>
+    Effect.gen(function*() {
+      const { ownerPrincipal, join } = yield* team
+      const bob = yield* join("bob@example.com", "member")
+      yield* (yield* PushNotifications).register(bob.principal, "bob-phone", registration(1))
+      const created = yield* (yield* board).create(ownerPrincipal, { title: "Scheduled exports", details: "" }, Option.none())
+      yield* (yield* board).vote(bob.principal, created.request.id)
+      yield* (yield* board).changeStatus(created.request.id, "planned", Option.none(), systemActor("cli"))
+      // Nothing with push configured ran for a day and a bit.
+      yield* TestClock.adjust("25 hours")
+      const sender = yield* PushSender
+      for (const batch of yield* sender.sendQueue.claim(10)) yield* sender.sendQueue.step(batch)
+      assert.deepStrictEqual((yield* Ref.get((yield* PushServiceScript).sent)).flat(), [])
+      const dropped = Array.from((yield* state).pushMessages.values())
+      assert.deepStrictEqual(dropped.map((message) => [message.status, Option.getOrNull(message.lastError)]), [["failed", "expired: not sent within 24 hours"]])
+    }).pipe(Effect.provide(withPush)))
 
   it.effect("a merged request keeps its status; operators cannot set merged directly", () =>
     Effect.gen(function*() {

@@ -1,7 +1,21 @@
-import { AiTasks, CurrentSchedulePolicy, defaultSchedulePolicy, Entitlements, Feature, Members, ScheduleId, Schedules, systemActor, Usage } from "@atrium/domain"
+import {
+  AiTasks,
+  CreateScheduleInput,
+  CronExpression,
+  CurrentSchedulePolicy,
+  defaultSchedulePolicy,
+  Entitlements,
+  Feature,
+  Members,
+  ScheduleId,
+  Schedules,
+  systemActor,
+  UpdateScheduleInput,
+  Usage
+} from "@atrium/domain"
 import { DomainMemory, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, Option, Ref } from "effect"
+import { DateTime, Effect, Exit, Layer, Option, Ref, Schema } from "effect"
 import { team } from "./support/identity.ts"
 import { body, entitledWorkspace, eventsOf, firePass, keyOf, runTasks, setTime, state, tasks } from "./support/schedules.ts"
 
@@ -74,6 +88,53 @@ describe("Schedules: access", () => {
     }).pipe(Effect.provide(DomainMemory)))
 })
 
+describe("Schedules: what is refused at once", () => {
+  it.effect("a model the workspace is not entitled to is refused at creation and on update (not_entitled), as a task submission is", () =>
+    Effect.gen(function*() {
+      const schedules = yield* Schedules
+      const ws = yield* entitledWorkspace()
+      // gpt-4o needs ai.advanced, which the workspace lacks: the submission's own refusal, before anything is stored.
+      const advanced = { model: "gpt-4o", input: { prompt: "x" } }
+      const direct = yield* Effect.flip((yield* AiTasks).submit({ workspaceId: ws, actor, model: advanced.model, input: advanced.input }))
+      assert.deepInclude(direct, { _tag: "NotEntitled", feature: "ai.advanced" })
+      const created = yield* Effect.flip(schedules.create(keyOf(ws), body({ task: advanced })))
+      assert.deepInclude(created, { _tag: "NotEntitled", feature: "ai.advanced" })
+      assert.strictEqual((yield* schedules.list(keyOf(ws), { limit: 10, cursor: undefined })).data.length, 0)
+      const kept = yield* schedules.create(keyOf(ws), body())
+      const updated = yield* Effect.flip(schedules.update(keyOf(ws), kept.id, { task: advanced }))
+      assert.deepInclude(updated, { _tag: "NotEntitled", feature: "ai.advanced" })
+      assert.strictEqual((yield* schedules.get(keyOf(ws), kept.id)).task.model, "atrium-local-1")
+      // Once entitled, the same schedule is accepted.
+      yield* (yield* Entitlements).grant({ workspaceId: ws, feature: Feature.make("ai.advanced"), source: "plan", actor })
+      assert.strictEqual((yield* schedules.update(keyOf(ws), kept.id, { task: advanced })).task.model, "gpt-4o")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a cron longer than 256 characters is invalid input, in the schema and in the service", () =>
+    Effect.gen(function*() {
+      const schedules = yield* Schedules
+      const ws = yield* entitledWorkspace()
+      const long = `0 9 * * ${Array.from({ length: 1500 }, () => "1").join(",")}`
+      assert.isFalse(Schema.is(CronExpression)(long))
+      assert.isTrue(Schema.is(CronExpression)("0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59 * * * *"))
+      const refused = yield* Effect.flip(schedules.create(keyOf(ws), body({ cron: long })))
+      assert.strictEqual(refused._tag, "InvalidInput")
+      assert.match(refused._tag === "InvalidInput" ? refused.detail : "", /^cron: .*at most 256 characters/)
+      assert.strictEqual((yield* Effect.flip(schedules.preview(long, "UTC")))._tag, "InvalidInput")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it("maxRuns beyond 1,000,000 and times outside years 1 to 9999 fail the input schema", () => {
+    const decode = Schema.decodeUnknownExit(CreateScheduleInput)
+    const base = { name: "h", cron: "0 0 1 1 *", timezone: "UTC", task: { model: "atrium-local-1", input: { prompt: "p" } } }
+    for (const extra of [{ maxRuns: 2147483648 }, { maxRuns: 1_000_001 }, { startsAt: "-271821-04-20T00:00:00.000Z" }, { endsAt: "+275760-09-13T00:00:00.000Z" }]) {
+      assert.isTrue(Exit.isFailure(decode({ ...base, ...extra })), JSON.stringify(extra))
+      assert.isTrue(Exit.isFailure(Schema.decodeUnknownExit(UpdateScheduleInput)(extra)), JSON.stringify(extra))
+    }
+    for (const extra of [{ maxRuns: 1_000_000 }, { startsAt: "0001-01-01T00:00:00.000Z" }, { endsAt: "9999-12-31T23:59:59.999Z" }]) {
+      assert.isTrue(Exit.isSuccess(decode({ ...base, ...extra })), JSON.stringify(extra))
+    }
+  })
+})
+
 describe("Schedules: firing", () => {
   it.effect("an occurrence fires once through the AI task path, with the schedule on the task and its events", () =>
     Effect.gen(function*() {
@@ -102,7 +163,7 @@ describe("Schedules: firing", () => {
       assert.deepStrictEqual(runs.data.map((run) => [run.status, Option.getOrNull(run.taskId)]), [["succeeded", task!.id]])
     }).pipe(Effect.provide(DomainMemory)))
 
-  it.effect("after 3 hours down, catchUp latest runs once for the latest occurrence; none runs nothing", () =>
+  it.effect("after 3 hours down, catchUp latest runs once for the latest occurrence; none runs nothing; either leaves the missed one as skipped (missed)", () =>
     Effect.gen(function*() {
       yield* setTime("2026-05-04T08:30:00Z")
       const schedules = yield* Schedules
@@ -115,12 +176,25 @@ describe("Schedules: firing", () => {
       yield* firePass
       const all = yield* tasks
       assert.deepStrictEqual(all.map((task) => Option.getOrNull(task.scheduleId)), [latest.id])
-      const runs = yield* schedules.runs(keyOf(ws), latest.id, { limit: 10, cursor: undefined })
-      assert.deepStrictEqual(runs.data.map((run) => DateTime.formatIso(run.scheduledFor)), ["2026-05-04T12:00:00.000Z"])
-      assert.strictEqual((yield* schedules.runs(keyOf(ws), none.id, { limit: 10, cursor: undefined })).data.length, 0)
+      const runsOf = (id: ScheduleId) =>
+        schedules.runs(keyOf(ws), id, { limit: 10, cursor: undefined }).pipe(
+          Effect.map((page) => page.data.map((run) => [DateTime.formatIso(run.scheduledFor), run.status, Option.getOrNull(run.reason)]))
+        )
+      // What catch-up decided is in the runs: the occurrence that was due is skipped as missed, the latest one ran.
+      assert.deepStrictEqual(yield* runsOf(latest.id), [
+        ["2026-05-04T12:00:00.000Z", "started", null],
+        ["2026-05-04T09:00:00.000Z", "skipped", "missed"]
+      ])
+      assert.deepStrictEqual(yield* runsOf(none.id), [["2026-05-04T09:00:00.000Z", "skipped", "missed"]])
+      assert.deepStrictEqual(
+        (yield* eventsOf("schedule.run_skipped")).map((data) => JSON.stringify(data)).sort(),
+        [latest.id, none.id].map((scheduleId) => JSON.stringify({ scheduleId, scheduledFor: "2026-05-04T09:00:00.000Z", reason: "missed" })).sort()
+      )
       for (const id of [latest.id, none.id]) {
         const s = yield* schedules.get(keyOf(ws), id)
         assert.strictEqual(Option.map(s.nextRunAt, DateTime.formatIso).pipe(Option.getOrNull), "2026-05-04T13:00:00.000Z")
+        // A missed occurrence is no failure.
+        assert.strictEqual(s.consecutiveFailures, 0)
       }
     }).pipe(Effect.provide(DomainMemory)))
 

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { Feature } from "../entitlements/index.ts"
+import { Feature, FeatureSpec } from "../entitlements/index.ts"
 import { Micros, ModelId } from "../shared/index.ts"
 
 
@@ -61,18 +61,22 @@ export const defaultModelCatalog: ReadonlyArray<ModelSpec> = Schema.decodeUnknow
 export class ModelCatalog extends Context.Service<ModelCatalog, {
   readonly list: Effect.Effect<ReadonlyArray<ModelSpec>>
   readonly find: (model: string) => Effect.Effect<Option.Option<ModelSpec>>
-  /** The features the catalog knows (those its models require), in catalog order: the only ones worth granting. */
-  readonly features: Effect.Effect<ReadonlyArray<Feature>>
 }>()("@atrium/domain/ModelCatalog") {
   /** A catalog of the given entries. */
   static readonly layerFrom = (specs: ReadonlyArray<ModelSpec>) => {
     const byId = new Map<string, ModelSpec>(specs.map((spec) => [spec.model, spec]))
     return Layer.succeed(ModelCatalog, ModelCatalog.of({
       list: Effect.succeed(specs),
-      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model))),
-      features: Effect.succeed([...new Set(specs.map((spec) => spec.requiredFeature))])
+      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model)))
     }))
   }
   /** The built-in catalog. */
   static readonly layer = ModelCatalog.layerFrom(defaultModelCatalog)
+}
+
+/** What the models contribute to the feature catalog: each required feature once, naming the models it runs. */
+export const modelFeatures = (specs: ReadonlyArray<ModelSpec>): ReadonlyArray<FeatureSpec> => {
+  const models = new Map<Feature, Array<string>>()
+  for (const spec of specs) models.set(spec.requiredFeature, [...(models.get(spec.requiredFeature) ?? []), spec.model])
+  return Array.from(models, ([feature, names]) => new FeatureSpec({ feature, description: `AI tasks on ${names.join(", ")}` }))
 }

@@ -1,4 +1,5 @@
 import { Duration } from "effect"
+import { Feature, FeatureSpec } from "../entitlements/index.ts"
 
 /** Tunables of custom domains, with the documented defaults. */
 export interface DomainPolicy {
@@ -36,4 +37,9 @@ export const defaultDomainPolicy: DomainPolicy = {
 }
 
 /** The feature that lets a workspace add custom domains. */
-export const customDomainFeature = "domains.custom"
+export const customDomainFeature = Feature.make("domains.custom")
+
+/** What the custom domains area contributes to the feature catalog. */
+export const customDomainFeatures: ReadonlyArray<FeatureSpec> = [
+  new FeatureSpec({ feature: customDomainFeature, description: "Add custom domains, proven with a DNS TXT record" })
+]

@@ -3,9 +3,10 @@ import type { Actor } from "../shared/index.ts"
 import { EntitlementEvents } from "./entitlement-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Entitlement, type EntitlementSource, type Feature, grantKey } from "./entitlement.ts"
-import { NotFound, type Unavailable } from "../shared/index.ts"
+import { type InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
 import { EntitlementRepository } from "./entitlement-repository.ts"
+import { FeatureCatalog } from "./feature-catalog.ts"
 import { Transactor } from "../shared/index.ts"
 
 /** What granting a feature needs. */
@@ -63,7 +64,8 @@ const byFeatureThenSource = (a: Entitlement, b: Entitlement) =>
 export class Entitlements extends Context.Service<Entitlements, {
   /** Grants in force now (expired ones are left out), ordered by feature then source. */
   readonly active: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<Entitlement>, Unavailable>
-  readonly grant: (input: GrantInput) => Effect.Effect<Entitlement, Unavailable>
+  /** Only a feature of the feature catalog is granted; any other is invalid input naming the known ones. */
+  readonly grant: (input: GrantInput) => Effect.Effect<Entitlement, InvalidInput | Unavailable>
   /** Ends the matching grants in force now (kept as grants that expired now); not found when none is in force. */
   readonly revoke: (input: RevokeInput) => Effect.Effect<ReadonlyArray<Entitlement>, NotFound | Unavailable>
   /**
@@ -78,6 +80,7 @@ export class Entitlements extends Context.Service<Entitlements, {
       const repo = yield* EntitlementRepository
       const tx = yield* Transactor
       const changes = yield* ChangeLog
+      const catalog = yield* FeatureCatalog
 
       const active = Effect.fn("Entitlements.active")(function*(workspaceId: WorkspaceId) {
         const now = yield* DateTime.now
@@ -106,7 +109,7 @@ export class Entitlements extends Context.Service<Entitlements, {
       const grant = Effect.fn("Entitlements.grant")(function*(input: GrantInput) {
         const entitlement = new Entitlement({
           workspaceId: input.workspaceId,
-          feature: input.feature,
+          feature: yield* catalog.known(input.feature),
           source: input.source,
           sourceRef: input.sourceRef ?? "",
           grantedAt: yield* DateTime.now,

@@ -8,7 +8,6 @@ import { defaultNotificationPreferences, type NotificationCategory } from "./not
 import { PushDeviceRepository } from "./push-device-repository.ts"
 import { PushMessage } from "./push-message.ts"
 import { PushMessageRepository } from "./push-message-repository.ts"
-import { PushService } from "./push-service.ts"
 import { logRemovedDevices } from "./removed-devices-log.ts"
 
 /** Who a change notifies and what they read: short texts and ids, never secrets or another workspace's content. */
@@ -60,13 +59,12 @@ const featureRequestNotice = (changed: {
 
 /**
  * Turns changes into push messages in the change's own transaction (one per device of each recipient who allows the
- * category), and drops the devices of a session that ends. Does nothing while push is not configured.
+ * category), whether or not this process can send them, and drops the devices of a session that ends.
  */
 export class PushFanOut extends Context.Service<PushFanOut, { readonly subscriber: EventSubscriber }>()("@atrium/domain/PushFanOut") {
   static readonly layer = Layer.effect(
     PushFanOut,
     Effect.gen(function*() {
-      const service = yield* PushService
       const devices = yield* PushDeviceRepository
       const messages = yield* PushMessageRepository
       const users = yield* UserRepository
@@ -178,13 +176,14 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         if (pending.length > 0) yield* messages.insertMany(pending)
       })
 
-      // Told apart before any effect runs: while push is off, most changes (a settled task) concern it not at all. A
-      // session that ends, for any reason there is or will be, takes its devices with it, whether or not push is on.
+      // Whether this process could send is beside the point: the messages commit with the change, and whichever process
+      // has push configured sends them (an operator's CLI has no push token, the server does). A session that ends, for
+      // any reason there is or will be, takes its devices with it.
       const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> => {
         const sessionEnded = isSessionEndedAction(change.action)
-        return !sessionEnded && (!service.enabled || Option.isNone(change.event)) ? Effect.void : Effect.gen(function*() {
+        return !sessionEnded && Option.isNone(change.event) ? Effect.void : Effect.gen(function*() {
           if (sessionEnded && isSessionId(change.target)) yield* logRemovedDevices(yield* devices.deleteBySession(change.target), "session_ended")
-          if (!service.enabled || Option.isNone(change.event)) return
+          if (Option.isNone(change.event)) return
           const notice = yield* noticeOf(change.event.value)
           if (Option.isSome(notice)) yield* enqueue(change.event.value, notice.value)
         })

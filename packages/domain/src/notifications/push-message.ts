@@ -10,6 +10,11 @@ export type PushMessageStatus = typeof PushMessageStatus.Type
 export const maxPushAttempts = 8
 /** When the push service's receipt is first asked for after a ticket, as Expo advises (~15 minutes). */
 export const receiptDelay = Duration.minutes(15)
+/**
+ * A message not handed to the push service this long after its change is dropped unsent: it waited for a process with
+ * push configured (every process queues, only those with the token send), and news that old is no longer news.
+ */
+export const pushMessageTtl = Duration.hours(24)
 /** A receipt still missing this long after the ticket is no longer asked for. */
 export const receiptGiveUp = Duration.hours(24)
 
@@ -43,6 +48,11 @@ export class PushMessage extends Schema.Class<PushMessage>("@atrium/domain/PushM
   createdAt: Schema.DateTimeUtc,
   updatedAt: Schema.DateTimeUtc
 }) {
+  /** Queued longer than `pushMessageTtl` ago. */
+  isStaleAt(now: DateTime.Utc): boolean {
+    return DateTime.isGreaterThan(now, DateTime.addDuration(this.createdAt, pushMessageTtl))
+  }
+
   /** The push service took it: ask for its receipt later. */
   ticketed(ticketId: string, now: DateTime.Utc): PushMessage {
     return new PushMessage({

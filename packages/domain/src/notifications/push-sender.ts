@@ -73,13 +73,21 @@ export class PushSender extends Context.Service<PushSender, {
         return { pushes, unreadable }
       })
 
+      // Dropped unsent: it waited over a day for a process with push configured.
+      const expire = Effect.fnUntraced(function*(stale: ReadonlyArray<PushMessage>, now: DateTime.Utc) {
+        if (stale.length === 0) return
+        yield* Effect.logWarning(`push: ${stale.length} message(s) dropped unsent after 24 hours in the queue`)
+        yield* messages.updateMany(stale.map((message) => message.failed("expired: not sent within 24 hours", now)))
+      })
+
       const sendBatch = Effect.fn("PushSender.sendBatch")(function*(claimed: ReadonlyArray<PushMessage>) {
         if (claimed.length === 0) return
-        const { pushes, unreadable } = yield* opened(claimed)
+        const claimedAt = yield* DateTime.now
+        yield* expire(claimed.filter((message) => message.isStaleAt(claimedAt)), claimedAt)
+        const { pushes, unreadable } = yield* opened(claimed.filter((message) => !message.isStaleAt(claimedAt)))
         if (unreadable.length > 0) {
-          const now = yield* DateTime.now
           yield* Effect.logError(`push: ${unreadable.length} message(s) failed: the server key cannot open their device token`)
-          yield* messages.updateMany(unreadable.map((message) => message.failed("the device token cannot be opened with the server key", now, message.attempts + 1)))
+          yield* messages.updateMany(unreadable.map((message) => message.failed("the device token cannot be opened with the server key", claimedAt, message.attempts + 1)))
         }
         if (pushes.length === 0) return
         const batch = pushes.map((push) => push.message)

@@ -17,6 +17,8 @@ import { Cron, DateTime, Option, Result, Schema } from "effect"
  */
 
 const fivefields = /^\S+(\s+\S+){4}$/
+/** The longest cron expression accepted: every minute listed one by one (`0,1,…,59 …`) still fits. */
+export const maxCronLength = 256
 
 /** Why a cron or time zone was refused, with the field it concerns (the `errors[].path` of a 400). */
 export interface CronIssue {
@@ -30,6 +32,7 @@ const minuteMillis = 60_000
 
 /** Parses the five cron fields (minute hour day-of-month month day-of-week) as wall-clock times. */
 const parseWall = (expression: string): Result.Result<Cron.Cron, string> => {
+  if (expression.length > maxCronLength) return Result.fail(`at most ${maxCronLength} characters`)
   const trimmed = expression.trim()
   if (!fivefields.test(trimmed)) return Result.fail("expected 5 fields: minute hour day-of-month month day-of-week")
   const parsed = Cron.parse(trimmed, "UTC")
@@ -45,13 +48,16 @@ export const canonicalTimeZone = (zone: string): Option.Option<string> =>
     ? Option.flatMap(DateTime.zoneMakeNamed(zone), (named) => /^[+-]/.test(named.id) ? Option.none() : Option.some(named.id))
     : Option.none()
 
-/** A 5-field cron expression (minute hour day-of-month month day-of-week); at most one run a minute by construction. */
+/**
+ * A 5-field cron expression (minute hour day-of-month month day-of-week); at most one run a minute by construction. Its
+ * length is bounded in the filter, not by `maxLength`: no longer expression was meaningful, so the contract stays as it was.
+ */
 export const CronExpression = Schema.String.check(
   Schema.makeFilter((expression) => {
     const parsed = parseWall(expression)
     return Result.isSuccess(parsed) || `invalid cron expression: ${parsed.failure}`
   })
-).annotate({ description: "5-field cron: minute hour day-of-month month day-of-week", examples: ["0 9 * * 1"] })
+).annotate({ description: `5-field cron: minute hour day-of-month month day-of-week (at most ${maxCronLength} characters)`, examples: ["0 9 * * 1"] })
 
 /** An IANA time zone name such as `Europe/Berlin` or `America/New_York`. */
 export const TimeZoneName = Schema.String.check(

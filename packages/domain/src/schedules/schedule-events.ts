@@ -17,7 +17,7 @@ export const ScheduleEvents = {
   ),
   runSkipped: defineEvent(
     "schedule.run_skipped",
-    "A schedule's occurrence submitted no task: the previous one was still running, or the submission was refused.",
+    "A schedule's occurrence submitted no task: the previous one was still running, the submission was refused, or no server ran at the time and catch-up passed it over (`missed`).",
     Schema.Struct({ ...ScheduleRef, reason: SkipReason })
   ),
   paused: defineEvent(

@@ -1,12 +1,19 @@
 import { Schema } from "effect"
 import { AiTaskRequest } from "../ai/index.ts"
-import { SafeText } from "../shared/index.ts"
+import { Instant as BoundedInstant, SafeText } from "../shared/index.ts"
 import { CronExpression, TimeZoneName } from "./schedule-cron.ts"
 import { CatchUp, Overlap } from "./schedule.ts"
 
 const Name = SafeText.check(Schema.isBetweenLength(1, 100)).annotate({ description: "What the schedule is for", examples: ["Weekly summary"] })
-const Instant = Schema.DateTimeUtcFromString.annotate({ description: "ISO-8601 time" })
-const MaxRuns = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({ description: "Stop after this many runs that submitted a task" })
+/** The most runs a schedule may be limited to; `null` is no limit. */
+export const maxRunsLimit = 1_000_000
+const Instant = BoundedInstant.annotate({ description: "ISO-8601 time, within years 1 to 9999" })
+// Bounded by a filter, not `maximum`: values past it never worked (500), so refusing them breaks no client.
+// The documented check goes last: the description sits on it, and a bare filter is not rendered.
+const MaxRuns = Schema.Int.check(
+  Schema.makeFilter((runs: number) => runs <= maxRunsLimit || `must be at most ${maxRunsLimit}`),
+  Schema.isGreaterThanOrEqualTo(1)
+).annotate({ description: `Stop after this many runs that submitted a task (at most ${maxRunsLimit.toLocaleString("en")})` })
 
 /** A new schedule, as `POST /api/v1/schedules` takes it; cron and time zone are checked by the schema itself. */
 export const CreateScheduleInput = Schema.Struct({

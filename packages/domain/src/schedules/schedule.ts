@@ -25,8 +25,9 @@ export const PausedReason = Schema.Literals(["manual", "failing", "not_entitled"
 export type PausedReason = typeof PausedReason.Type
 
 /** Why an occurrence did not submit a task. */
-export const SkipReason = Schema.Literals(["overlap", "not_entitled", "usage_cap_reached", "insufficient_credits", "invalid_task"]).annotate({
-  description: "overlap: the previous task was still queued or running; the others: the AI task submission was refused for that reason"
+export const SkipReason = Schema.Literals(["overlap", "not_entitled", "usage_cap_reached", "insufficient_credits", "invalid_task", "missed"]).annotate({
+  description:
+    "overlap: the previous task was still queued or running; missed: no server ran at the time, and catch-up ran a later occurrence instead (`latest`) or none (`none`); the others: the AI task submission was refused for that reason"
 })
 export type SkipReason = typeof SkipReason.Type
 
@@ -120,12 +121,13 @@ export class Schedule extends Schema.Class<Schedule>("@atrium/domain/Schedule")(
     })
   }
 
-  /** A run was skipped; refusals (not overlaps) count as failures. */
+  /** A run was skipped; refusals (not overlaps or missed occurrences) count as failures. */
   skipped(at: DateTime.Utc, reason: SkipReason, now: DateTime.Utc): Schedule {
+    const refused = reason !== "overlap" && reason !== "missed"
     return new Schedule({
       ...this,
-      consecutiveFailures: reason === "overlap" ? this.consecutiveFailures : this.consecutiveFailures + 1,
-      lastRun: reason === "overlap" ? this.lastRun : Option.some({ at, taskId: Option.none(), status: "skipped" }),
+      consecutiveFailures: refused ? this.consecutiveFailures + 1 : this.consecutiveFailures,
+      lastRun: refused ? Option.some({ at, taskId: Option.none(), status: "skipped" }) : this.lastRun,
       updatedAt: now
     })
   }

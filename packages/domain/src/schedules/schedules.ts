@@ -2,6 +2,7 @@ import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effe
 import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
 import { AiTasks, ModelCatalog } from "../ai/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
+import { EntitlementRepository, featuresInForce, NotEntitled } from "../entitlements/index.ts"
 import {
   type Actor,
   Conflict,
@@ -15,7 +16,8 @@ import {
   type TaskId,
   Transactor,
   type Unavailable,
-  type WorkQueue
+  type WorkQueue,
+  type WorkspaceId
 } from "../shared/index.ts"
 import { parseScheduleCron, type ScheduleCron, upcomingOccurrences, latestOccurrence } from "./schedule-cron.ts"
 import { ScheduleEvents } from "./schedule-events.ts"
@@ -58,14 +60,18 @@ type Fired =
 export class Schedules extends Context.Service<Schedules, {
   readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Schedule>, ScheduleAccessError | Unavailable>
   /** At most 50 per workspace; the creator is the actor its tasks are submitted as. */
-  readonly create: (principal: Principal, input: CreateScheduleInput) => Effect.Effect<Schedule, ScheduleAccessError | InvalidInput | Conflict | Unavailable>
+  /** The task's model must be one the workspace is entitled to now, as for a direct submission (403 `not_entitled`). */
+  readonly create: (
+    principal: Principal,
+    input: CreateScheduleInput
+  ) => Effect.Effect<Schedule, ScheduleAccessError | InvalidInput | NotEntitled | Conflict | Unavailable>
   readonly get: (principal: Principal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
-  /** Absent fields stay; `enabled` pauses (`manual`) or resumes. */
+  /** Absent fields stay; `enabled` pauses (`manual`) or resumes; a new task is checked as at creation. */
   readonly update: (
     principal: Principal,
     id: ScheduleId,
     patch: UpdateScheduleInput
-  ) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | InvalidInput | Unavailable>
+  ) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | InvalidInput | NotEntitled | Unavailable>
   readonly remove: (principal: Principal, id: ScheduleId) => Effect.Effect<void, ScheduleAccessError | NotFound | Unavailable>
   readonly pause: (principal: Principal, id: ScheduleId) => Effect.Effect<Schedule, ScheduleAccessError | NotFound | Unavailable>
   /** Resumes with a clean failure count; a schedule paused because its creator left now runs as the one resuming it. */
@@ -87,6 +93,7 @@ export class Schedules extends Context.Service<Schedules, {
       const repo = yield* ScheduleRepository
       const aiTasks = yield* AiTasks
       const catalog = yield* ModelCatalog
+      const grants = yield* EntitlementRepository
       const tx = yield* Transactor
       const ids = yield* IdGenerator
       const changes = yield* ChangeLog
@@ -112,10 +119,15 @@ export class Schedules extends Context.Service<Schedules, {
         if (Option.isSome(schedule.nextRunAt)) yield* repo.insertRun(ScheduleRun.pending(schedule, schedule.nextRunAt.value, "schedule", now))
       })
 
-      const checkTask = Effect.fnUntraced(function*(model: string) {
-        if (Option.isNone(yield* catalog.find(model))) {
+      // A task the workspace could not submit now is refused now, by the submission's rule (a grant in force of the
+      // model's required feature), rather than accepted and skipped until the schedule pauses itself.
+      const checkTask = Effect.fnUntraced(function*(workspaceId: WorkspaceId, model: string) {
+        const spec = yield* catalog.find(model)
+        if (Option.isNone(spec)) {
           return yield* new InvalidInput({ detail: `task.model: unknown model "${model}"; see GET /api/v1/models/requirements` })
         }
+        const held = featuresInForce(yield* grants.listByWorkspace(workspaceId), yield* DateTime.now)
+        if (!held.has(spec.value.requiredFeature)) return yield* new NotEntitled({ feature: spec.value.requiredFeature })
       })
 
       const checkWindow = (schedule: Schedule) =>
@@ -149,7 +161,7 @@ export class Schedules extends Context.Service<Schedules, {
       const create = Effect.fn("Schedules.create")(function*(principal: Principal, input: CreateScheduleInput) {
         yield* permits(principal, "schedules.write")
         const cron = yield* checkCron(input.cron, input.timezone)
-        yield* checkTask(input.task.model)
+        yield* checkTask(principal.workspaceId, input.task.model)
         const now = yield* DateTime.now
         const enabled = input.enabled ?? true
         const draft = new Schedule({
@@ -191,7 +203,7 @@ export class Schedules extends Context.Service<Schedules, {
         yield* permits(principal, "schedules.write")
         const current = yield* find(principal, id)
         const cron = yield* checkCron(patch.cron ?? current.cron, patch.timezone ?? current.timezone)
-        if (patch.task !== undefined) yield* checkTask(patch.task.model)
+        if (patch.task !== undefined) yield* checkTask(principal.workspaceId, patch.task.model)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const locked = yield* lockForChange(principal, id)
           const now = yield* DateTime.now
@@ -324,6 +336,18 @@ export class Schedules extends Context.Service<Schedules, {
         if (failing) yield* recordPaused(after, scheduler)
       })
 
+      // An occurrence no server fired in time, passed over by catch-up: neither a refusal nor a failure.
+      const recordMissed = Effect.fnUntraced(function*(run: ScheduleRun, now: DateTime.Utc) {
+        yield* repo.updateRun(run.skip("missed", now))
+        yield* changes.record({
+          workspaceId: run.workspaceId,
+          actor: scheduler,
+          action: "schedule.run_skipped",
+          target: run.scheduleId,
+          event: emit(ScheduleEvents.runSkipped, { scheduleId: run.scheduleId, scheduledFor: DateTime.formatIso(run.scheduledFor), reason: "missed" })
+        })
+      })
+
       const runNow = Effect.fn("Schedules.runNow")(function*(principal: Principal, id: ScheduleId) {
         yield* permits(principal, "schedules.write")
         return yield* tx.withTransaction(Effect.gen(function*() {
@@ -381,7 +405,10 @@ export class Schedules extends Context.Service<Schedules, {
           if (!current) return yield* repo.deleteRun(run.scheduleId, run.scheduledFor)
           const cron = yield* cronOf(schedule)
           const target = catchUp(schedule, cron, run, now)
-          if (Option.isNone(target) || run.attempts > policy.maxAttempts) {
+          const givenUp = run.attempts > policy.maxAttempts
+          // Catch-up passed this occurrence over: it stays in the runs as skipped (`missed`), and says so in an event.
+          if (!givenUp && !Option.exists(target, (at) => DateTime.Equivalence(at, run.scheduledFor))) yield* recordMissed(run, now)
+          if (Option.isNone(target) || givenUp) {
             // Dropped (missed under `catchUp: none`, or a step that keeps dying): on to the next occurrence after now.
             yield* repo.deletePendingRuns(schedule.id)
             const relocked = yield* repo.lock(schedule.workspaceId, schedule.id)
