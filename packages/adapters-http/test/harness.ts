@@ -9,14 +9,15 @@ import { HttpAppLayerMemory, type HttpAppOptions, routerConfig } from "../src/in
 export const defaultOptions: HttpAppOptions = { rateLimit: { limit: 1000, window: "1 minute" }, accessLog: false }
 
 /** Serves any router layer over loopback with the in-memory domain; the test gets the domain and a client aimed at the server. */
-export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>) =>
+export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>, domain: typeof DomainMemory = DomainMemory) =>
   HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(DomainMemory)
+    Layer.provideMerge(domain)
   )
 
-/** The real HTTP app over loopback with the whole domain in memory. */
-export const AppUnderTest = (options: HttpAppOptions = defaultOptions) => serveOverMemory(HttpAppLayerMemory(options))
+/** The real HTTP app over loopback with the whole domain in memory (stores unconfigured unless `domain` says otherwise). */
+export const AppUnderTest = (options: HttpAppOptions = defaultOptions, domain: typeof DomainMemory = DomainMemory) =>
+  serveOverMemory(HttpAppLayerMemory(options), domain)
 
 const actor = systemActor("test")
 
