@@ -82,8 +82,8 @@ export const extractReport = (entry: EntryPoint, update: boolean): ExtractorResu
       messages: {
         compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
         extractorMessageReporting: {
-          default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
-          "ae-missing-release-tag": { logLevel: ExtractorLogLevel.None, addToApiReportFile: false }
+          // Not in the report: its notes name absolute paths, so a report written in one checkout would differ in another.
+          default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: false }
         },
         tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: false } }
       }
