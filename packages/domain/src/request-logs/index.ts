@@ -1,3 +1,3 @@
-export * from "./request-log-entry.ts"
-export * from "./request-log-repository.ts"
-export * from "./request-logs.ts"
+export { RequestLogEntry, type RequestLogFilter, type RequestLogRecord } from "./request-log-entry.ts"
+export { RequestLogRepository } from "./request-log-repository.ts"
+export { RequestLogs } from "./request-logs.ts"

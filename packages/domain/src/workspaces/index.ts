@@ -1,4 +1,4 @@
-export * from "./free-slug.ts"
-export * from "./workspace-repository.ts"
-export * from "./workspace.ts"
-export * from "./workspaces.ts"
+export { freeSlugFor } from "./free-slug.ts"
+export { WorkspaceRepository } from "./workspace-repository.ts"
+export { Workspace, WorkspaceName, WorkspaceSlug } from "./workspace.ts"
+export { type CreateWorkspaceInput, Workspaces } from "./workspaces.ts"
