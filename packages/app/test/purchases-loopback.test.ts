@@ -22,7 +22,7 @@ beforeAll(async () => {
     ATRIUM_STORE_PRODUCTS: JSON.stringify([
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: ["ai.advanced"] },
       { store: "app_store", productId: "pro.yearly", kind: "subscription", features: ["ai.advanced", "domains.custom"] },
-      { store: "app_store", productId: "team.monthly", kind: "subscription", features: ["ai.advanced", "team.seats"] },
+      { store: "app_store", productId: "team.monthly", kind: "subscription", features: ["ai.standard", "domains.custom"] },
       { store: "play_store", productId: "pro_monthly", kind: "subscription", features: ["ai.advanced"] },
       { store: "play_store", productId: "lifetime", kind: "non_consumable", features: ["ai.advanced"] },
       { store: "play_store", productId: "credits.pack", kind: "consumable", features: [], credits: 2_000_000 }
@@ -254,7 +254,7 @@ describe("purchases against loopback stores", () => {
     const team = appleSubscription("grade-1", start + 4_000, { transactionId: "grade-4", productId: "team.monthly" })
     expect((await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-cross", start + 4_000, team.tx, "UPGRADE")).status).toBe(200)
     expect(await eventually(async () => (await product()) === "team.monthly")).toBe(true)
-    expect(await features()).toEqual(["ai.advanced", "team.seats"])
+    expect(await features()).toEqual(["ai.standard", "domains.custom"])
 
     const audit = await call("/api/mobile/audit?limit=100", { session })
     expect(audit.text.split("purchase.product_changed").length - 1).toBe(3)
