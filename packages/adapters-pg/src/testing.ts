@@ -52,7 +52,8 @@ export const EmbeddedPostgresTemp = (
           await chmod(made, 0o711)
           return made
         }),
-        (made) => Effect.promise(() => rm(made, { recursive: true, force: true }))
+        // Retried: the server's watchdog may write its lock file there for a moment after the server stopped.
+        (made) => Effect.promise(() => rm(made, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
       )
       return EmbeddedPostgres({ ...options, dataDir: join(dir, "data") })
     })

@@ -123,7 +123,7 @@ describe("the embedded PostgreSQL server", () => {
     Effect.gen(function*() {
       // mkdtemp makes a 0700 folder: the `postgres` account cannot enter it.
       const closed = mkdtempSync(join(tmpdir(), "atrium-closed-"))
-      const result = yield* find(join(closed, "data"), makeWorkspace()).pipe(Effect.result, Effect.ensuring(Effect.sync(() => rmSync(closed, { recursive: true, force: true }))))
+      const result = yield* find(join(closed, "data"), makeWorkspace()).pipe(Effect.result, Effect.ensuring(Effect.sync(() => rmSync(closed, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
       if (asRoot) {
         assert.isTrue(result._tag === "Failure" && result.failure._tag === "EmbeddedPostgresError" && result.failure.message.includes(`cannot reach ${closed}`))
       } else {

@@ -10,5 +10,6 @@ export const tempDataDir = Effect.acquireRelease(
     await chmod(dir, 0o711)
     return dir
   }),
-  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  // Retried: the server's watchdog may write its lock file there for a moment after the server stopped.
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 ).pipe(Effect.map((dir) => join(dir, "data")))

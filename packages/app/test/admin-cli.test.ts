@@ -12,7 +12,7 @@ const root = join(import.meta.dirname, "..", "..", "..")
 // The data directory sits in its own temporary folder, beside the generated secret key.
 const workDir = tempWorkDir("atrium-cli-")
 const dataDir = join(workDir, "data")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const atrium = async (...args: Array<string>) => {
   const { stdout } = await run(process.execPath, ["packages/app/src/cli.ts", ...args], {

@@ -105,7 +105,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
   if (ownDatabase !== undefined) await runSql(ownDatabase.adminUrl, `DROP DATABASE IF EXISTS "${ownDatabase.name}" WITH (FORCE)`)
   console.log(`console screenshots: ${shots}`)
-  if (process.env.KEEP_CONSOLE_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true })
+  if (process.env.KEEP_CONSOLE_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 const signIn = async (page: Page, email: string) => {

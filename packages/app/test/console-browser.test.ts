@@ -157,7 +157,7 @@ afterAll(async () => {
   if (ownDatabase !== undefined) await runSql(ownDatabase.adminUrl, `DROP DATABASE IF EXISTS "${ownDatabase.name}" WITH (FORCE)`)
   // The screenshots stay for review when KEEP_CONSOLE_SHOTS is set; the folder is printed either way.
   console.log(`console screenshots: ${shots}`)
-  if (process.env.KEEP_CONSOLE_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true })
+  if (process.env.KEEP_CONSOLE_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 describe("Settings → Developers in Chromium", () => {

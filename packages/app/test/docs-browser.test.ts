@@ -79,7 +79,7 @@ afterAll(async () => {
   await browser?.close()
   await server?.stop()
   console.log(`docs screenshots: ${shots}`)
-  if (process.env.KEEP_DOCS_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true })
+  if (process.env.KEEP_DOCS_SHOTS === undefined) rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 describe("/api/docs in Chromium", () => {

@@ -7,7 +7,7 @@ import { statusesOnceRecovered, timed } from "./support/timed-requests.ts"
 
 const workDir = tempWorkDir("atrium-frozen-")
 const dataDir = join(workDir, "data")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 

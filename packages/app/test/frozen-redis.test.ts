@@ -8,7 +8,7 @@ import { freezingProxy } from "./support/freezing-proxy.ts"
 // CI runs Redis on 127.0.0.1:6379; the test reaches it through a proxy it can freeze.
 const redisPort = Number(new URL(process.env.ATRIUM_REDIS_URL ?? "redis://127.0.0.1:6379").port || 6379)
 const workDir = tempWorkDir("atrium-frozen-redis-")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 

@@ -9,7 +9,7 @@ import { startSmtpServer } from "./support/smtp-server.ts"
 
 // The embedded server runs as the `postgres` OS account under root: its folder must let that account through.
 const workDir = tempWorkDir("atrium-mail-")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 // The mail credential under test: it may reach the SMTP server's AUTH and nothing else.
 const mailPassword = "smtp-SECRET-0d9e8c7b6a5f"

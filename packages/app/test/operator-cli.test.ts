@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop()
-  rmSync(workDir, { recursive: true, force: true })
+  rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 describe("operator CLI beside a running server", () => {

@@ -7,7 +7,7 @@ import { startServer, tempWorkDir } from "./server-process.ts"
 
 // The embedded server runs as the `postgres` OS account under root: its folder must let that account through.
 const workDir = tempWorkDir("atrium-reset-timing-")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const tries = 30
 

@@ -14,7 +14,7 @@ const root = join(import.meta.dirname, "..", "..", "..")
 // The data directory sits in its own temporary folder, beside the generated secret key.
 const workDir = tempWorkDir("atrium-provider-")
 const dataDir = join(workDir, "data")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 // The provider credential under test; it must reach the fake provider's Authorization header and nothing else.
 const providerSecret = "sk-provider-SECRET-7f3a9c2e1b8d4f60a5e3"

@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.stop()
   await stores.close()
-  rmSync(workDir, { recursive: true, force: true })
+  rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 interface Answer {

@@ -77,7 +77,7 @@ let session: ReturnType<typeof bashSession> | undefined
 afterAll(async () => {
   session?.close()
   await server?.stop()
-  rmSync(workDir, { recursive: true, force: true })
+  rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 describe("README: Try it", () => {

@@ -112,7 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   if (ownDatabase !== undefined) await runSql(ownDatabase.adminUrl, `DROP DATABASE IF EXISTS "${ownDatabase.name}" WITH (FORCE)`)
-  rmSync(workDir, { recursive: true, force: true })
+  rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 describe("the request log of /api/v1", () => {

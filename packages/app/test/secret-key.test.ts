@@ -8,7 +8,7 @@ import { startServer, tempWorkDir } from "./server-process.ts"
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
 const workDir = tempWorkDir("atrium-key-")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 // Loopback receivers are allowed here so an endpoint can be saved; nothing is delivered to it in this test.

@@ -7,7 +7,7 @@ import { startServer, tempWorkDir } from "./server-process.ts"
 // The data directory sits in its own temporary folder, beside the generated secret key.
 const workDir = tempWorkDir("atrium-app-")
 const dataDir = join(workDir, "data")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const keyPattern = /sk_live_[0-9A-Za-z]{39}/
 

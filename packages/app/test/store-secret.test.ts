@@ -11,7 +11,7 @@ import { testApplePki } from "./support/test-certificates.ts"
 
 const workDir = tempWorkDir("atrium-stores-")
 const dataDir = join(workDir, "data")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 // The credentials under test: none may leave the server except towards the store that issued them.
 const applePem = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString()

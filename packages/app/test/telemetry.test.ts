@@ -6,7 +6,7 @@ import { afterAll } from "vitest"
 import { startServer, tempWorkDir } from "./server-process.ts"
 
 const workDir = tempWorkDir("atrium-otlp-")
-afterAll(() => rmSync(workDir, { recursive: true, force: true }))
+afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 /** A loopback OTLP/HTTP collector that records what each signal's path received. */
 const fakeCollector = () =>

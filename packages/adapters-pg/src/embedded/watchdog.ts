@@ -16,6 +16,8 @@ alive() {
 }
 while alive "$pm"; do
   sleep 1
+  # Stopped meanwhile (by its last user's own finalizer): touch nothing in a folder that may be going away.
+  alive "$pm" || exit 0
   anyone=0
   for f in "$users"/*; do
     [ -e "$f" ] || continue

@@ -6,7 +6,7 @@ import { startServer, tempWorkDir } from "../server-process.ts"
 import { probe } from "./probe.ts"
 
 const work = tempWorkDir("atrium-embedded-lifetime-")
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const portOf = (baseUrl: string) => Number(new URL(baseUrl).port)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

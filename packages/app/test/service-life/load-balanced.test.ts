@@ -15,7 +15,7 @@ const work = tempWorkDir("atrium-load-balanced-")
 const cleanups: Array<() => void> = []
 afterAll(() => {
   for (const cleanup of cleanups.reverse()) cleanup()
-  rmSync(work, { recursive: true, force: true })
+  rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
 })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

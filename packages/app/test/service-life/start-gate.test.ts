@@ -6,7 +6,7 @@ import { startServer, tempWorkDir } from "../server-process.ts"
 import { freePort, type Outcome, probe, tally } from "./probe.ts"
 
 const work = tempWorkDir("atrium-start-gate-")
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const starts = 5
 

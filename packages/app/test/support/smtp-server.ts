@@ -271,6 +271,6 @@ export const makeTestCertificate = (): { readonly key: string; readonly cert: st
     ], { stdio: "ignore" })
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") }
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
   }
 }
