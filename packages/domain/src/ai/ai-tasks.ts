@@ -100,7 +100,7 @@ interface PendingSubmission {
   readonly feature: Feature
   readonly requestId: Option.Option<string>
   /** The `Idempotency-Key` it came with and the digest of its request. */
-  readonly idempotency: Option.Option<{ readonly key: string; readonly requestHash: string }>
+  readonly idempotency: { readonly key: string; readonly requestHash: string } | undefined
 }
 
 /** A submission's answer from its batch. */
@@ -168,7 +168,7 @@ export class AiTasks extends Context.Service<AiTasks, {
           // Read after the locks, which every batch writing a workspace's keys holds until it commits: no use is missed.
           const idempotencyKeyOf = (task: AiTask, key: string) => `${task.workspaceId}/${key}`
           const asked = new Map(pending.flatMap(({ idempotency, task }) =>
-            Option.isSome(idempotency) ? [[idempotencyKeyOf(task, idempotency.value.key), { workspaceId: task.workspaceId, key: idempotency.value.key }] as const] : []
+            idempotency === undefined ? [] : [[idempotencyKeyOf(task, idempotency.key), { workspaceId: task.workspaceId, key: idempotency.key }] as const]
           ))
           const askedKeys = Array.from(asked.values())
           const inUse = new Map<string, { readonly requestHash: string; readonly task: AiTask }>(
@@ -181,9 +181,9 @@ export class AiTasks extends Context.Service<AiTasks, {
           const entries: Array<IdempotencyEntry> = []
           for (const submission of pending) {
             const { idempotency, task } = submission
-            const used = Option.isSome(idempotency) ? inUse.get(idempotencyKeyOf(task, idempotency.value.key)) : undefined
-            if (used !== undefined && Option.isSome(idempotency)) {
-              outcomes.push(used.requestHash === idempotency.value.requestHash
+            const used = idempotency === undefined ? undefined : inUse.get(idempotencyKeyOf(task, idempotency.key))
+            if (idempotency !== undefined && used !== undefined) {
+              outcomes.push(used.requestHash === idempotency.requestHash
                 ? Result.succeed({ task: used.task, replayed: true })
                 : Result.fail(new IdempotencyKeyReused()))
               continue
@@ -197,9 +197,9 @@ export class AiTasks extends Context.Service<AiTasks, {
               accounts.set(task.workspaceId, reserved.success.account)
               accepted.push(submission)
               // Later submissions of the batch with the same key replay this task, as they would in a later batch.
-              if (Option.isSome(idempotency)) {
-                inUse.set(idempotencyKeyOf(task, idempotency.value.key), { requestHash: idempotency.value.requestHash, task })
-                entries.push({ key: idempotency.value.key, requestHash: idempotency.value.requestHash, taskId: task.id })
+              if (idempotency !== undefined) {
+                inUse.set(idempotencyKeyOf(task, idempotency.key), { requestHash: idempotency.requestHash, task })
+                entries.push({ ...idempotency, taskId: task.id })
               }
             }
             outcomes.push(Result.map(reserved, (): SubmittedAiTask => ({ task, replayed: false })))
@@ -280,7 +280,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             task,
             feature: spec.requiredFeature,
             requestId: yield* CurrentRequestId,
-            idempotency: key === undefined ? Option.none() : Option.some({ key, requestHash: yield* requestDigest(request) })
+            idempotency: key === undefined ? undefined : { key, requestHash: yield* requestDigest(request) }
           }
           // Keyed or not, a submission joins the next batch (its key looked up and stored in the batch's transaction),
           // unless it is to join the caller's transaction.
