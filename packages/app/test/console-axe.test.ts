@@ -1,16 +1,14 @@
 // Every view of Settings → Developers and of the account pages, in Debian's Chromium at 1280 and 390 px, checked with
 // axe-core: no serious or critical violation, and no request leaving the server's origin. Screenshots of each view
 // are kept in the folder printed at the end (KEEP_CONSOLE_SHOTS=1 keeps it after the run).
-import { PostgresUrl } from "@atrium/adapters-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { ownDatabaseOf, runSql } from "./support/own-database.ts"
 
 const chromiumPath = "/usr/bin/chromium"
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
@@ -20,21 +18,8 @@ mkdirSync(shots, { recursive: true })
 const suffix = Math.random().toString(36).slice(2, 10)
 const password = "correct horse battery staple"
 
-const ownDatabase = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL.length > 0
-  ? (() => {
-    const url = new URL(process.env.DATABASE_URL)
-    const name = `${url.pathname.slice(1) || "postgres"}_console_axe_${suffix}`
-    const own = new URL(url.href)
-    own.pathname = `/${name}`
-    return { adminUrl: url.href, url: own.href, name }
-  })()
-  : undefined
+const ownDatabase = ownDatabaseOf("console_axe")
 
-const runSql = (url: string, statement: string) =>
-  Effect.runPromise(Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0, queryTimeout: "2 minutes" }))))
 
 // A loopback receiver that takes every delivery.
 const receiver: Server = createServer((request, response) => {

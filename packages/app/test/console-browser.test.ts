@@ -1,14 +1,12 @@
 // Settings → Developers in a real browser: Debian's Chromium driven by playwright-core against the app server on
 // loopback (DATABASE_URL when set, else the embedded database), with a loopback webhook receiver.
-import { PostgresUrl } from "@atrium/adapters-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { ownDatabaseOf, runSql } from "./support/own-database.ts"
 
 const chromiumPath = "/usr/bin/chromium"
 const workDir = tempWorkDir("atrium-console-")
@@ -49,22 +47,8 @@ let adminWorkspace = { id: "", name: "" }
 
 // A database of its own on DATABASE_URL's server: another test's server sharing a database would claim this test's
 // deliveries with its own worker (and its SSRF guard, which does not allow loopback, would block them).
-const ownDatabase = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL.length > 0
-  ? (() => {
-    const url = new URL(process.env.DATABASE_URL)
-    const name = `${url.pathname.slice(1) || "postgres"}_console_${suffix}`
-    const own = new URL(url.href)
-    own.pathname = `/${name}`
-    return { adminUrl: url.href, url: own.href, name }
-  })()
-  : undefined
+const ownDatabase = ownDatabaseOf("console")
 
-// Creating and dropping a database may take longer than the pool's usual statement limit on a busy machine.
-const runSql = (url: string, statement: string) =>
-  Effect.runPromise(Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0 }))))
 
 const json = async (response: Response) => {
   const text = await response.text()

@@ -1,33 +1,18 @@
 // The /api/v1 request log over HTTP, on Postgres (DATABASE_URL when set, else the embedded database): the server
 // process writes each keyed v1 request off the request path in batches; admins read their workspace's lines, filtered.
-import { PostgresUrl } from "@atrium/adapters-pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql/SqlClient"
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { ownDatabaseOf, runSql } from "./support/own-database.ts"
 
 const workDir = tempWorkDir("atrium-request-logs-")
 const suffix = Math.random().toString(36).slice(2, 10)
 const password = "correct horse battery staple"
 
 // A database of its own on DATABASE_URL's server, so the lines counted are this test's only.
-const ownDatabase = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL.length > 0
-  ? (() => {
-    const url = new URL(process.env.DATABASE_URL)
-    const name = `${url.pathname.slice(1) || "postgres"}_request_logs_${suffix}`
-    const own = new URL(url.href)
-    own.pathname = `/${name}`
-    return { adminUrl: url.href, url: own.href, name }
-  })()
-  : undefined
+const ownDatabase = ownDatabaseOf("request_logs")
 
-const runSql = (url: string, statement: string) =>
-  Effect.runPromise(Effect.gen(function*() {
-    const sql = yield* SqlClient
-    yield* sql.unsafe(statement)
-  }).pipe(Effect.provide(PostgresUrl(Redacted.make(url), { statementTimeout: 0, queryTimeout: "2 minutes" }))))
 
 const environment = () =>
   ownDatabase !== undefined
