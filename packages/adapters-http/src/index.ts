@@ -1,11 +1,9 @@
 /**
  * @atrium/adapters-http — the HTTP contract (re-exported from `@atrium/client`, where it lives and is published),
- * the server that implements it (one front door: authentication, authorization, rate limit, envelope) and the outbound
+ * the server that implements it (one gate per kind of route, then the envelope) and the outbound
  * clients (`@atrium/adapters-http/outbound`).
  */
 export * from "@atrium/client"
-export { AuthenticationLive, SessionAuthenticationLive } from "./server/authentication.ts"
-export { AuthorizationLive } from "./server/authorization.ts"
 export { type EnvelopeOptions, makeEnvelope } from "./server/envelope.ts"
 export { AiTasksHandlers } from "./server/handlers/ai-tasks-handlers.ts"
 export { AuthHandlers, AuthSessionHandlers } from "./server/handlers/auth-handlers.ts"
@@ -25,10 +23,8 @@ export {
   makeHttpAppLayer,
   routerConfig
 } from "./server/http-app.ts"
-export { NoStoreLive } from "./server/no-store.ts"
 export { serveLean } from "./server/serve-lean.ts"
-export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./server/rate-limit.ts"
-export { RequestValidationLive } from "./server/request-validation.ts"
+export { makeRateLimitCheck, type RateLimitCheck, RateLimiterMemory, type RateLimitOptions } from "./server/rate-limit.ts"
 export { type KnownRoute, makeRouteTable, type RouteTable, routesOf } from "./server/route-table.ts"
 export { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./server/throttles.ts"
 export { type AccessLogEntry, AccessLogSink } from "./server/access-log.ts"

@@ -2,14 +2,11 @@ import { Effect, Layer, Schema } from "effect"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import {
   AcceptedCredentials,
-  Authentication,
-  Authorization,
   type HttpAppOptions,
   makeHttpAppLayer,
-  RateLimit,
   RateLimiterMemory,
-  RequestValidation,
   RequiredPermission,
+  V1Gate,
   V1Group,
   V1Handlers
 } from "../src/index.ts"
@@ -18,7 +15,7 @@ import { defaultOptions, serveOverMemory } from "./harness.ts"
 
 const Message = Schema.Struct({ message: Schema.String })
 
-/** Test-only endpoints behind the real middleware: scoped writes, a validated query and a defect. */
+/** Test-only endpoints behind the real `/api/v1` gate: scoped writes, a validated query and a defect. */
 export class TestGroup extends HttpApiGroup.make("test")
   .add(
     HttpApiEndpoint.post("echoWebhook", "/echo", { payload: Message, success: Message })
@@ -32,10 +29,7 @@ export class TestGroup extends HttpApiGroup.make("test")
     HttpApiEndpoint.get("defect", "/defect", { success: Message }).annotate(RequiredPermission, "workspace.read")
   )
   .annotate(AcceptedCredentials, ["api_key"])
-  .middleware(RequestValidation)
-  .middleware(Authorization)
-  .middleware(RateLimit)
-  .middleware(Authentication)
+  .middleware(V1Gate)
   .prefix("/api/v1/test")
 {}
 

@@ -15,8 +15,7 @@ import {
 } from "./auth-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { sessionRoutes } from "./front-door.ts"
-import { NoStore, RequestValidation } from "./security.ts"
+import { publicRoutes, sessionRoutes } from "./front-door.ts"
 import { strictPayloads } from "./strict-payloads.ts"
 
 /**
@@ -82,9 +81,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     ))
   )
   .annotate(HttpApi.PayloadParseOptions, strictPayloads)
-  .middleware(RequestValidation)
-  .middleware(NoStore)
-  .prefix("/api/auth")
+  .pipe(publicRoutes("/api/auth"))
   .annotateMerge(OpenApi.annotations({ title: "auth", description: "Accounts and member sessions for the native app." }))
 {}
 

@@ -4,7 +4,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IdempotencyKey } from "./ai-task-schemas.ts"
 import { docs } from "./endpoint-docs.ts"
 import { Problems, serverErrors } from "./errors.ts"
-import { memberRoutes, v1Routes } from "./front-door.ts"
+import { memberRoutes, publicRoutes, v1Routes } from "./front-door.ts"
 import { PageQuery } from "./page-query.ts"
 import { PurchaseProblems } from "./purchase-problems.ts"
 import {
@@ -19,7 +19,7 @@ import {
   SyncPayload,
   SyncPending
 } from "./purchase-schemas.ts"
-import { NoStore, RequestValidation, RequiredPermission } from "./security.ts"
+import { RequiredPermission } from "./security.ts"
 
 /** `/api/mobile/purchases`: availability, client sync, and the workspace's purchases. */
 export class MobilePurchasesGroup extends HttpApiGroup.make("mobilePurchases")
@@ -105,8 +105,6 @@ export class StoreNotificationsGroup extends HttpApiGroup.make("storeNotificatio
       error: [Problems.InvalidInput, PurchaseProblems.InvalidSignature, ...serverErrors]
     }).annotateMerge(docs("Google Play RTDN over Pub/Sub push", "The OIDC bearer token is verified; the purchase is then read back from Google."))
   )
-  .middleware(RequestValidation)
-  .middleware(NoStore)
-  .prefix("/api/store-notifications")
+  .pipe(publicRoutes("/api/store-notifications"))
   .annotateMerge(OpenApi.annotations({ title: "store notifications" }))
 {}

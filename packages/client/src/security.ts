@@ -7,7 +7,7 @@ import { Problems } from "./errors.ts"
 export type CredentialKind = "api_key" | "member"
 
 /**
- * Group (or endpoint) annotation: which credentials `Authentication` accepts there, told apart by the token's shape.
+ * Group (or endpoint) annotation: which credentials `V1Gate` accepts there, told apart by the token's shape.
  * Unannotated routes accept none (fail closed).
  */
 export const AcceptedCredentials = Context.Reference<ReadonlyArray<CredentialKind>>("@atrium/adapters-http/AcceptedCredentials", {
@@ -20,66 +20,63 @@ export const RequiredPermission = Context.Reference<Permission | undefined>("@at
 })
 
 /**
- * The operations behind authentication, as OpenAPI states them: `Authorization: Bearer <token>`. Declared here, not by
- * a security middleware, because the authentication middleware reads the header itself (one step per request instead
- * of the framework's security wrapper); the documents name the scheme (`bearer`) per interface.
+ * The operations behind a bearer credential, as OpenAPI states them: `Authorization: Bearer <token>`. Declared here, not
+ * by a security middleware, because the gates read the header themselves (one step per request instead of the
+ * framework's security wrapper); the documents name the scheme (`bearer`) per interface.
  */
 export const bearerRequired = { security: [{ bearer: [] }] }
 
+// The contract's four gates: each group declares exactly one, and the server runs exactly what its gate's comment says,
+// in that order, in one step per request. A gate's errors are every refusal of its steps (the documents list them).
+
+/** The refusals of a gate that finds the request's principal: its request, credential, limit and permission. */
+const principalRefusals = [
+  Problems.InvalidInput,
+  Problems.NotFound,
+  Problems.InsufficientScope,
+  Problems.Forbidden,
+  Problems.RateLimited,
+  Problems.Unavailable,
+  Problems.ApiKeyRejected,
+  Problems.SessionRejected
+]
+
 /**
- * THE authentication middleware: the bearer credential, by its shape, becomes the request's `CurrentPrincipal` — an API
- * key or a member session acting in its active workspace — when the route accepts that kind; else 400, 401, 403 or 503.
- * The server runs the rest of the route's front door (rate limit, permission, validation) in the same step, so its
- * refusals are listed here too; every route lists them anyway through their own middleware, declared with this one.
+ * `/api/v1`: the bearer credential — an API key, or a member session where the group's `AcceptedCredentials` allow —
+ * becomes the request's `CurrentPrincipal` (else 400, 401, or 503 when a lookup fails), then the request limit per
+ * principal (429), then the endpoint's `RequiredPermission` (403), then request validation (400, or 404 for a
+ * malformed id). Answers may be cached by the client.
  */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, {
+export class V1Gate extends HttpApiMiddleware.Service<V1Gate, {
   provides: CurrentPrincipal
-}>()("@atrium/adapters-http/Authentication", {
-  error: [
-    Problems.InvalidInput,
-    Problems.ApiKeyRejected,
-    Problems.SessionRejected,
-    Problems.Forbidden,
-    Problems.Unavailable,
-    Problems.RateLimited,
-    Problems.InsufficientScope,
-    Problems.NotFound
-  ]
-}) {}
+}>()("@atrium/adapters-http/V1Gate", { error: principalRefusals }) {}
+
+/**
+ * `/api/mobile` in the session's active workspace: `V1Gate`'s steps for a member session only (an API key is 401
+ * `malformed_credentials`; a member no longer in the active workspace 403), and every answer, refusals too, `no-store`.
+ */
+export class MobileGate extends HttpApiMiddleware.Service<MobileGate, {
+  provides: CurrentPrincipal
+}>()("@atrium/adapters-http/MobileGate", { error: principalRefusals }) {}
 
 /** The live session of the request whatever its memberships (`/api/auth` session routes, switching, joining). */
 export class CurrentSession extends Context.Service<CurrentSession, Session>()("@atrium/adapters-http/CurrentSession") {}
 
 /**
- * The same authentication for routes that act on the session itself rather than in a workspace: the member may have
- * left the active workspace and must still sign out, switch or join. Member sessions only. Like `Authentication`, it
- * runs the route's rate limit and validation in the same step, and lists their refusals.
+ * Routes on the session itself (`/api/auth`, and `/api/mobile` for switching and joining), for a member who may have
+ * left the active workspace: the access token becomes the `CurrentSession` (else 400, 401, 503), then the request
+ * limit per session (429), then request validation (400, 404); no permission; every answer `no-store`.
  */
-export class SessionAuthentication extends HttpApiMiddleware.Service<SessionAuthentication, {
+export class SessionGate extends HttpApiMiddleware.Service<SessionGate, {
   provides: CurrentSession
-}>()("@atrium/adapters-http/SessionAuthentication", {
-  error: [Problems.InvalidInput, Problems.SessionRejected, Problems.Unavailable, Problems.RateLimited, Problems.NotFound]
-}) {}
-
-/** THE authorization middleware: the domain's `permits(principal, endpoint's RequiredPermission)`. */
-export class Authorization extends HttpApiMiddleware.Service<Authorization, {
-  requires: CurrentPrincipal
-}>()("@atrium/adapters-http/Authorization", {
-  error: [Problems.InsufficientScope, Problems.Forbidden]
-}) {}
-
-/** THE rate-limit middleware: requests per API key or session and window (429 `rate_limited`); after authentication. */
-export class RateLimit extends HttpApiMiddleware.Service<RateLimit>()("@atrium/adapters-http/RateLimit", {
-  error: [Problems.RateLimited, Problems.Unavailable]
+}>()("@atrium/adapters-http/SessionGate", {
+  error: [Problems.InvalidInput, Problems.NotFound, Problems.RateLimited, Problems.Unavailable, Problems.SessionRejected]
 }) {}
 
 /**
- * Request decoding failures: a malformed id in the path is 404 `not_found` (as an unknown one), anything else 400
- * `invalid_request` naming each failed check in `errors`.
+ * Routes without a bearer credential (signing up and in, the mailed links, the stores' signed notifications): request
+ * validation alone (400, or 404 for a malformed id), every answer `no-store`. Their handlers throttle per address.
  */
-export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("@atrium/adapters-http/RequestValidation", {
+export class PublicGate extends HttpApiMiddleware.Service<PublicGate>()("@atrium/adapters-http/PublicGate", {
   error: [Problems.InvalidInput, Problems.NotFound]
 }) {}
-
-/** Marks every response of a group `Cache-Control: no-store`: they carry tokens and per-member data. */
-export class NoStore extends HttpApiMiddleware.Service<NoStore>()("@atrium/adapters-http/NoStore") {}

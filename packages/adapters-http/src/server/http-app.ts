@@ -1,10 +1,9 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, type HttpApi, type HttpApiGroup } from "effect/http-api"
 import { Api } from "@atrium/client"
-import { AuthenticationLive, SessionAuthenticationLive } from "./authentication.ts"
-import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleLayer, consoleRoutes } from "./console/console-routes.ts"
 import { type EnvelopeOptions, makeEnvelope } from "./envelope.ts"
+import { GatesLive } from "./gates.ts"
 import { AiTasksHandlers } from "./handlers/ai-tasks-handlers.ts"
 import { AuthHandlers, AuthSessionHandlers } from "./handlers/auth-handlers.ts"
 import { MobileDomainsHandlers, V1DomainsHandlers } from "./handlers/domains-handlers.ts"
@@ -17,10 +16,8 @@ import { MobileSchedulesHandlers, SchedulesHandlers } from "./handlers/schedules
 import { MobilePurchasesHandlers, StoreNotificationsHandlers, V1PurchasesHandlers } from "./handlers/purchases-handlers.ts"
 import { V1Handlers } from "./handlers/v1-handlers.ts"
 import { MobileWebhooksHandlers, WebhooksHandlers } from "./handlers/webhooks-handlers.ts"
-import { NoStoreLive } from "./no-store.ts"
 import { docsLayer, docsRoutes } from "./offline-docs.ts"
-import { RateLimiterMemory, RateLimitLive, type RateLimitOptions } from "./rate-limit.ts"
-import { RequestValidationLive } from "./request-validation.ts"
+import { RateLimiterMemory, type RateLimitOptions } from "./rate-limit.ts"
 import { type KnownRoute, makeRouteTable, routesOf } from "./route-table.ts"
 import { defaultThrottleLimits, type ThrottleLimits, Throttles } from "./throttles.ts"
 
@@ -39,21 +36,12 @@ export interface HttpAppOptions extends EnvelopeOptions {
 }
 
 /**
- * The HttpApi middleware — one authentication (keys and sessions), one authorization (the domain's `permits`), one
- * rate limit, `no-store`, request validation, run by the authentication as one step per request where it guards the
- * route — and the throttles, all counting in the app's `RateLimiter`: bring
- * `RateLimiterMemory` for one process, a Redis-backed one to share the counts among processes.
+ * The HttpApi middleware — the contract's gates, one per kind of route (`/api/v1`, `/api/mobile`, session routes,
+ * public routes) — and the throttles, all counting in the app's `RateLimiter`: bring `RateLimiterMemory` for one
+ * process, a Redis-backed one to share the counts among processes.
  */
 export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
-  Layer.mergeAll(
-    AuthenticationLive(options.rateLimit),
-    SessionAuthenticationLive(options.rateLimit),
-    AuthorizationLive,
-    RateLimitLive(options.rateLimit),
-    NoStoreLive,
-    RequestValidationLive,
-    Throttles.layer({ ...defaultThrottleLimits, ...options.throttles })
-  )
+  Layer.merge(GatesLive(options.rateLimit), Throttles.layer({ ...defaultThrottleLimits, ...options.throttles }))
 
 /** Routes served beside the API (pages), with the paths they answer so the envelope tells 404 from 405. */
 export interface ExtraRoutes<E, R> {

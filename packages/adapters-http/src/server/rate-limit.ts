@@ -1,8 +1,6 @@
-import { CurrentPrincipal, type Principal, principalId, RateLimited, Unavailable } from "@atrium/domain"
+import { RateLimited, Unavailable } from "@atrium/domain"
 import { Context, Duration, Effect, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"
-import { CurrentSession, RateLimit } from "@atrium/client"
-import { isBehindDoor } from "./front-door.ts"
 import { respondWithUnsafe } from "./request-facts.ts"
 
 /** How many requests one subject may make per window. */
@@ -71,35 +69,6 @@ export const makeRateLimitGate = (options: RateLimitOptions) =>
 export const makeRateLimitCheck = (options: RateLimitOptions) =>
   Effect.map(makeRateLimitGate(options), (gate): RateLimitCheck => (key, subject) =>
     Effect.withFiber((fiber) => gate(key, subject, fiber.context, Effect.void)))
-
-// Listed after an authentication middleware: nothing to count by means the group is misconfigured.
-const noSubject = Effect.die(new Error("RateLimit runs after Authentication or SessionAuthentication"))
-
-/**
- * THE `RateLimit` middleware: the same limit per API key or per session (the principal's, or the session of a
- * session-only route), over an Effect `RateLimiter` (bring its store). Behind an authentication middleware — where the
- * contract always puts it — the door counts in the same step, through the same gate.
- */
-export const RateLimitLive = (options: RateLimitOptions) =>
-  Layer.effect(
-    RateLimit,
-    Effect.gen(function*() {
-      const gate = yield* makeRateLimitGate(options)
-      return RateLimit.of((httpEffect, { endpoint }) => {
-        if (isBehindDoor(endpoint)) return httpEffect
-        return Effect.withFiber((fiber) => {
-          const principal = Context.getOrUndefined(fiber.context, CurrentPrincipal)
-          if (principal !== undefined) return gate(principalId(principal), subjectOf(principal), fiber.context, httpEffect)
-          const session = Context.getOrUndefined(fiber.context, CurrentSession)
-          if (session === undefined) return noSubject
-          return gate(session.id, "this session", fiber.context, httpEffect)
-        })
-      })
-    })
-  )
-
-/** How a refusal names whom the limit counts. */
-export const subjectOf = (principal: Principal): string => principal._tag === "ApiKeyPrincipal" ? "this API key" : "this session"
 
 /** A per-process memory `RateLimiter`, shared by every limit of the app. */
 export const RateLimiterMemory = RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))

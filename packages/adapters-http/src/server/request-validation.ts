@@ -1,11 +1,8 @@
 import { InvalidInput, NotFound } from "@atrium/domain"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { HttpApiError } from "effect/http-api"
-import { RequestValidation } from "@atrium/client"
-import { isBehindDoor } from "./front-door.ts"
-import { CurrentRequestFacts } from "./request-facts.ts"
 import { issuesOf } from "./schema-issues.ts"
 
 // Path parameters are ids: one that cannot exist names nothing, like an unknown one (no shape oracle either).
@@ -35,19 +32,3 @@ export const validated = <R>(
     httpEffect,
     (error): Effect.Effect<never, unhandled | InvalidInput | NotFound> => HttpApiError.HttpApiSchemaError.is(error) ? refuse(error) : Effect.fail(error)
   )
-
-/**
- * The `RequestValidation` middleware (innermost, after authentication): names the route for the access log, then
- * `validated`. Behind an authentication middleware the door does both in the same step.
- */
-export const RequestValidationLive = Layer.succeed(
-  RequestValidation,
-  RequestValidation.of((httpEffect, { endpoint }) => {
-    if (isBehindDoor(endpoint)) return httpEffect
-    return Effect.withFiber((fiber) => {
-      const facts = Context.get(fiber.context, CurrentRequestFacts)
-      if (facts !== undefined) facts.route = endpoint.path
-      return validated(httpEffect)
-    })
-  })
-)
