@@ -50,6 +50,12 @@ const cacheTtl = Duration.seconds(1)
 // `lastUsedAt` is written at most this often per key, off the request path.
 const lastUsedIntervalMillis = Duration.toMillis(Duration.minutes(1))
 
+/** A key found by its digest, with the principal it authenticates as. */
+interface Verified {
+  readonly key: ApiKey
+  readonly principal: ApiKeyPrincipal
+}
+
 /** Who may not manage keys: a member below admin, any API key. */
 type Refused = Forbidden | InsufficientScope
 
@@ -85,8 +91,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         capacity: 10_000,
         timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? cacheTtl : Duration.zero
       })
-      // The same keys, read without an effect on the hot path; dropped with the cache entry.
-      const verified = makeRecentValues<string, ApiKey>(cacheTtl, 10_000)
+      // The same keys with their principal, read without an effect or an allocation on the hot path; dropped with the
+      // cache entry. A refresh (or revocation) brings a new key object, hence a new principal.
+      const verified = makeRecentValues<string, Verified>(cacheTtl, 10_000)
       const forget = (digest: string) => Effect.andThen(Effect.sync(() => verified.delete(digest)), Cache.invalidate(byDigest, digest))
       const lastWritten = new Map<string, number>()
 
@@ -96,17 +103,6 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         if (nowMillis - last < lastUsedIntervalMillis) return undefined
         lastWritten.set(key.id, nowMillis)
         return repo.touchLastUsed(key.id, DateTime.makeUnsafe(nowMillis)).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
-      }
-
-      // One principal per cached key object: a cache refresh (or revocation) brings a new object, hence a new principal.
-      const principals = new WeakMap<ApiKey, ApiKeyPrincipal>()
-      const principalOf = (key: ApiKey): ApiKeyPrincipal => {
-        let principal = principals.get(key)
-        if (principal === undefined) {
-          principal = new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
-          principals.set(key, principal)
-        }
-        return principal
       }
 
       // A key that is born expired, or expires beyond any plan (year 275760, year −271821), is a mistake: refuse it.
@@ -258,11 +254,11 @@ export class ApiKeys extends Context.Service<ApiKeys, {
       const expired = new ApiKeyRejected({ code: "api_key_expired" })
 
       // The judgement of a found key at `nowMillis`: revoked, expired, or its principal (noting the use).
-      const admit = (key: ApiKey, nowMillis: number): Effect.Effect<ApiKeyPrincipal, ApiKeyRejected> => {
+      const admit = ({ key, principal }: Verified, nowMillis: number): Effect.Effect<ApiKeyPrincipal, ApiKeyRejected> => {
         if (Option.isSome(key.revokedAt)) return Effect.fail(revoked)
         if (Option.isSome(key.expiresAt) && nowMillis >= DateTime.toEpochMillis(key.expiresAt.value)) return Effect.fail(expired)
         const write = touch(key, nowMillis)
-        return write === undefined ? Effect.succeed(principalOf(key)) : Effect.as(write, principalOf(key))
+        return write === undefined ? Effect.succeed(principal) : Effect.as(write, principal)
       }
 
       // Untraced and in as few steps as it can: it runs on every authenticated request, where a span, a generator or
@@ -278,8 +274,10 @@ export class ApiKeys extends Context.Service<ApiKeys, {
             if (Option.isNone(parseApiKey(presented))) return Effect.fail(malformed)
             return Effect.flatMap(Cache.get(byDigest, digest), (found) => {
               if (Option.isNone(found)) return Effect.fail(unknown)
-              verified.set(digest, found.value, nowMillis)
-              return admit(found.value, nowMillis)
+              const key = found.value
+              const entry = { key, principal: new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes }) }
+              verified.set(digest, entry, nowMillis)
+              return admit(entry, nowMillis)
             })
           }))
       }
