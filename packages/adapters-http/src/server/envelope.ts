@@ -4,7 +4,6 @@ import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, Ht
 import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
-import { requestIdFor } from "./request-id.ts"
 import type { RouteTable } from "./route-table.ts"
 
 /** Options of the router-level envelope. */
@@ -18,6 +17,15 @@ export interface EnvelopeOptions {
 }
 
 const defaultMaxBodyBytes = 1024 * 1024
+
+// A client's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
+const acceptableRequestId = /^[A-Za-z0-9._-]{1,128}$/
+
+/** The id of a request: the client's `x-request-id` when acceptable, else a fresh `req_…`. */
+const requestIdFor = (incoming: string | undefined): string =>
+  incoming !== undefined && acceptableRequestId.test(incoming)
+    ? incoming
+    : `req_${globalThis.crypto.randomUUID().replaceAll("-", "")}`
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
