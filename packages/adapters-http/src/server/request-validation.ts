@@ -1,9 +1,24 @@
-import { InvalidInput, NotFound } from "@atrium/domain"
-import { Effect } from "effect"
+import { type InputIssue, InvalidInput, NotFound } from "@atrium/domain"
+import { Effect, SchemaIssue } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { HttpApiError } from "effect/http-api"
-import { issuesOf } from "./schema-issues.ts"
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const segmentOf = (segment: PropertyKey | { readonly key: PropertyKey }): string | number => {
+  const key = typeof segment === "object" ? segment.key : segment
+  return typeof key === "number" ? key : String(key)
+}
+
+/** The failed checks of a request decoding failure, each at its path prefixed by the request slot (`query`, `payload`…). */
+const issuesOf = (error: HttpApiError.HttpApiSchemaError): ReadonlyArray<InputIssue> => {
+  const slot = error.kind.toLowerCase()
+  return formatIssues(error.cause.issue).issues.map((issue) => ({
+    path: [slot, ...(issue.path ?? []).map(segmentOf)],
+    message: issue.message
+  }))
+}
 
 // Path parameters are ids: one that cannot exist names nothing, like an unknown one (no shape oracle either).
 const noSuchId = new NotFound({ resource: "resource with this id" })
