@@ -52,7 +52,7 @@ export interface ExtraRoutes<E, R> {
 const noExtraRoutes: ExtraRoutes<never, never> = { routes: [], layer: Layer.empty }
 
 /**
- * The routes of any API that uses our middleware, served with its OpenAPI document, docs page and envelope.
+ * The routes of any API behind our gates, served with its OpenAPI document, docs page and envelope.
  * `handlers` implements every group of `api` (tests add test-only groups this way); `extra` adds pages.
  */
 export const makeHttpAppLayer = <Id extends string, Groups extends HttpApiGroup.Constraint, HA, HE, HR, XE = never, XR = never>(

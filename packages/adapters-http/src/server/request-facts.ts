@@ -2,7 +2,7 @@ import type { ApiKeyId, WorkspaceId } from "@atrium/domain"
 import { Context, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 
-/** What the envelope learns about a request while it runs, from the middleware that knows it. */
+/** What the envelope learns about a request while it runs, from the gate that knows it. */
 export interface RequestFacts {
   /** The route template (`/api/v1/webhook-endpoints/:id`), once a route took the request. */
   route: string | undefined
