@@ -28,7 +28,7 @@ type Extra<M extends Fielded, V extends Fielded, O extends ViewOptions<M, V>> = 
 
 /**
  * A model on the wire through a contract view, derived from the model's own schema: the model is encoded by its own
- * JSON codec (ISO-8601 instants, `null` for none) and decoded by the view, so a shared field is never mapped by
+ * JSON codec (ISO-8601 instants, `null` for none) and decoded by the view's (a wire view, or a domain projection), so a shared field is never mapped by
  * hand. Every model field is shown, renamed or withheld by name: one added to the model does not compile until its view
  * says which. Fields the view computes (a status at `now`, a flag) are the only ones the caller writes.
  */
@@ -46,7 +46,7 @@ export const deriveView = <M extends Fielded, V extends Fielded, const O extends
     else computed.push(name)
   }
   const encode = Schema.encodeUnknownSync(Schema.toCodecJson(model))
-  const decode = Schema.decodeUnknownSync(view)
+  const decode = Schema.decodeUnknownSync(Schema.toCodecJson(view))
   return (value, ...extra) => {
     const encoded: unknown = encode(value)
     // Only the computed fields are read from `extra` (`map(view)` passes an index there when there are none).

@@ -1,6 +1,6 @@
-import { ApiKey, AuditEntry, deriveView, Invitation, type InvitationDelivery, type IssuedSession, type Member, Membership, type OrganizationView, type SessionView, User } from "@atrium/domain"
+import { ApiKey, AuditEntry, deriveView, Invitation, type InvitationDelivery, type IssuedSession, type Member, Membership, type OrganizationView, SessionView, User } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
-import { AuditEntryView, ManagedApiKeyView, type SessionSummaryView, type SessionTokens, UserView } from "@atrium/client"
+import { AuditEntryView, ManagedApiKeyView, SessionSummaryView, type SessionTokens, UserView } from "@atrium/client"
 import { InvitationView } from "@atrium/client"
 import { MembershipView, type MemberView } from "@atrium/client"
 import type { OrganizationView as OrganizationWireSchema } from "@atrium/client"
@@ -21,15 +21,7 @@ export const toSessionTokens = (issued: IssuedSession): SessionTokens => ({
 })
 
 /** A listed session on the wire (the domain's session list already withholds the digests). */
-export const toSessionSummaryView = (session: SessionView): SessionSummaryView => ({
-  id: session.id,
-  activeWorkspaceId: session.activeWorkspaceId,
-  createdAt: DateTime.formatIso(session.createdAt),
-  lastUsedAt: DateTime.formatIso(session.lastUsedAt),
-  expiresAt: DateTime.formatIso(session.expiresAt),
-  userAgent: session.userAgent,
-  current: session.current
-})
+export const toSessionSummaryView = deriveView(SessionView, SessionSummaryView, { withheld: [] })
 
 /** A membership on the wire: its workspace is the caller's. */
 export const toMembershipView = deriveView(Membership, MembershipView, { withheld: ["workspaceId"], renamed: { joinedAt: "createdAt" } })
