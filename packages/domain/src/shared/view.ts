@@ -20,17 +20,18 @@ type Unaccounted<M extends Fielded, V extends Fielded, O extends ViewOptions<M, 
   ViewKey<V> | O["withheld"][number] | (O["renamed"] extends object ? O["renamed"][keyof O["renamed"]] : never)
 >
 
-// View fields the model does not hold under any name: the caller supplies them, in their wire form.
+// View fields the model does not hold under any name: the caller supplies them.
 type Extra<M extends Fielded, V extends Fielded, O extends ViewOptions<M, V>> = Omit<
   V["Encoded"],
   ModelKey<M> | (O["renamed"] extends object ? keyof O["renamed"] : never)
 >
 
 /**
- * A model on the wire through a contract view, derived from the model's own schema: the model is encoded by its own
- * JSON codec (ISO-8601 instants, `null` for none) and decoded by the view's (a wire view, or a domain projection), so a shared field is never mapped by
- * hand. Every model field is shown, renamed or withheld by name: one added to the model does not compile until its view
- * says which. Fields the view computes (a status at `now`, a flag) are the only ones the caller writes.
+ * A model through a view, derived from the model's own schema: the model is encoded by its JSON codec (ISO-8601
+ * instants, `null` for none) and decoded by the view's (a contract's wire view, or a domain projection), so a shared
+ * field is never mapped by hand. Every model field is shown, renamed or withheld by name: one added to the model does
+ * not compile until its view says which. Fields the view computes (a status at `now`, a flag) are the only ones the
+ * caller writes, in their JSON form.
  */
 export const deriveView = <M extends Fielded, V extends Fielded, const O extends ViewOptions<M, V>>(
   model: M,
