@@ -45,6 +45,22 @@ describe("deriveView", () => {
     assert.deepStrictEqual([note, note].map(view), [{ id: "n1", body: "hi" }, { id: "n1", body: "hi" }])
   })
 
+  it("takes nested records, lists and options in their JSON form too, as the model's codec would", () => {
+    const Visit = Schema.Struct({ at: Schema.DateTimeUtc, by: Schema.OptionFromNullOr(Schema.String) })
+    class Page extends Schema.Class<Page>("test/Page")({
+      last: Schema.OptionFromNullOr(Visit),
+      times: Schema.Array(Schema.DateTimeUtc)
+    }) {}
+    const PageView = Schema.Struct({
+      last: Schema.NullOr(Schema.Struct({ at: Schema.String, by: Schema.NullOr(Schema.String) })),
+      times: Schema.Array(Schema.String)
+    })
+    const page = new Page({ last: Option.some({ at, by: Option.none() }), times: [at] })
+    const shown = deriveView(Page, PageView, { withheld: [] })(page)
+    assert.deepStrictEqual(shown, { last: { at: "2026-01-31T12:00:00.000Z", by: null }, times: ["2026-01-31T12:00:00.000Z"] })
+    assert.deepStrictEqual(shown, Schema.encodeSync(Schema.toCodecJson(Page))(page))
+  })
+
   it("does not compile while a model field is neither shown, renamed nor withheld", () => {
     // @ts-expect-error `secretDigest` is unaccounted for: a field added to a model must be shown or withheld by name.
     const view = deriveView(Note, NoteView, { withheld: [], renamed: { writtenAt: "createdAt" } })
