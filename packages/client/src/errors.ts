@@ -45,61 +45,48 @@ const sessionDetails: { readonly [C in SessionRejected["code"]]: string } = {
  */
 export const Problems = {
   /** 400 `invalid_request`: the request breaks its schema (with `errors`) or a business rule. */
-  InvalidInput: problem(InvalidInput, { title: "Invalid request", detail: (e) => e.detail }),
+  InvalidInput: problem(InvalidInput, { detail: (e) => e.detail }),
   /** 400 `invalid_token`: a verification or reset link that is unknown, already used or expired (one answer for all three). */
-  InvalidToken: problem(InvalidToken, { title: "Invalid or expired link", detail: (e) => e.detail }),
+  InvalidToken: problem(InvalidToken, { detail: (e) => e.detail }),
   /** 401: the API key is missing, malformed, unknown, revoked or expired; sent with `WWW-Authenticate`. */
-  ApiKeyRejected: problem(ApiKeyRejected, { title: "Unauthenticated", detail: (e) => keyDetails[e.code] }),
+  ApiKeyRejected: problem(ApiKeyRejected, { detail: (e) => keyDetails[e.code] }),
   /** 401: the session token is missing, malformed, expired (refresh) or dead (sign in again); with `WWW-Authenticate`. */
-  SessionRejected: problem(SessionRejected, { title: "Unauthenticated", detail: (e) => sessionDetails[e.code] }),
+  SessionRejected: problem(SessionRejected, { detail: (e) => sessionDetails[e.code] }),
   /** 401 `invalid_credentials`: the email and password do not match an account (the same answer for an unknown email). */
-  InvalidCredentials: problem(InvalidCredentials, { title: "Invalid credentials", detail: () => "The email or password is wrong" }),
+  InvalidCredentials: problem(InvalidCredentials, { detail: () => "The email or password is wrong" }),
   /** 403 `insufficient_scope`: the key authenticates but lacks `requiredScope`. */
-  InsufficientScope: problem(InsufficientScope, {
-    title: "Insufficient scope",
-    detail: (e) => `This API key lacks the "${e.requiredScope}" scope`
-  }),
+  InsufficientScope: problem(InsufficientScope, { detail: (e) => `This API key lacks the "${e.requiredScope}" scope` }),
   /** 403 `forbidden`: the member's role (or membership of the active workspace) does not allow the action. */
-  Forbidden: problem(Forbidden, { title: "Forbidden", detail: (e) => e.detail }),
+  Forbidden: problem(Forbidden, { detail: (e) => e.detail }),
   /** 403 `not_entitled`: the workspace lacks `feature`. */
-  NotEntitled: problem(NotEntitled, { title: "Not entitled", detail: (e) => `The workspace lacks the "${e.feature}" feature` }),
+  NotEntitled: problem(NotEntitled, { detail: (e) => `The workspace lacks the "${e.feature}" feature` }),
   /** 402 `usage_cap_reached`: the operation would take `meter` beyond its monthly cap. */
-  UsageCapReached: problem(UsageCapReached, { title: "Usage cap reached", detail: (e) => `This would exceed the monthly ${e.meter} cap` }),
+  UsageCapReached: problem(UsageCapReached, { detail: (e) => `This would exceed the monthly ${e.meter} cap` }),
   /** 402 `insufficient_credits`: the available credit cannot cover the operation's worst-case cost. */
-  InsufficientCredits: problem(InsufficientCredits, {
-    title: "Insufficient credits",
-    detail: () => "The available credit does not cover the worst-case cost"
-  }),
+  InsufficientCredits: problem(InsufficientCredits, { detail: () => "The available credit does not cover the worst-case cost" }),
   /** 404 `not_found`: no such record in the caller's workspace (another workspace's records look the same). */
-  NotFound: problem(NotFound, { title: "Not found", detail: (e) => `No such ${e.resource}` }),
+  NotFound: problem(NotFound, { detail: (e) => `No such ${e.resource}` }),
   /** 409 `conflict`: the change collides with existing state. */
-  Conflict: problem(Conflict, { title: "Conflict", detail: (e) => e.detail }),
+  Conflict: problem(Conflict, { detail: (e) => e.detail }),
   /** 409 `email_taken`: an account with this email exists. */
-  EmailTaken: problem(EmailTaken, { title: "Email taken", detail: () => "An account with this email exists; sign in instead" }),
+  EmailTaken: problem(EmailTaken, { detail: () => "An account with this email exists; sign in instead" }),
   /** 409 `email_already_verified`: the account's address is verified; there is no link to resend. */
-  EmailAlreadyVerified: problem(EmailAlreadyVerified, {
-    title: "Email already verified",
-    detail: () => "This account's email address is already verified"
-  }),
+  EmailAlreadyVerified: problem(EmailAlreadyVerified, { detail: () => "This account's email address is already verified" }),
   /** 409 `domain_taken`: another workspace holds the hostname; `detail` names the TXT record that would claim it. */
-  DomainTaken: problem(DomainTaken, { title: "Domain taken", detail: (e) => e.detail }),
+  DomainTaken: problem(DomainTaken, { detail: (e) => e.detail }),
   /** 409 `idempotency_key_reused`: the `Idempotency-Key` was used within 24 h for a different request. */
-  IdempotencyKeyReused: problem(IdempotencyKeyReused, {
-    title: "Idempotency key reused",
-    detail: () => "This Idempotency-Key was used for a different request"
-  }),
+  IdempotencyKeyReused: problem(IdempotencyKeyReused, { detail: () => "This Idempotency-Key was used for a different request" }),
   /** 412 `precondition_failed`: `If-Match` does not name the current version; `currentEtag` names it. */
   PreconditionFailed: problem(PreconditionFailed, {
-    title: "Precondition failed",
     detail: () => "The resource changed since the version If-Match names; nothing was written",
     extensions: (e) => ({ currentEtag: appearanceEtag(e.currentVersion) })
   }),
   /** 428 `precondition_required`: the write needs an `If-Match` header. */
-  PreconditionRequired: problem(PreconditionRequired, { title: "Precondition required", detail: (e) => e.detail }),
+  PreconditionRequired: problem(PreconditionRequired, { detail: (e) => e.detail }),
   /** 429 `rate_limited`: too many requests; sent with `Retry-After` and `RateLimit` headers. */
-  RateLimited: problem(RateLimited, { title: "Too many requests", detail: (e) => e.detail }),
+  RateLimited: problem(RateLimited, { detail: (e) => e.detail }),
   /** 503 `unavailable`: a dependency (the database) is down; retry after `Retry-After` seconds. Never a 401. */
-  Unavailable: problem(Unavailable, { title: "Service unavailable", detail: () => "A dependency is unavailable; retry shortly" })
+  Unavailable: problem(Unavailable, { detail: () => "A dependency is unavailable; retry shortly" })
 } as const
 
 
@@ -109,4 +96,4 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 }, { httpApiStatus: 500, description: "Internal error" }) {}
 
 /** Failures any operation can answer: a dependency outage, or a defect. */
-export const serverErrors = [Problems.Unavailable, problem(InternalError, { title: "Internal error" })] as const
+export const serverErrors = [Problems.Unavailable, problem(InternalError, {})] as const

@@ -84,6 +84,11 @@ const entries: { readonly [C in ProblemCodeName]: Omit<ProblemCode, "code"> } = 
 /** The entry of a code the server sends. */
 export const problemEntry = (code: ProblemCodeName): ProblemCode => ({ code, ...entries[code] })
 
+const byCode: ReadonlyMap<string, Omit<ProblemCode, "code">> = new Map(Object.entries(entries))
+
+/** The title of a code as the error reference lists it; every code the contract declares has one (`entries` is typed by them). */
+export const problemTitle = (code: string): string => byCode.get(code)?.title ?? code
+
 /** Every error code clients may see, in the order the docs list them (by status). */
 export const problemCatalog: ReadonlyArray<ProblemCode> = Object.entries(entries)
   .map(([code, entry]) => ({ code, ...entry }))

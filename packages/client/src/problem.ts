@@ -1,8 +1,8 @@
 import { CurrentRequestId } from "@atrium/domain"
-import { Effect, Option, Schema, SchemaTransformation } from "effect"
+import { Effect, Option, Schema, SchemaAST, SchemaTransformation } from "effect"
 import { ProblemDetails } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
-import { problemType } from "./problem-catalog.ts"
+import { problemTitle, problemType } from "./problem-catalog.ts"
 
 
 /**
@@ -29,15 +29,18 @@ const problemBody = <C extends Schema.Top>(code: C) =>
 export const ProblemBody = problemBody(Schema.String.annotate({ description: "Stable error code" }))
 export type ProblemBody = typeof ProblemBody.Type
 
-/** How a domain error reads as a problem: its title, and the detail and extra members drawn from the error. */
+/** How a domain error reads as a problem: the detail and extra members drawn from the error (its title is its code's, from the catalog). */
 export interface ProblemRendering<E> {
-  readonly title: string
   readonly detail?: ((error: E) => string | undefined) | undefined
   readonly extensions?: ((error: E) => Record<string, unknown>) | undefined
 }
 
 // Members of the problem object that the error's own encoding must not overwrite.
 const standard: ReadonlySet<string> = new Set(["type", "title", "status", "requestId", "_tag"])
+
+// The codes a `code` field admits: one literal, or a union of them.
+const codesOf = (ast: SchemaAST.AST): ReadonlyArray<string> =>
+  ast._tag === "Literal" ? (typeof ast.literal === "string" ? [ast.literal] : []) : ast._tag === "Union" ? ast.types.flatMap(codesOf) : []
 
 /**
  * A domain tagged error (with `code` and `httpApiStatus`) as the contract's `application/problem+json` response.
@@ -55,6 +58,7 @@ export const problem = <
   const declared: unknown = error.ast.annotations?.httpApiStatus
   const status = typeof declared === "number" ? declared : 500
   const tag = error.fields._tag.ast.literal
+  const codes = codesOf(error.fields.code.ast)
   const encodeError = Schema.encodeUnknownEffect(error)
   const decodeError = Schema.decodeUnknownEffect(error)
   // The body documents the error's own codes (the OpenAPI document lists them); the rest stays open.
@@ -75,7 +79,7 @@ export const problem = <
             const requestId = yield* CurrentRequestId
             const out: Record<string, unknown> = {
               type: problemType(value.code),
-              title: rendering.title,
+              title: problemTitle(value.code),
               status,
               code: value.code
             }
@@ -91,5 +95,5 @@ export const problem = <
       })
     ),
     HttpApiSchema.asJson({ contentType: ProblemDetails.contentType })
-  ).annotate({ description: rendering.title, httpApiStatus: status })
+  ).annotate({ description: problemTitle(codes[0] ?? String(tag)), httpApiStatus: status })
 }

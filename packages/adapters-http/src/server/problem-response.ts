@@ -1,23 +1,9 @@
 import { HttpServerResponse, ProblemDetails } from "effect/http"
-import { type EnvelopeCode, problemEntry, problemType } from "@atrium/client"
+import { type EnvelopeCode, envelopeCodes, problemEntry, problemType } from "@atrium/client"
 
-/** The code the envelope answers for a status it meets (no route, wrong method, body too large, defects). */
-const byStatus: ReadonlyMap<number, EnvelopeCode> = new Map<number, EnvelopeCode>([
-  [400, "invalid_request"],
-  [401, "missing_credentials"],
-  [403, "forbidden"],
-  [404, "not_found"],
-  [405, "method_not_allowed"],
-  [406, "not_acceptable"],
-  [409, "conflict"],
-  [412, "precondition_failed"],
-  [413, "payload_too_large"],
-  [415, "unsupported_media_type"],
-  [426, "upgrade_required"],
-  [429, "rate_limited"],
-  [500, "internal_error"],
-  [503, "unavailable"]
-])
+/** The code the envelope answers for a status it meets: the first envelope code the catalog lists with that status. */
+const byStatus = new Map<number, EnvelopeCode>()
+for (const code of envelopeCodes) if (!byStatus.has(problemEntry(code).status)) byStatus.set(problemEntry(code).status, code)
 
 const describe = (status: number): EnvelopeCode => byStatus.get(status) ?? (status >= 500 ? "internal_error" : "invalid_request")
 

@@ -1,6 +1,6 @@
-import { DateTime, Option, Schema } from "effect"
-import { type AiTask, AiTaskError, AiTaskMetadata, AiTaskStatus } from "./ai-task.ts"
-import { TaskId } from "../shared/index.ts"
+import { Option, Schema } from "effect"
+import { AiTask, AiTaskError, AiTaskMetadata, AiTaskStatus } from "./ai-task.ts"
+import { deriveView, TaskId } from "../shared/index.ts"
 import { ModelId } from "../shared/index.ts"
 
 const IsoTime = Schema.String.annotate({ format: "date-time" })
@@ -27,27 +27,17 @@ export const AiTaskView = Schema.Struct({
 }).annotate({ identifier: "AiTask", description: "An AI task and, once finished, its output, usage and cost" })
 export type AiTaskView = typeof AiTaskView.Type
 
-const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
-
-/** The public view of a stored task. */
-export const toAiTaskView = (task: AiTask): AiTaskView => ({
-  id: task.id,
-  status: task.status,
-  model: task.model,
-  createdAt: DateTime.formatIso(task.createdAt),
-  startedAt: iso(task.startedAt),
-  finishedAt: iso(task.finishedAt),
-  maxOutputTokens: task.maxOutputTokens,
-  metadata: task.metadata,
-  output: Option.getOrNull(task.output),
-  usage: task.isFinished
-    ? {
-      inputTokens: Option.getOrElse(task.inputTokens, () => 0),
-      outputTokens: Option.getOrElse(task.outputTokens, () => 0),
-      costMicros: Option.getOrElse(task.costMicros, () => 0)
-    }
-    : null,
-  reservedMicros: task.reservedMicros,
-  error: Option.getOrNull(task.error),
-  scheduleId: Option.getOrNull(task.scheduleId)
+/** The public view of a stored task: its input, queue state and submitter withheld, its usage once finished. */
+const aiTaskView = deriveView(AiTask, AiTaskView, {
+  withheld: ["workspaceId", "input", "inputTokens", "outputTokens", "costMicros", "attempts", "nextAttemptAt", "submittedBy"]
 })
+export const toAiTaskView = (task: AiTask): AiTaskView =>
+  aiTaskView(task, {
+    usage: task.isFinished
+      ? {
+        inputTokens: Option.getOrElse(task.inputTokens, () => 0),
+        outputTokens: Option.getOrElse(task.outputTokens, () => 0),
+        costMicros: Option.getOrElse(task.costMicros, () => 0)
+      }
+      : null
+  })

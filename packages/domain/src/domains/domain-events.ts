@@ -1,8 +1,8 @@
-import { DateTime, Option, Schema } from "effect"
+import { Schema } from "effect"
 import { defineEvent } from "../audit/index.ts"
-import { DomainId, IsoTime } from "../shared/index.ts"
-import { type CustomDomain, DomainStatus, MisconfiguredReason } from "./custom-domain.ts"
-import { ObservedView, toObservedView } from "./domain-view.ts"
+import { deriveView, DomainId, IsoTime } from "../shared/index.ts"
+import { CustomDomain, DomainStatus, MisconfiguredReason } from "./custom-domain.ts"
+import { ObservedView } from "./domain-view.ts"
 
 /** A domain as its events carry it (never its token: the proof value is the workspace's to publish, not to broadcast). */
 export const DomainSummary = Schema.Struct({
@@ -14,13 +14,9 @@ export const DomainSummary = Schema.Struct({
 })
 export type DomainSummary = typeof DomainSummary.Type
 
-/** The event summary of a domain. */
-export const toDomainSummary = (domain: CustomDomain): DomainSummary => ({
-  id: domain.id,
-  hostname: domain.hostname,
-  status: domain.status,
-  verifiedAt: Option.getOrNull(Option.map(domain.verifiedAt, DateTime.formatIso)),
-  observed: Option.getOrNull(Option.map(domain.observed, toObservedView))
+/** The event summary of a domain: its token and the checker's state withheld. */
+export const toDomainSummary = deriveView(CustomDomain, DomainSummary, {
+  withheld: ["workspaceId", "token", "misconfiguredReason", "lastCheckedAt", "pendingSince", "proofMissingSince", "checks", "nextCheckAt", "createdBy", "createdAt", "updatedAt"]
 })
 
 /** Events of the domains area. */

@@ -1,6 +1,6 @@
 import { DateTime, Option, Schema } from "effect"
-import { DomainId, IsoTime } from "../shared/index.ts"
-import { type CustomDomain, DomainStatus, type DnsObservation, MisconfiguredReason } from "./custom-domain.ts"
+import { deriveView, DomainId, IsoTime } from "../shared/index.ts"
+import { CustomDomain, DomainStatus, DnsObservation, MisconfiguredReason } from "./custom-domain.ts"
 import type { DomainPolicy } from "./domain-policy.ts"
 import { hostnameToUnicode } from "./hostname.ts"
 
@@ -47,15 +47,8 @@ export const DomainView = Schema.Struct({
 }).annotate({ identifier: "Domain", description: "A custom domain, its status, what to do next and what DNS showed" })
 export type DomainView = typeof DomainView.Type
 
-const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
-
 /** The observation on the wire. */
-export const toObservedView = (observed: DnsObservation): ObservedView => ({
-  txt: observed.txt,
-  cname: Option.getOrNull(observed.cname),
-  checkedAt: DateTime.formatIso(observed.checkedAt),
-  error: Option.getOrNull(observed.error)
-})
+export const toObservedView = deriveView(DnsObservation, ObservedView, { withheld: [] })
 
 /** The next action of a domain, worded for its status. */
 export const nextActionOf = (domain: CustomDomain, policy: DomainPolicy): NextAction => {
@@ -80,17 +73,9 @@ export const nextActionOf = (domain: CustomDomain, policy: DomainPolicy): NextAc
   }
 }
 
-/** The public view of a domain. */
-export const toDomainView = (domain: CustomDomain, policy: DomainPolicy): DomainView => ({
-  id: domain.id,
-  hostname: domain.hostname,
-  hostnameUnicode: hostnameToUnicode(domain.hostname),
-  status: domain.status,
-  misconfiguredReason: Option.getOrNull(domain.misconfiguredReason),
-  nextAction: nextActionOf(domain, policy),
-  observed: Option.getOrNull(Option.map(domain.observed, toObservedView)),
-  verifiedAt: iso(domain.verifiedAt),
-  lastCheckedAt: iso(domain.lastCheckedAt),
-  nextCheckAt: iso(domain.nextCheckAt),
-  createdAt: DateTime.formatIso(domain.createdAt)
+/** The public view of a domain: the verification token shown only as `nextAction`'s TXT value, the checker's state withheld. */
+const domainView = deriveView(CustomDomain, DomainView, {
+  withheld: ["workspaceId", "token", "pendingSince", "proofMissingSince", "checks", "createdBy", "updatedAt"]
 })
+export const toDomainView = (domain: CustomDomain, policy: DomainPolicy): DomainView =>
+  domainView(domain, { hostnameUnicode: hostnameToUnicode(domain.hostname), nextAction: nextActionOf(domain, policy) })

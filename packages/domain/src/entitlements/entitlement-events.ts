@@ -3,7 +3,8 @@ import { defineEvent } from "../audit/index.ts"
 import { IsoTime } from "../shared/index.ts"
 import { EntitlementSource, Feature } from "./entitlement.ts"
 
-const EntitlementChange = Schema.Struct({
+/** A grant as entitlement events carry it. */
+export const EntitlementChange = Schema.Struct({
   feature: Feature,
   source: EntitlementSource,
   expiresAt: Schema.NullOr(IsoTime),

@@ -1,13 +1,13 @@
 import { Context, DateTime, Effect, Equal, Layer, Option } from "effect"
 import type { Actor } from "../shared/index.ts"
-import { EntitlementEvents } from "./entitlement-events.ts"
+import { EntitlementChange, EntitlementEvents } from "./entitlement-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Entitlement, type EntitlementSource, type Feature, grantKey } from "./entitlement.ts"
 import { type InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import type { WorkspaceId } from "../shared/index.ts"
 import { EntitlementRepository } from "./entitlement-repository.ts"
 import { FeatureCatalog } from "./feature-catalog.ts"
-import { Transactor } from "../shared/index.ts"
+import { deriveView, Transactor } from "../shared/index.ts"
 
 /** What granting a feature needs. */
 export interface GrantInput {
@@ -50,12 +50,9 @@ export interface SourceGrantsChange {
   readonly revoked: ReadonlyArray<Entitlement>
 }
 
-const changeOf = (entitlement: Entitlement) => ({
-  feature: entitlement.feature,
-  source: entitlement.source,
-  expiresAt: Option.getOrNull(Option.map(entitlement.expiresAt, DateTime.formatIso)),
-  purchaseId: entitlement.purchaseId
-})
+// A grant as its events carry it: the purchase behind it, never the raw source reference.
+const change = deriveView(Entitlement, EntitlementChange, { withheld: ["workspaceId", "sourceRef", "grantedAt"] })
+const changeOf = (entitlement: Entitlement) => change(entitlement, { purchaseId: entitlement.purchaseId })
 
 const byFeatureThenSource = (a: Entitlement, b: Entitlement) =>
   a.feature.localeCompare(b.feature) || a.source.localeCompare(b.source) || a.sourceRef.localeCompare(b.sourceRef)

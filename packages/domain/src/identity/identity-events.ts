@@ -3,13 +3,15 @@ import { defineEvent } from "../audit/index.ts"
 import { Role } from "../access/index.ts"
 import { IsoTime } from "../shared/index.ts"
 
-const MemberSummary = Schema.Struct({
+/** A member as identity events carry it. */
+export const MemberSummary = Schema.Struct({
   id: Schema.String.annotate({ description: "Membership id (mem_…)" }),
   userId: Schema.String.annotate({ description: "User id (usr_…)" }),
   role: Role
 }).annotate({ identifier: "MemberSummary" })
 
-const InvitationSummary = Schema.Struct({
+/** An invitation as identity events carry it. */
+export const InvitationSummary = Schema.Struct({
   id: Schema.String.annotate({ description: "Invitation id (inv_…)" }),
   email: Schema.String,
   role: Role,

@@ -1,5 +1,6 @@
 import { DateTime, Duration, Option, Schema } from "effect"
-import { Actor } from "../shared/index.ts"
+import { Actor, deriveView } from "../shared/index.ts"
+import { InvitationSummary } from "./identity-events.ts"
 import { InvitationId, UserId, WorkspaceId } from "../shared/index.ts"
 import { Role } from "../access/index.ts"
 import { Email } from "./email.ts"
@@ -47,9 +48,6 @@ export class Invitation extends Schema.Class<Invitation>("@atrium/domain/Invitat
 }
 
 /** The `InvitationSummary` of the event catalog; never the token or its digest. */
-export const toInvitationSummary = (invitation: Invitation) => ({
-  id: invitation.id,
-  email: invitation.email,
-  role: invitation.role,
-  expiresAt: DateTime.formatIso(invitation.expiresAt)
+export const toInvitationSummary = deriveView(Invitation, InvitationSummary, {
+  withheld: ["workspaceId", "tokenDigest", "invitedBy", "createdAt", "acceptedAt", "acceptedBy", "revokedAt"]
 })

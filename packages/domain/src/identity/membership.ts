@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { MembershipId, UserId, WorkspaceId } from "../shared/index.ts"
+import { deriveView, MembershipId, UserId, WorkspaceId } from "../shared/index.ts"
+import { MemberSummary } from "./identity-events.ts"
 import { Role } from "../access/index.ts"
 import type { User } from "./user.ts"
 import type { Workspace } from "../workspaces/index.ts"
@@ -26,8 +27,4 @@ export interface WorkspaceMembership {
 }
 
 /** The `MemberSummary` of the event catalog (`member.joined`, `member.removed`, `member.role_changed`). */
-export const toMemberSummary = (membership: Membership) => ({
-  id: membership.id,
-  userId: membership.userId,
-  role: membership.role
-})
+export const toMemberSummary = deriveView(Membership, MemberSummary, { withheld: ["workspaceId", "createdAt"] })

@@ -1,5 +1,5 @@
-import { DateTime, Duration, Option, Schema } from "effect"
-import { SessionId, UserId, WorkspaceId } from "../shared/index.ts"
+import { DateTime, Duration, Option, Schema, Struct } from "effect"
+import { deriveView, SessionId, UserId, WorkspaceId } from "../shared/index.ts"
 
 /** Why a session ended early. */
 export const SessionRevokeReason = Schema.Literals(["signed_out", "revoked", "refresh_token_reused", "password_reset"]).annotate({
@@ -62,26 +62,20 @@ export class Session extends Schema.Class<Session>("@atrium/domain/Session")({
   }
 }
 
-/** A session as the session list shows it: no digests. */
-export interface SessionView {
-  readonly id: SessionId
-  readonly activeWorkspaceId: WorkspaceId
-  readonly createdAt: DateTime.Utc
-  readonly lastUsedAt: DateTime.Utc
+/** A session as the session list shows it: no digests, no rotation state. */
+export const SessionView = Schema.Struct({
+  ...Struct.pick(Session.fields, ["id", "activeWorkspaceId", "createdAt", "lastUsedAt", "userAgent"]),
   /** When the refresh token lapses unless it is rotated. */
-  readonly expiresAt: DateTime.Utc
-  readonly userAgent: string | null
+  expiresAt: Schema.DateTimeUtc,
   /** The session that is asking. */
-  readonly current: boolean
-}
+  current: Schema.Boolean
+})
+export type SessionView = typeof SessionView.Type
+
+const sessionView = deriveView(Session, SessionView, {
+  withheld: ["userId", "accessDigest", "accessExpiresAt", "refreshDigest", "rotationSalt", "generation", "revokedAt", "revokeReason"],
+  renamed: { expiresAt: "refreshExpiresAt" }
+})
 
 /** The listable view of a session. */
-export const toSessionView = (session: Session, currentId?: SessionId): SessionView => ({
-  id: session.id,
-  activeWorkspaceId: session.activeWorkspaceId,
-  createdAt: session.createdAt,
-  lastUsedAt: session.lastUsedAt,
-  expiresAt: session.refreshExpiresAt,
-  userAgent: Option.getOrNull(session.userAgent),
-  current: session.id === currentId
-})
+export const toSessionView = (session: Session, currentId?: SessionId): SessionView => sessionView(session, { current: session.id === currentId })

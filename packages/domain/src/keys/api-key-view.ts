@@ -1,8 +1,8 @@
-import { DateTime, Option, Schema } from "effect"
-import type { ApiKey } from "./api-key.ts"
+import { Schema } from "effect"
+import { ApiKey } from "./api-key.ts"
 import { ApiKeyEnvironment } from "./api-key-secret.ts"
 import { ApiKeyScope } from "../access/index.ts"
-import { ApiKeyId } from "../shared/index.ts"
+import { ApiKeyId, deriveView } from "../shared/index.ts"
 
 /** What anyone but the server may see of a key: never its digest, never its secret. */
 export const ApiKeyView = Schema.Struct({
@@ -21,18 +21,5 @@ export const ApiKeyView = Schema.Struct({
 }).annotate({ identifier: "ApiKey", description: "An API key without its secret" })
 export type ApiKeyView = typeof ApiKeyView.Type
 
-const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
-
-/** The public view of a stored key. */
-export const toApiKeyView = (key: ApiKey): ApiKeyView => ({
-  id: key.id,
-  name: key.name,
-  environment: key.environment,
-  prefix: key.displayPrefix,
-  scopes: key.scopes,
-  createdAt: DateTime.formatIso(key.createdAt),
-  expiresAt: iso(key.expiresAt),
-  revokedAt: iso(key.revokedAt),
-  lastUsedAt: iso(key.lastUsedAt),
-  replacedBy: Option.getOrNull(key.replacedBy)
-})
+/** The public view of a stored key: its digest (and workspace, creator) withheld, its display prefix shown as `prefix`. */
+export const toApiKeyView = deriveView(ApiKey, ApiKeyView, { withheld: ["workspaceId", "digest", "createdBy"], renamed: { prefix: "displayPrefix" } })

@@ -1,6 +1,6 @@
 export { ApiKeyEvents } from "./api-key-events.ts"
 export { ApiKeyRepository } from "./api-key-repository.ts"
 export { ApiKeyEnvironment, looksLikeApiKey, mintApiKey, type MintedApiKey, parseApiKey } from "./api-key-secret.ts"
-export { ApiKeyView, toApiKeyView } from "./api-key-view.ts"
+export { ApiKeyView } from "./api-key-view.ts"
 export { ApiKey, ApiKeyName, rollGrace } from "./api-key.ts"
 export { ApiKeys, type CreateApiKeyInput, type CreatedApiKey, type RollApiKeyInput, type RolledApiKey } from "./api-keys.ts"

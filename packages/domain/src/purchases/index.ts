@@ -1,5 +1,5 @@
 export { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
-export { PurchaseEvents } from "./purchase-events.ts"
+export { PurchaseEvents, purchaseInternals } from "./purchase-events.ts"
 export { type AccountLink, PurchaseRepository } from "./purchase-repository.ts"
 export { AppAccountToken, type ProductCatalog, ProductKind, Purchase, type PurchaseOutcome, PurchaseStatus, type PurchaseTransition, Store, StoreEnvironment, type StoreObservation } from "./purchase.ts"
 export { Purchases } from "./purchases.ts"

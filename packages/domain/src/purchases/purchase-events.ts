@@ -1,7 +1,7 @@
-import { DateTime, Option, Schema } from "effect"
+import { Schema } from "effect"
 import { defineEvent } from "../audit/index.ts"
-import { IsoTime } from "../shared/index.ts"
-import { ProductKind, type Purchase, PurchaseStatus, Store, StoreEnvironment } from "./purchase.ts"
+import { deriveView, IsoTime } from "../shared/index.ts"
+import { ProductKind, Purchase, PurchaseStatus, Store, StoreEnvironment } from "./purchase.ts"
 
 const PurchaseSummary = Schema.Struct({
   id: Schema.String,
@@ -14,16 +14,21 @@ const PurchaseSummary = Schema.Struct({
   expiresAt: Schema.NullOr(IsoTime)
 })
 
-/** The purchase as event payloads carry it (never the store's token or its digest). */
-export const purchaseSummary = (purchase: Purchase): typeof PurchaseSummary.Type => ({
-  id: purchase.id,
-  store: purchase.store,
-  environment: purchase.environment,
-  productId: purchase.productId,
-  kind: purchase.kind,
-  status: purchase.status,
-  autoRenew: purchase.autoRenew,
-  expiresAt: Option.getOrNull(Option.map(purchase.expiresAt, DateTime.formatIso))
+/** What no view of a purchase shows: its workspace and buyer (the caller's), the store's reference and sealed token, the reconciler's state. */
+export const purchaseInternals = [
+  "workspaceId",
+  "userId",
+  "storeRef",
+  "sealedToken",
+  "latestTransactionId",
+  "lastEventAt",
+  "ackAttempts",
+  "nextCheckAt"
+] as const
+
+/** The purchase as event payloads carry it: its internals and its bookkeeping times withheld. */
+export const purchaseSummary = deriveView(Purchase, PurchaseSummary, {
+  withheld: [...purchaseInternals, "lastVerifiedAt", "acknowledgedAt", "createdAt", "updatedAt"]
 })
 
 /** Events of the purchases area. */

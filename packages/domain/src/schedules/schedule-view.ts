@@ -1,9 +1,7 @@
-import { DateTime, Option, Schema } from "effect"
+import { Option, Schema } from "effect"
 import { AiTaskRequest } from "../ai/index.ts"
-import { Actor, IsoTime, ScheduleId, TaskId } from "../shared/index.ts"
-import { CatchUp, Overlap, PausedReason, RunStatus, RunTrigger, type Schedule, type ScheduleRun, SkipReason } from "./schedule.ts"
-
-const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
+import { Actor, deriveView, IsoTime, ScheduleId, TaskId } from "../shared/index.ts"
+import { CatchUp, Overlap, PausedReason, RunStatus, RunTrigger, Schedule, ScheduleRun, SkipReason } from "./schedule.ts"
 
 /** What a workspace sees of a schedule. */
 export const ScheduleView = Schema.Struct({
@@ -30,33 +28,10 @@ export const ScheduleView = Schema.Struct({
 }).annotate({ identifier: "Schedule", description: "Recurring AI work on a cron in an IANA time zone" })
 export type ScheduleView = typeof ScheduleView.Type
 
-/** The public view of a schedule. */
-export const toScheduleView = (schedule: Schedule): ScheduleView => ({
-  id: schedule.id,
-  name: schedule.name,
-  cron: schedule.cron,
-  timezone: schedule.timezone,
-  task: schedule.task,
-  enabled: schedule.enabled,
-  status: !schedule.enabled ? "paused" : Option.isNone(schedule.nextRunAt) ? "ended" : "active",
-  createdBy: schedule.createdBy,
-  catchUp: schedule.catchUp,
-  overlap: schedule.overlap,
-  startsAt: iso(schedule.startsAt),
-  endsAt: iso(schedule.endsAt),
-  maxRuns: Option.getOrNull(schedule.maxRuns),
-  runCount: schedule.runCount,
-  consecutiveFailures: schedule.consecutiveFailures,
-  nextRunAt: iso(schedule.nextRunAt),
-  lastRun: Option.getOrNull(Option.map(schedule.lastRun, (run) => ({
-    at: DateTime.formatIso(run.at),
-    taskId: Option.getOrNull(run.taskId),
-    status: run.status
-  }))),
-  pausedReason: Option.getOrNull(schedule.pausedReason),
-  createdAt: DateTime.formatIso(schedule.createdAt),
-  updatedAt: DateTime.formatIso(schedule.updatedAt)
-})
+/** The public view of a schedule: its workspace withheld (it is the caller's), its status worded for clients. */
+const scheduleView = deriveView(Schedule, ScheduleView, { withheld: ["workspaceId"] })
+export const toScheduleView = (schedule: Schedule): ScheduleView =>
+  scheduleView(schedule, { status: !schedule.enabled ? "paused" : Option.isNone(schedule.nextRunAt) ? "ended" : "active" })
 
 /** What a workspace sees of one run. */
 export const ScheduleRunView = Schema.Struct({
@@ -70,13 +45,5 @@ export const ScheduleRunView = Schema.Struct({
 }).annotate({ identifier: "ScheduleRun", description: "One occurrence of a schedule and what it did" })
 export type ScheduleRunView = typeof ScheduleRunView.Type
 
-/** The public view of a run. */
-export const toScheduleRunView = (run: ScheduleRun): ScheduleRunView => ({
-  scheduleId: run.scheduleId,
-  scheduledFor: DateTime.formatIso(run.scheduledFor),
-  trigger: run.trigger,
-  status: run.status,
-  taskId: Option.getOrNull(run.taskId),
-  reason: Option.getOrNull(run.reason),
-  firedAt: iso(run.firedAt)
-})
+/** The public view of a run: its workspace and the worker's bookkeeping (claims, due time, row time) withheld. */
+export const toScheduleRunView = deriveView(ScheduleRun, ScheduleRunView, { withheld: ["workspaceId", "attempts", "dueAt", "createdAt"] })

@@ -20,3 +20,4 @@ export { decodeInput, isSafeText, isSafeTextValue, SafeMultilineText, SafeText }
 export { withDeadline } from "./deadline.ts"
 export { confusableSkeleton, isLatinLookalike } from "./confusables.ts"
 export { Instant } from "./instant.ts"
+export { deriveView, type ViewOptions } from "./view.ts"

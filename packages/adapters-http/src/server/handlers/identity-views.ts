@@ -1,63 +1,36 @@
-import type { ApiKey, AuditEntry, Invitation, InvitationDelivery, IssuedSession, Member, Membership, OrganizationView, SessionView, User } from "@atrium/domain"
-import { toApiKeyView } from "@atrium/domain"
+import { ApiKey, AuditEntry, deriveView, Invitation, type InvitationDelivery, type IssuedSession, type Member, Membership, type OrganizationView, SessionView, User } from "@atrium/domain"
 import { DateTime, Option, Redacted } from "effect"
-import type { AuditEntryView } from "@atrium/client"
-import type { SessionSummaryView, SessionTokens, UserView } from "@atrium/client"
-import type { InvitationView } from "@atrium/client"
-import type { ManagedApiKeyView } from "@atrium/client"
-import type { MembershipView, MemberView } from "@atrium/client"
+import { AuditEntryView, ManagedApiKeyView, SessionSummaryView, type SessionTokens, UserView } from "@atrium/client"
+import { InvitationView } from "@atrium/client"
+import { MembershipView, type MemberView } from "@atrium/client"
 import type { OrganizationView as OrganizationWireSchema } from "@atrium/client"
 import { toWorkspaceView } from "./views.ts"
 
 type OrganizationWire = typeof OrganizationWireSchema.Type
 
-const iso = DateTime.formatIso
-const isoOrNull = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, iso))
-
-/** A user on the wire. */
-export const toUserView = (user: User): UserView => ({
-  id: user.id,
-  email: user.email,
-  name: user.name,
-  createdAt: iso(user.createdAt),
-  emailVerified: user.emailVerified
-})
+/** A user on the wire: whether the address is verified, not when. */
+const userView = deriveView(User, UserView, { withheld: ["emailVerifiedAt"] })
+export const toUserView = (user: User): UserView => userView(user, { emailVerified: user.emailVerified })
 
 /** The contract's `session`: the only place the tokens leave their `Redacted` wrappers. */
 export const toSessionTokens = (issued: IssuedSession): SessionTokens => ({
   accessToken: Redacted.value(issued.accessToken),
-  accessTokenExpiresAt: iso(issued.accessTokenExpiresAt),
+  accessTokenExpiresAt: DateTime.formatIso(issued.accessTokenExpiresAt),
   refreshToken: Redacted.value(issued.refreshToken),
-  refreshTokenExpiresAt: iso(issued.refreshTokenExpiresAt)
+  refreshTokenExpiresAt: DateTime.formatIso(issued.refreshTokenExpiresAt)
 })
 
-/** A listed session on the wire. */
-export const toSessionSummaryView = (session: SessionView): SessionSummaryView => ({
-  id: session.id,
-  activeWorkspaceId: session.activeWorkspaceId,
-  createdAt: iso(session.createdAt),
-  lastUsedAt: iso(session.lastUsedAt),
-  expiresAt: iso(session.expiresAt),
-  userAgent: session.userAgent,
-  current: session.current
-})
+/** A listed session on the wire (the domain's session list already withholds the digests). */
+export const toSessionSummaryView = deriveView(SessionView, SessionSummaryView, { withheld: [] })
 
-/** A member with their user on the wire. */
-export const toMemberView = (member: Member): MemberView => ({
-  id: member.membership.id,
-  userId: member.user.id,
-  email: member.user.email,
-  name: member.user.name,
-  role: member.membership.role,
-  joinedAt: iso(member.membership.createdAt)
-})
+/** A membership on the wire: its workspace is the caller's. */
+export const toMembershipView = deriveView(Membership, MembershipView, { withheld: ["workspaceId"], renamed: { joinedAt: "createdAt" } })
 
-/** A membership on the wire. */
-export const toMembershipView = (membership: Membership): MembershipView => ({
-  id: membership.id,
-  userId: membership.userId,
-  role: membership.role,
-  joinedAt: iso(membership.createdAt)
+/** A member with their user on the wire: the membership, and who the user is. */
+export const toMemberView = ({ membership, user }: Member): MemberView => ({
+  ...toMembershipView(membership),
+  email: user.email,
+  name: user.name
 })
 
 /** The session's organization on the wire. */
@@ -72,28 +45,13 @@ export const toOrganizationView = (view: OrganizationView, features: Organizatio
   }))
 })
 
-/** An invitation on the wire, with its status at `now` and where its mail stands; never its token or digest. */
-export const toInvitationView = (invitation: Invitation, now: DateTime.Utc, delivery: Option.Option<InvitationDelivery>): InvitationView => ({
-  id: invitation.id,
-  email: invitation.email,
-  role: invitation.role,
-  status: invitation.statusAt(now),
-  invitedBy: invitation.invitedBy,
-  createdAt: iso(invitation.createdAt),
-  expiresAt: iso(invitation.expiresAt),
-  acceptedAt: isoOrNull(invitation.acceptedAt),
-  delivery: Option.getOrNull(delivery)
-})
+/** An invitation on the wire, with its status at `now` and where its mail stands; never its token digest. */
+const invitationView = deriveView(Invitation, InvitationView, { withheld: ["workspaceId", "tokenDigest", "acceptedBy", "revokedAt"] })
+export const toInvitationView = (invitation: Invitation, now: DateTime.Utc, delivery: Option.Option<InvitationDelivery>): InvitationView =>
+  invitationView(invitation, { status: invitation.statusAt(now), delivery: Option.getOrNull(delivery) })
 
-/** An audit entry on the wire. */
-export const toAuditEntryView = (entry: AuditEntry): AuditEntryView => ({
-  id: entry.id,
-  actor: entry.actor,
-  action: entry.action,
-  target: entry.target,
-  createdAt: iso(entry.createdAt),
-  requestId: Option.getOrNull(entry.requestId)
-})
+/** An audit entry on the wire: its workspace is the caller's. */
+export const toAuditEntryView = deriveView(AuditEntry, AuditEntryView, { withheld: ["workspaceId"] })
 
-/** An API key as Settings → Developers lists it. */
-export const toManagedApiKeyView = (key: ApiKey): ManagedApiKeyView => ({ ...toApiKeyView(key), createdBy: key.createdBy })
+/** An API key as Settings → Developers lists it: with its creator, never its digest. */
+export const toManagedApiKeyView = deriveView(ApiKey, ManagedApiKeyView, { withheld: ["workspaceId", "digest"], renamed: { prefix: "displayPrefix" } })

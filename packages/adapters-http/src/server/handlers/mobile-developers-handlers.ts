@@ -1,22 +1,14 @@
-import { ApiKeys, CurrentPrincipal, memberOf, type RequestLogEntry, RequestLogs } from "@atrium/domain"
-import { DateTime, Effect, Layer, Redacted } from "effect"
+import { ApiKeys, CurrentPrincipal, deriveView, memberOf, RequestLogEntry, RequestLogs } from "@atrium/domain"
+import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { toManagedApiKeyView } from "./identity-views.ts"
 import { pageRequestOf } from "./page-request.ts"
-import type { RequestLogView } from "@atrium/client"
+import { RequestLogView } from "@atrium/client"
 
-const toRequestLogView = (line: RequestLogEntry): RequestLogView => ({
-  id: line.id,
-  keyId: line.keyId,
-  method: line.method,
-  route: line.route,
-  status: line.status,
-  durationMs: line.durationMs,
-  requestId: line.requestId,
-  createdAt: DateTime.formatIso(line.createdAt)
-})
+// A log line on the wire: its workspace is the caller's.
+const toRequestLogView = deriveView(RequestLogEntry, RequestLogView, { withheld: ["workspaceId"] })
 
 /** Handlers of Settings → Developers: API keys of the active workspace, created, rolled and revoked by the member. */
 export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {

@@ -1,35 +1,19 @@
-import { CurrentPrincipal, type FeatureRequestForViewer, FeatureRequests, memberOf, type OwnPushDevice, PushNotifications } from "@atrium/domain"
-import { DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { CurrentPrincipal, deriveView, FeatureRequest, type FeatureRequestForViewer, FeatureRequests, memberOf, type OwnPushDevice, PushDevice, PushNotifications } from "@atrium/domain"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "@atrium/client"
+import { Api, FeatureRequestView, PushDeviceView } from "@atrium/client"
 import { leanGroup } from "../lean-group.ts"
 import { withRetryAfter } from "../retry-after.ts"
 import { pageRequestOf } from "./page-request.ts"
 
-const toFeatureRequestView = ({ request, viewerHasVoted }: FeatureRequestForViewer) => ({
-  id: request.id,
-  title: request.title,
-  details: request.details,
-  status: request.status,
-  statusNote: Option.getOrNull(request.statusNote),
-  mergedInto: Option.getOrNull(request.mergedInto),
-  voteCount: request.voteCount,
-  viewerHasVoted,
-  author: { name: request.authorName },
-  createdAt: DateTime.formatIso(request.createdAt),
-  statusChangedAt: DateTime.formatIso(request.statusChangedAt)
-})
+// The author is shown by name only; their user id and the workspace stay in the server.
+const featureRequestView = deriveView(FeatureRequest, FeatureRequestView, { withheld: ["workspaceId", "authorId", "authorName"] })
+const toFeatureRequestView = ({ request, viewerHasVoted }: FeatureRequestForViewer) =>
+  featureRequestView(request, { viewerHasVoted, author: { name: request.authorName } })
 
-// The token is shown back to its owner only (the session's own devices).
-const toPushDeviceView = ({ device, expoPushToken }: OwnPushDevice) => ({
-  installationId: device.installationId,
-  expoPushToken: Redacted.value(expoPushToken),
-  platform: device.platform,
-  appVersion: device.appVersion,
-  locale: device.locale,
-  createdAt: DateTime.formatIso(device.createdAt),
-  updatedAt: DateTime.formatIso(device.updatedAt)
-})
+// The token is shown back to its owner only (the session's own devices); the sealed copy and its digest never.
+const pushDeviceView = deriveView(PushDevice, PushDeviceView, { withheld: ["id", "userId", "sessionId", "sealedToken", "tokenDigest"] })
+const toPushDeviceView = ({ device, expoPushToken }: OwnPushDevice) => pushDeviceView(device, { expoPushToken: Redacted.value(expoPushToken) })
 
 const member = Effect.flatMap(CurrentPrincipal, memberOf)
 

@@ -1,28 +1,16 @@
-import { type DeliveryAttempt, deliveryHeaders, type DomainEvent, type EndpointWithSecret, envelopeOf, type WebhookDelivery, type WebhookEndpoint } from "@atrium/domain"
-import { DateTime, Option, Redacted } from "effect"
-import type { EventView } from "@atrium/client"
-import type {
+import { DeliveryAttempt, deliveryHeaders, deriveView, DomainEvent, type EndpointWithSecret, envelopeOf, WebhookDelivery, WebhookEndpoint } from "@atrium/domain"
+import { Option, Redacted } from "effect"
+import { EventView } from "@atrium/client"
+import {
   WebhookDeliveryAttemptView,
   WebhookDeliveryView,
-  WebhookDeliveryWithAttempts,
+  type WebhookDeliveryWithAttempts,
   WebhookEndpointView,
-  WebhookEndpointWithSecret
+  type WebhookEndpointWithSecret
 } from "@atrium/client"
 
-const iso = (time: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(time, DateTime.formatIso))
-
-/** An endpoint on the wire: no secret, no workspace (it is the caller's). */
-export const toWebhookEndpointView = (endpoint: WebhookEndpoint): WebhookEndpointView => ({
-  id: endpoint.id,
-  url: endpoint.url,
-  description: endpoint.description,
-  eventTypes: Option.getOrNull(endpoint.eventTypes),
-  enabled: endpoint.enabled,
-  disabledReason: Option.getOrNull(endpoint.disabledReason),
-  failingSince: iso(endpoint.failingSince),
-  createdAt: DateTime.formatIso(endpoint.createdAt),
-  updatedAt: DateTime.formatIso(endpoint.updatedAt)
-})
+/** An endpoint on the wire: no secret (it is not on the model), no workspace (it is the caller's). */
+export const toWebhookEndpointView = deriveView(WebhookEndpoint, WebhookEndpointView, { withheld: ["workspaceId"] })
 
 /** An endpoint with its freshly minted secret: only create and rotate-secret answer this. */
 export const toWebhookEndpointWithSecret = (created: EndpointWithSecret): WebhookEndpointWithSecret => ({
@@ -31,34 +19,15 @@ export const toWebhookEndpointWithSecret = (created: EndpointWithSecret): Webhoo
 })
 
 /** A delivery on the wire. */
-export const toWebhookDeliveryView = (delivery: WebhookDelivery): WebhookDeliveryView => ({
-  id: delivery.id,
-  endpointId: delivery.endpointId,
-  eventId: delivery.eventId,
-  eventType: delivery.eventType,
-  status: delivery.status,
-  attemptCount: delivery.attemptCount,
-  nextAttemptAt: iso(delivery.nextAttemptAt),
-  lastStatusCode: Option.getOrNull(delivery.lastStatusCode),
-  replayOf: Option.getOrNull(delivery.replayOf),
-  createdAt: DateTime.formatIso(delivery.createdAt),
-  updatedAt: DateTime.formatIso(delivery.updatedAt)
-})
+export const toWebhookDeliveryView = deriveView(WebhookDelivery, WebhookDeliveryView, { withheld: ["workspaceId"] })
 
 /** An attempt record on the wire; the address connected to stays internal. */
-const toWebhookDeliveryAttemptView = (attempt: DeliveryAttempt): WebhookDeliveryAttemptView => ({
-  id: attempt.id,
-  number: attempt.number,
-  startedAt: DateTime.formatIso(attempt.startedAt),
-  durationMillis: attempt.durationMillis,
-  statusCode: Option.getOrNull(attempt.statusCode),
-  errorKind: Option.getOrNull(attempt.errorKind),
-  responseHeaders: attempt.responseHeaders,
-  responseBody: attempt.responseBody,
-  nextAttemptAt: iso(attempt.nextAttemptAt)
-})
+const toWebhookDeliveryAttemptView = deriveView(DeliveryAttempt, WebhookDeliveryAttemptView, { withheld: ["deliveryId", "remoteAddress"] })
 
-/** A delivery with its attempts, oldest first. */
+/** An outbox event in the envelope webhooks carry. */
+export const toEventView = deriveView(DomainEvent, EventView, { withheld: [] })
+
+/** A delivery with its attempts, oldest first, and the request it sends (the event's envelope). */
 export const toWebhookDeliveryWithAttempts = (found: {
   readonly delivery: WebhookDelivery
   readonly attempts: ReadonlyArray<DeliveryAttempt>
@@ -68,18 +37,6 @@ export const toWebhookDeliveryWithAttempts = (found: {
   attempts: found.attempts.map(toWebhookDeliveryAttemptView),
   request: Option.match(found.event, {
     onNone: () => null,
-    onSome: (event) => ({
-      headers: deliveryHeaders(event.id),
-      body: envelopeOf({ ...event, createdAt: DateTime.formatIso(event.createdAt) })
-    })
+    onSome: (event) => ({ headers: deliveryHeaders(event.id), body: envelopeOf(toEventView(event)) })
   })
-})
-
-/** An outbox event in the envelope webhooks carry. */
-export const toEventView = (event: DomainEvent): EventView => ({
-  id: event.id,
-  type: event.type,
-  createdAt: DateTime.formatIso(event.createdAt),
-  workspaceId: event.workspaceId,
-  data: event.data
 })
