@@ -1,0 +1,78 @@
+// `node packages/app/bench/request-log-main.ts`: the request log's cost on the v1 read. Two servers on embedded
+// databases, one with ATRIUM_REQUEST_LOG on and one off, loaded in turn (on off, off on, on off, …: neither always goes
+// first) so a drift of the shared machine hits both alike; prints each round and the medians' ratio (target: on ≥ 0.95 × off).
+import autocannon from "autocannon"
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fmt } from "./percentiles.ts"
+import { addressOf, type Started, start } from "./server-process.ts"
+
+const connections = 64
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+const json = { "content-type": "application/json" }
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+// A member's own workspace key, made through the session routes.
+const keyOf = async (baseUrl: string) => {
+  const signUp = await fetch(`${baseUrl}/api/auth/sign-up`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ email: `log-${Date.now()}@example.com`, password: "correct horse battery", name: "Log" })
+  })
+  const session: { session?: { accessToken?: string } } = await signUp.json()
+  const created = await fetch(`${baseUrl}/api/mobile/api-keys`, {
+    method: "POST",
+    headers: { ...json, authorization: `Bearer ${session.session?.accessToken ?? ""}` },
+    body: JSON.stringify({ name: "bench", scopes: ["read"] })
+  })
+  const body: { key?: string } = await created.json()
+  if (body.key === undefined) throw new Error(`no key: ${created.status} ${JSON.stringify(body)}`)
+  return body.key
+}
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "atrium-request-log-bench-"))
+  chmodSync(dir, 0o711)
+  const servers: Array<Started> = []
+  try {
+    const targets = []
+    for (const requestLog of ["on", "off"]) {
+      const env = { PORT: "0", DATABASE_URL: undefined, ATRIUM_DATA_DIR: join(dir, requestLog), ATRIUM_RATE_LIMIT_PER_MINUTE: "100000000", ATRIUM_REQUEST_LOG: requestLog }
+      const server = await start("packages/app/src/main.ts", env, [/Listening on/])
+      servers.push(server)
+      const baseUrl = addressOf(server)
+      const headers = { authorization: `Bearer ${await keyOf(baseUrl)}` }
+      const load = () => autocannon({ url: `${baseUrl}/api/v1/workspaces/current`, connections, duration: seconds, headers })
+      await load() // warm-up: JIT, caches, pool
+      targets.push({ requestLog, load, rates: new Array<number>() })
+    }
+    for (let round = 1; round <= rounds; round++) {
+      const line: Array<string> = []
+      for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
+        const result = await target.load()
+        if (result.non2xx > 0) throw new Error(`${result.non2xx} non-2xx answers with the request log ${target.requestLog}`)
+        target.rates.push(result.requests.average)
+        line.push(`${target.requestLog} ${fmt(result.requests.average)} req/s`)
+      }
+      console.log(`round ${round}: ${line.join(", ")}`)
+    }
+    const [on, off] = targets.map((target) => median(target.rates))
+    console.log(`\nGET /api/v1/workspaces/current, ${connections} connections, ${seconds} s a load, ${rounds} rounds interleaved`)
+    console.log(`median req/s: request log on ${fmt(on ?? 0)}, off ${fmt(off ?? 0)}; on/off ${fmt((on ?? 0) / (off ?? 1), 3)} (target ≥ 0.95)`)
+  } finally {
+    for (const server of servers) await server.stop()
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
