@@ -1,7 +1,8 @@
-import { Cursor, decodeCursor, encodeCursor } from "@atrium/domain"
+import { comparePositions, Cursor, decodeCursor, encodeCursor, encodeRankedCursor } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Option, Schema } from "effect"
+import { Arbitrary, DateTime, Option, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
+import { decodeRankedCursor, isCursorText } from "../src/shared/cursor.ts"
 
 const base64url = (text: string) => Base64Url.encode(text)
 const isCursor = Schema.is(Cursor)
@@ -43,5 +44,46 @@ describe("cursors", () => {
     const cursor = encodeCursor({ createdAt: DateTime.makeUnsafe(1000), id: "evt_a" })
     assert.isTrue(Option.isSome(decodeCursor(cursor)))
     assert.isTrue(Option.isNone(decodeCursor(base64url("01000.evt_a"))))
+  })
+})
+
+describe("cursor codec properties", () => {
+  // Positions as pages produce them: a time from 1970 to 9999 and an id as the id generator spells it.
+  const millis = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: Date.UTC(9999, 11, 31, 23, 59, 59, 999) }))
+  const idChar = Schema.Literals([..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"])
+  const id = Arbitrary.array(Arbitrary.schema(idChar), { minLength: 1, maxLength: 100 }).pipe(Arbitrary.map((chars) => chars.join("")))
+  const rank = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 999_999_999_999_999 }))
+
+  it.prop("every position round-trips, and its cursor is one the contract accepts", [millis, id], ([at, key]) => {
+    const position = { createdAt: DateTime.makeUnsafe(at), id: key }
+    const cursor = encodeCursor(position)
+    assert.deepStrictEqual(decodeCursor(cursor), Option.some(position))
+    assert.isTrue(isCursor(cursor))
+    assert.isTrue(isCursorText(cursor))
+  })
+
+  it.prop("every ranked position round-trips", [rank, millis, id], ([votes, at, key]) => {
+    const position = { createdAt: DateTime.makeUnsafe(at), id: key }
+    assert.deepStrictEqual(decodeRankedCursor(encodeRankedCursor(votes, position)), Option.some({ rank: votes, position }))
+  })
+
+  // Arbitrary text, and base64url of arbitrary text (which passes the alphabet check and reaches the parser).
+  const text = Schema.String
+  it.prop("any other text decodes to nothing or to the one position whose cursor it is, and never throws", [text], ([raw]) => {
+    for (const candidate of [raw, base64url(raw)]) {
+      const decoded = decodeCursor(candidate)
+      if (Option.isSome(decoded)) assert.strictEqual(encodeCursor(decoded.value), candidate)
+      const ranked = decodeRankedCursor(candidate)
+      if (Option.isSome(ranked)) assert.strictEqual(encodeRankedCursor(ranked.value.rank, ranked.value.position), candidate)
+    }
+  })
+
+  it.prop("positions order by time, then by id, as their page order", [millis, id, millis, id], ([atA, idA, atB, idB]) => {
+    const a = { createdAt: DateTime.makeUnsafe(atA), id: idA }
+    const b = { createdAt: DateTime.makeUnsafe(atB), id: idB }
+    const order = Math.sign(comparePositions(a, b))
+    assert.strictEqual(order, -Math.sign(comparePositions(b, a)))
+    assert.strictEqual(order === 0, atA === atB && idA === idB)
+    if (atA !== atB) assert.strictEqual(order, Math.sign(atA - atB))
   })
 })
