@@ -2,8 +2,8 @@ import { nextOccurrence, parseScheduleCron, Schedules, upcomingOccurrences } fro
 import { DomainMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Cron, DateTime, Effect, Option, Result, Schema } from "effect"
-import { latestOccurrence } from "../src/schedules/schedule-cron.ts"
-import { body, entitledWorkspace, firePass, keyOf, runTasks, setTime, state } from "./support/schedules.ts"
+import { latestOccurrence } from "../../src/schedules/schedule-cron.ts"
+import { body, entitledWorkspace, firePass, keyOf, runTasks, setTime, state } from "../support/schedules.ts"
 
 const cronOf = (expression: string, zone: string) => Result.getOrThrow(parseScheduleCron(expression, zone))
 

@@ -2,7 +2,7 @@ import { comparePositions, Cursor, decodeCursor, encodeCursor, encodeRankedCurso
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, DateTime, Option, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
-import { decodeRankedCursor, isCursorText } from "../src/shared/cursor.ts"
+import { decodeRankedCursor, isCursorText } from "../../src/shared/cursor.ts"
 
 const base64url = (text: string) => Base64Url.encode(text)
 const isCursor = Schema.is(Cursor)

@@ -1,7 +1,7 @@
 import { actualCostMicros, AiTaskInput, Micros, ModelSpec, priceTokens, worstCaseCostMicros } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { inputTokenUpperBound } from "../src/ai/ai-pricing.ts"
+import { inputTokenUpperBound } from "../../src/ai/ai-pricing.ts"
 
 // Money is integer micro-USD: prices per million tokens, rounded up to the micro, with no float anywhere.
 const tokens = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000_000 }))
