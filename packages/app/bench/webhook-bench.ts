@@ -54,6 +54,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   webhookAllowNetworks: ["127.0.0.0/8"],
   webhookDisableAfterDays: 5,
   workers: false,
+  requestLog: true,
   workLease: Option.none(),
   drainDelay: Duration.zero,
   openai: Option.none(),

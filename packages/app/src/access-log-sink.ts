@@ -48,3 +48,7 @@ export const AccessLogWithRequestLog = Layer.effect(AccessLogSink, Effect.gen(fu
     requestLog.observe(entry)
   }
 }))
+
+/** The access log this server runs: stdout always; the per-key request log unless the operator turned it off (`ATRIUM_REQUEST_LOG`). */
+export const accessLogLayer = (requestLog: boolean) =>
+  requestLog ? AccessLogWithRequestLog.pipe(Layer.provide(RequestLogBuffer.layer)) : AccessLogStdout

@@ -19,6 +19,8 @@ export interface AppConfig {
   readonly webhookAllowNetworks: ReadonlyArray<string>
   readonly webhookDisableAfterDays: number
   readonly workers: boolean
+  /** Whether keyed `/api/v1` requests are kept in the per-key request log (`ATRIUM_REQUEST_LOG`). */
+  readonly requestLog: boolean
   /** How long a claimed AI task or webhook delivery stays with its process before another may take it (after a crash). */
   readonly workLease: Option.Option<Duration.Duration>
   /** How long a stopping process keeps serving, readiness already 503, so a balancer stops sending before it closes. */
@@ -83,6 +85,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   webhookDisableAfterDays: Config.Int("ATRIUM_WEBHOOK_DISABLE_AFTER_DAYS").pipe(Config.withDefault(5)),
   workers: Config.Boolean("ATRIUM_WORKERS").pipe(Config.withDefault(true)),
+  requestLog: Config.Boolean("ATRIUM_REQUEST_LOG").pipe(Config.withDefault(true)),
   workLease: Config.option(Config.Duration("ATRIUM_WORK_LEASE")),
   drainDelay: Config.Duration("ATRIUM_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(5))),
   openai: Config.all({

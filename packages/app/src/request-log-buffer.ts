@@ -14,8 +14,8 @@ const defaults: RequestLogBufferOptions = { flushEvery: "1 second", maxBatch: 50
 /**
  * The `/api/v1` request log, gathered off the request path: the access-log hook appends one small record per request
  * made with an API key, and a fiber writes what gathered once per `flushEvery` (one multi-row insert per `maxBatch`)
- * and on shutdown. Lines still in the buffer when the process crashes are lost; a database outage keeps them (up to
- * `maxPending`, the oldest dropped first) until it answers again.
+ * and on shutdown. Lines still in the buffer when the process crashes are lost; a database outage, or a database slower
+ * than the traffic, keeps them (up to `maxPending`, the oldest dropped first, `maxBatch` at a time) until it catches up.
  */
 export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
   /** Takes an access-log entry; anything but a keyed `/api/v1` request is ignored. Synchronous and allocation-light. */
@@ -31,14 +31,21 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
     // One flush at a time (the timer's and shutdown's), so no batch is taken twice.
     const lock = yield* Semaphore.make(1)
 
+    // Takes what gathered at once and writes it in slices: one pass over it, however long the backlog grew.
     const writeBatches = Effect.gen(function*() {
-      while (pending.length > 0) {
-        const batch = pending.slice(0, maxBatch)
+      const taken = pending
+      pending = []
+      for (let from = 0; from < taken.length; from += maxBatch) {
+        const batch = taken.slice(from, from + maxBatch)
         if (!Arr.isReadonlyArrayNonEmpty(batch)) return
         const written = yield* Effect.result(logs.record(batch))
-        // Down: keep the lines for the next round (what arrived meanwhile stays behind them).
-        if (written._tag === "Failure") return yield* Effect.logWarning(`request log not written (${pending.length} lines kept for the next try)`)
-        pending = pending.slice(batch.length)
+        if (written._tag === "Failure") {
+          // Down: keep the lines for the next round, ahead of what arrived meanwhile (within `maxPending`).
+          const kept = taken.slice(from).concat(pending)
+          dropped += Math.max(0, kept.length - maxPending)
+          pending = kept.slice(-maxPending)
+          return yield* Effect.logWarning(`request log not written (${pending.length} lines kept for the next try)`)
+        }
       }
     })
     const flush = Effect.gen(function*() {
@@ -54,9 +61,11 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
 
     const observe = (entry: AccessLogEntry) => {
       if (entry.keyId === null || entry.workspaceId === null || entry.route === null || !entry.route.startsWith("/api/v1/")) return
+      // Full: the oldest `maxBatch` lines go at once, so a request never pays for moving the whole backlog.
       if (pending.length >= maxPending) {
-        pending.shift()
-        dropped++
+        const over = Math.min(pending.length, Math.max(1, maxBatch))
+        pending = pending.slice(over)
+        dropped += over
       }
       pending.push({
         workspaceId: entry.workspaceId,

@@ -5,12 +5,11 @@ import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
-import { AccessLogWithRequestLog } from "./access-log-sink.ts"
+import { accessLogLayer } from "./access-log-sink.ts"
 import { domainLayer } from "./domain-layer.ts"
 import { MailWorker } from "./mail/mail-worker.ts"
 import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 import { PushWorker } from "./push-worker.ts"
-import { RequestLogBuffer } from "./request-log-buffer.ts"
 import { RequestLogPruner } from "./request-log-pruner.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
@@ -34,7 +33,7 @@ export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make(
   // Requests in flight when the server closes get 20 seconds to finish.
   const http = serveLean(routes).pipe(
     Layer.provide(rateLimiterLayer(config)),
-    Layer.provide(AccessLogWithRequestLog.pipe(Layer.provide(RequestLogBuffer.layer))),
+    Layer.provide(accessLogLayer(config.requestLog)),
     Layer.provide(Layer.unwrap(Effect.sync(() => {
       const gate = gatedServer(requestReading)
       life.onStopAccepting(gate.stopKeepingAlive)

@@ -1,7 +1,10 @@
 import { AccessLogSink } from "@atrium/adapters-http"
 import { describe, expect, it, vi } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { AccessLogStdout } from "../src/access-log-sink.ts"
+import { ApiKeyId, RequestLogs, SessionId, SessionPrincipal, UserId, WorkspaceId } from "@atrium/domain"
+import { DomainMemory } from "@atrium/domain/testing"
+import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
+import { AccessLogStdout, accessLogLayer } from "../src/access-log-sink.ts"
+import { appConfig } from "../src/app-config.ts"
 
 describe("the stdout access log", () => {
   it("writes one JSON line per entry, shaped like the app's log lines, flushed on shutdown", async () => {
@@ -32,4 +35,39 @@ describe("the stdout access log", () => {
       write.mockRestore()
     }
   })
+})
+
+describe("ATRIUM_REQUEST_LOG", () => {
+  const keyed = { method: "GET", route: "/api/v1/workspaces/current", status: 200, durationMs: 0.4, requestId: "req_switch", principalId: "key_switch", workspaceId: WorkspaceId.make("ws_switch"), keyId: ApiKeyId.make("key_switch") }
+  const admin = new SessionPrincipal({ sessionId: SessionId.make("ses_s"), userId: UserId.make("usr_s"), workspaceId: keyed.workspaceId, role: "owner" })
+  // One keyed v1 request through the server's access log, then the scope closed (the buffer flushes); what the log kept.
+  const keptWith = (requestLog: boolean) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(accessLogLayer(requestLog), scope)
+      const sink = Context.get(context, AccessLogSink)
+      sink?.(keyed)
+      yield* Scope.close(scope, Exit.void)
+      const page = yield* (yield* RequestLogs).list(admin, {}, { limit: 10, cursor: undefined })
+      return page.data.map((line) => line.requestId)
+    }).pipe(Effect.provide(DomainMemory))
+  const read = (value: string | undefined) =>
+    Effect.runSync(appConfig.parse(ConfigProvider.fromEnv({ env: value === undefined ? {} : { ATRIUM_REQUEST_LOG: value } }))).requestLog
+
+  it("is on by default and `off` turns it off", () => {
+    expect(read(undefined)).toBe(true)
+    expect(read("off")).toBe(false)
+    expect(read("false")).toBe(false)
+  })
+
+  it.effect("off: the per-key request log keeps nothing; on: the same request is kept", () =>
+    Effect.gen(function*() {
+      const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true)
+      try {
+        expect(yield* keptWith(false)).toEqual([])
+        expect(yield* keptWith(true)).toEqual(["req_switch"])
+      } finally {
+        write.mockRestore()
+      }
+    }))
 })

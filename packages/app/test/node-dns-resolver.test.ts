@@ -186,3 +186,39 @@ describe("the domain's pure IDNA conversion", () => {
     }
   })
 })
+
+describe("punycode and IDNA over many scripts, held to node's url.domainToASCII", () => {
+  // Code points of many scripts: ASCII letters and digits, Latin-1 and Latin Extended, Greek, Cyrillic, Arabic,
+  // Devanagari, CJK, Hangul, combining marks, fullwidth forms and emoji; labels of 1–20 of them.
+  const ranges: ReadonlyArray<readonly [number, number]> = [
+    [0x30, 0x39], [0x61, 0x7a], [0x41, 0x5a], [0x2d, 0x2d], [0xc0, 0x24f], [0x300, 0x36f], [0x391, 0x3c9], [0x410, 0x44f],
+    [0x621, 0x64a], [0x905, 0x939], [0x4e00, 0x4fff], [0xac00, 0xacff], [0xff21, 0xff5a], [0x1f600, 0x1f64f]
+  ]
+  const codePoint = Arbitrary.all([
+    Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: ranges.length - 1 }))),
+    Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff })))
+  ]).pipe(Arbitrary.map(([range, offset]) => {
+    const [low, high] = ranges[range] ?? [0x61, 0x7a]
+    return String.fromCodePoint(low + (offset % (high - low + 1)))
+  }))
+  const label = Arbitrary.array(codePoint, { minLength: 1, maxLength: 20 }).pipe(Arbitrary.map((chars) => chars.join("")))
+
+  it.prop("every A-label node makes decodes back to node's Unicode, and an accepted name is node's ASCII", [label, label], ([first, second]) => {
+    const name = `${first}.${second}.example`
+    const ascii = domainToASCII(name)
+    for (const part of ascii.split(".").filter((part) => part.startsWith("xn--"))) {
+      assert.deepStrictEqual(punycodeDecode(part.slice(4)), Option.some(domainToUnicode(part)), part)
+    }
+    const ours = normalizeHostname(name)
+    if (Result.isSuccess(ours)) {
+      assert.strictEqual(ours.success, ascii, name)
+      assert.strictEqual(hostnameToUnicode(ours.success), domainToUnicode(ascii), name)
+    }
+  })
+
+  it.prop("decoding any ASCII text answers a label or none, never throws", [Schema.String], ([text]) => {
+    const ascii = text.replace(/[^\x20-\x7e]/g, "a").toLowerCase()
+    const decoded = punycodeDecode(ascii)
+    if (Option.isSome(decoded)) assert.isTrue(decoded.value.isWellFormed())
+  })
+})

@@ -3,73 +3,16 @@
 // placeholders the README names are replaced: the ports 3000/4000, and `sk_live_…`, `at_…`, `ws_…`, `key_…`, `whe_…`,
 // `task_…`, `fr_…`, `dom_…` by the values the commands before them printed. No outside network is needed.
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { bashSession, commandsOf, freePort, shBlocks } from "./support/readme-shell.ts"
 
-const root = join(import.meta.dirname, "..", "..", "..")
 const workDir = tempWorkDir("atrium-readme-")
 const dataDir = join(workDir, "data")
 
 /** The fenced `sh` blocks of the README's "Try it" section, custom domains included (up to "Operator CLI"). */
-const tryItBlocks = (): ReadonlyArray<string> => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("\n## Try it\n"), readme.indexOf("\n### Operator CLI\n"))
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? "")
-}
-
-// Commands of a block: continuation lines joined, comment-only lines dropped (the `# →` lines show answers).
-const commandsOf = (block: string): ReadonlyArray<string> =>
-  block.replace(/\\\n\s*/g, "").split("\n").map((line) => line.trim()).filter((line) => line.length > 0 && !line.startsWith("#"))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** One bash session: a command's output is what it printed before its end marker. */
-const bashSession = (env: Record<string, string | undefined>) => {
-  const child: ChildProcess = spawn("bash", ["--noprofile", "--norc"], { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] })
-  let buffer = ""
-  const onData = (chunk: Buffer) => { buffer += chunk.toString() }
-  child.stdout?.on("data", onData)
-  child.stderr?.on("data", onData)
-  let counter = 0
-  const run = (command: string, timeoutMs = 60_000) =>
-    new Promise<{ readonly output: string; readonly status: number }>((resolve, reject) => {
-      const marker = `@@done-${++counter}@@`
-      const from = buffer.length
-      const timer = setTimeout(() => reject(new Error(`timed out: ${command}\n${buffer.slice(from)}`)), timeoutMs)
-      const check = () => {
-        const found = new RegExp(`${marker} (\\d+)`).exec(buffer.slice(from))
-        if (found === null) return
-        clearTimeout(timer)
-        child.stdout?.off("data", check)
-        child.stderr?.off("data", check)
-        resolve({ output: buffer.slice(from, from + found.index), status: Number(found[1]) })
-      }
-      child.stdout?.on("data", check)
-      child.stderr?.on("data", check)
-      child.stdin?.write(`${command}\necho "" ; echo "${marker} $?"\n`)
-    })
-  const close = () => {
-    if (child.pid !== undefined) {
-      try {
-        process.kill(-child.pid, "SIGTERM")
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-  return { run, close }
-}
+const tryItBlocks = (): ReadonlyArray<string> => shBlocks("## Try it", "### Operator CLI")
 
 let server: ServerProcess | undefined
 let session: ReturnType<typeof bashSession> | undefined

@@ -16,8 +16,8 @@ import {
 import { DomainMemory, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer, Option, Ref, Schema } from "effect"
-import { team } from "./support/identity.ts"
-import { body, entitledWorkspace, eventsOf, firePass, keyOf, runTasks, setTime, state, tasks } from "./support/schedules.ts"
+import { team } from "../support/identity.ts"
+import { body, entitledWorkspace, eventsOf, firePass, keyOf, runTasks, setTime, state, tasks } from "../support/schedules.ts"
 
 const actor = systemActor("test")
 

@@ -3,7 +3,7 @@ import { Accounts, Invitations, PushDevice, PushNotifications, PushSender, PushS
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { password, principalOf, signUp, team } from "./support/identity.ts"
+import { password, principalOf, signUp, team } from "../support/identity.ts"
 
 const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))

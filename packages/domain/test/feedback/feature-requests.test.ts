@@ -3,7 +3,7 @@ import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, syste
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { signUp, principalOf, team } from "./support/identity.ts"
+import { signUp, principalOf, team } from "../support/identity.ts"
 
 const page = { limit: 20, cursor: undefined }
 const board = FeatureRequests

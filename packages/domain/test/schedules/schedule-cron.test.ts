@@ -1,8 +1,9 @@
 import { nextOccurrence, parseScheduleCron, Schedules, upcomingOccurrences } from "@atrium/domain"
 import { DomainMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Option, Result } from "effect"
-import { body, entitledWorkspace, firePass, keyOf, runTasks, setTime, state } from "./support/schedules.ts"
+import { Arbitrary, Cron, DateTime, Effect, Option, Result, Schema } from "effect"
+import { latestOccurrence } from "../../src/schedules/schedule-cron.ts"
+import { body, entitledWorkspace, firePass, keyOf, runTasks, setTime, state } from "../support/schedules.ts"
 
 const cronOf = (expression: string, zone: string) => Result.getOrThrow(parseScheduleCron(expression, zone))
 
@@ -138,4 +139,43 @@ describe("firing across daylight saving switches (TestClock)", () => {
         "2026-11-02T06:30:00.000Z"
       ])
     }))
+})
+
+describe("cron preview properties", () => {
+  const field = (minimum: number, maximum: number) =>
+    Arbitrary.schema(Schema.Union([Schema.Literal("*"), Schema.Int.check(Schema.isBetween({ minimum, maximum }))])).pipe(Arbitrary.map(String))
+  // Five fields, each `*` or one value (days up to 28, so every expression matches some date).
+  const cron = Arbitrary.all([field(0, 59), field(0, 23), field(1, 28), field(1, 12), field(0, 6)]).pipe(Arbitrary.map((fields) => fields.join(" ")))
+  const after = Schema.Int.check(Schema.isBetween({ minimum: Date.UTC(2020, 0, 1), maximum: Date.UTC(2035, 0, 1) }))
+  // Zones with daylight saving both ways, a 30-minute shift, a quarter-hour offset, and none.
+  const zone = Schema.Literals(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "America/Santiago"])
+
+  it.prop("in UTC the preview is Effect's Cron, occurrence after occurrence", [cron, after], ([expression, from]) => {
+    const parsed = Result.getOrThrow(Cron.parse(expression, "UTC"))
+    const expected: Array<string> = []
+    let at = from
+    while (expected.length < 5) {
+      at = Cron.next(parsed, at).getTime()
+      expected.push(new Date(at).toISOString())
+    }
+    assert.deepStrictEqual(upcoming(expression, "UTC", new Date(from).toISOString(), 5), expected)
+  }, { arbitrary: { runs: 50 } })
+
+  it.prop("in any zone: strictly later, on whole minutes, each the latest at its own time, and on the cron's wall time unless clocks jumped", [cron, after, zone], ([expression, from, timezone]) => {
+    const parsed = cronOf(expression, timezone)
+    const wall = Result.getOrThrow(Cron.parse(expression, "UTC"))
+    const start = DateTime.makeUnsafe(from)
+    let previous = from
+    for (const occurrence of upcomingOccurrences(parsed, start, 4)) {
+      const at = DateTime.toEpochMillis(occurrence)
+      assert.isTrue(at > previous, `${expression} in ${timezone}`)
+      assert.strictEqual(at % 60_000, 0)
+      assert.deepStrictEqual(latestOccurrence(parsed, occurrence, start), Option.some(occurrence))
+      const offset = DateTime.zonedOffset(DateTime.makeZonedUnsafe(at, { timeZone: parsed.zone }))
+      const offsetBefore = DateTime.zonedOffset(DateTime.makeZonedUnsafe(at - 60_000, { timeZone: parsed.zone }))
+      // A wall time the clocks skipped runs at the instant they jump, whose own wall time the cron may not name.
+      if (offset === offsetBefore) assert.isTrue(Cron.match(wall, new Date(at + offset)), `${expression} in ${timezone} at ${occurrence}`)
+      previous = at
+    }
+  }, { arbitrary: { runs: 40 } })
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Members } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
-import { team } from "./support/identity.ts"
+import { team } from "../support/identity.ts"
 
 const page = { limit: 20, cursor: undefined }
 const events = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state)).pipe(Effect.map((s) => s.events.map((e) => e.type)))

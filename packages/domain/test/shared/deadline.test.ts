@@ -21,7 +21,10 @@ describe("withDeadline", () => {
   it.live("passes through an answer that comes in time, at once or later, and its failure", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* withDeadline(Effect.succeed(1), 50, late), 1)
-      assert.strictEqual(yield* withDeadline(Effect.as(Effect.sleep("5 millis"), 2), 1_000, late), 2)
+      // Answered later: by another fiber, after the deadline's timer is armed.
+      const answer = yield* Deferred.make<number>()
+      yield* Effect.forkChild(Effect.andThen(Effect.yieldNow, Deferred.succeed(answer, 2)))
+      assert.strictEqual(yield* withDeadline(Deferred.await(answer), 1_000, late), 2)
       assert.deepStrictEqual(yield* Effect.exit(withDeadline(Effect.fail("refused" as const), 1_000, late)), Exit.fail("refused"))
     }))
 

@@ -3,7 +3,7 @@ import { Appearance, appearanceEtag, defaultAppearance, parseAppearanceEtag } fr
 import { DomainMemory } from "@atrium/domain/testing"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { principalOf, signUp, team } from "./support/identity.ts"
+import { principalOf, signUp, team } from "../support/identity.ts"
 
 const dark = { ...defaultAppearance, theme: "dark", accentColor: "#112233", extras: { fontFamily: "serif", columns: 2, haptics: true } }
 

@@ -3,7 +3,7 @@ import { Accounts, PasswordReset, Session } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { lastMailTo, sendDue, tokenIn } from "./support/mail.ts"
+import { lastMailTo, sendDue, tokenIn } from "../support/mail.ts"
 
 const signUp = Effect.gen(function*() {
   const accounts = yield* Accounts

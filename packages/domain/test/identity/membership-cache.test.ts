@@ -3,7 +3,7 @@ import { Accounts, Invitations, Members, Membership, Organization } from "@atriu
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { signUp, team } from "./support/identity.ts"
+import { signUp, team } from "../support/identity.ts"
 
 const viewOf = (accessToken: Parameters<Accounts["Service"]["authenticateSession"]>[0]) =>
   Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Members, Organization, WorkspaceId } from "@atrium/domain"
 import { DomainMemory } from "@atrium/domain/testing"
 import { Effect, Option } from "effect"
-import { signUp, team } from "./support/identity.ts"
+import { signUp, team } from "../support/identity.ts"
 
 describe("Organization", () => {
   it.effect("shows the active workspace, the role in it and every membership", () =>

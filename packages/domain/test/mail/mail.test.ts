@@ -14,8 +14,8 @@ import {
 import { DomainMemory, memoryPublicUrl, MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
 import { DateTime, Effect, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { password, principalOf, signUp } from "./support/identity.ts"
-import { handleResetRequests, lastMailTo, mailbox, sendDue, tokenIn } from "./support/mail.ts"
+import { password, principalOf, signUp } from "../support/identity.ts"
+import { handleResetRequests, lastMailTo, mailbox, sendDue, tokenIn } from "../support/mail.ts"
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const logLines: Array<string> = []

@@ -13,7 +13,7 @@ import {
 import { DomainMemory, MembershipRepositoryMemory, MemoryStore, PasswordHasherCalls, PasswordHasherMemory, PortsMemory } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { password, principalOf, signUp, team } from "./support/identity.ts"
+import { password, principalOf, signUp, team } from "../support/identity.ts"
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const down = Effect.flatMap(MemoryStore, (store) => Ref.set(store.down, true))

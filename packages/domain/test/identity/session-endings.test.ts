@@ -16,8 +16,8 @@ import {
 import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { password, principalOf, signUp, team } from "./support/identity.ts"
-import { lastMailTo, sendDue, tokenIn } from "./support/mail.ts"
+import { password, principalOf, signUp, team } from "../support/identity.ts"
+import { lastMailTo, sendDue, tokenIn } from "../support/mail.ts"
 
 const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))

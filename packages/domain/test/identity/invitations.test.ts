@@ -3,7 +3,7 @@ import { Accounts, Invitations, Members } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { signUp, team } from "./support/identity.ts"
+import { signUp, team } from "../support/identity.ts"
 
 const page = { limit: 20, cursor: undefined }
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Accounts, emailKey, Invitations, normalizeEmail } from "@atrium/domain"
 import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Option, Ref } from "effect"
-import { password, principalOf, signUp } from "./support/identity.ts"
+import { password, principalOf, signUp } from "../support/identity.ts"
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 
