@@ -1,7 +1,7 @@
 import { Layer, Option } from "effect"
 import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, RequestLogServices, ScheduleServices } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
-import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
+import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type Stores } from "../purchases/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
@@ -15,7 +15,7 @@ import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
-import { StoreApisMemory, StoresMemory } from "./memory-stores.ts"
+import { StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
@@ -73,14 +73,14 @@ export interface StoreSetup {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
   readonly apple?: AppleStoreSettings | undefined
   readonly google?: GoogleStoreSettings | undefined
-  /** Real signature checks instead of the fake ones (the app's tests pass node:crypto's). */
-  readonly signatures?: Layer.Layer<StoreSignatures> | undefined
+  /** The stores' adapters instead of the scripted ones (the adapters' tests pass theirs, over fake store APIs). */
+  readonly stores?: Layer.Layer<Stores> | undefined
 }
 
 /**
  * The whole domain with no I/O: services (identity, mail, schedules, custom domains and purchases included), memory
  * ports, a fast test password hasher, a scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts
- * as the local provider until a test scripts it, fake stores (`FakeStores`) with fake signatures, a scripted DNS
+ * as the local provider until a test scripts it, scripted stores (`FakeStores`), a scripted DNS
  * (`DnsZone`), primitives and the built-in model catalog. No store is configured unless `stores` says so.
  */
 export const domainMemory = (stores: StoreSetup = {}) =>
@@ -106,7 +106,7 @@ export const domainMemory = (stores: StoreSetup = {}) =>
         PasswordHasherMemory,
         DnsResolverMemory,
         MailerMemory,
-        stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
+        stores.stores ?? StoresMemory,
         StoreProducts.layerFrom(stores.products ?? []),
         StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
       )
