@@ -69,12 +69,12 @@ export const PortsMemory = Layer.mergeAll(
 export const memoryPublicUrl = "https://atrium.test"
 
 /** The stores as a test configures them: products for sale and which stores are set up. */
-export interface StoreSetup {
+export interface StoreSetup<R = never> {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
   readonly apple?: AppleStoreSettings | undefined
   readonly google?: GoogleStoreSettings | undefined
   /** The stores' adapters instead of the scripted ones (the adapters' tests pass theirs, over fake store APIs). */
-  readonly stores?: Layer.Layer<Stores> | undefined
+  readonly stores?: Layer.Layer<Stores, never, R> | undefined
 }
 
 /**
@@ -83,7 +83,7 @@ export interface StoreSetup {
  * as the local provider until a test scripts it, scripted stores (`FakeStores`), a scripted DNS
  * (`DnsZone`), primitives and the built-in model catalog. No store is configured unless `stores` says so.
  */
-export const domainMemory = (stores: StoreSetup = {}) =>
+export const domainMemory = <R = never>(stores: StoreSetup<R> = {}) =>
   PurchaseServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
       DomainServices,
