@@ -14,10 +14,22 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore } from "@atrium/domain/testing"
-import { DateTime, Effect, Logger, Option, Redacted, Ref } from "effect"
+import { domainMemory, MemoryStore } from "@atrium/domain/testing"
+import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { delivery, domainOverFakeStores, fakeSigned, type FakeStoreApiState, FakeStoreApis } from "./fake-store-apis.ts"
+import { AppleSignatures } from "../../src/outbound/app-store/apple-signatures.ts"
+import {
+  AppleSignaturesFake,
+  AppStoreServerApiFake,
+  delivery,
+  domainOverFakeStores,
+  fakeSigned,
+  type FakeStoreApiState,
+  FakeStoreApis,
+  GooglePushTokensFake,
+  PlayDeveloperApiFake,
+  storesOverFakes
+} from "./fake-store-apis.ts"
 
 const pro = Feature.make("ai.advanced")
 const custom = Feature.make("domains.custom")
@@ -756,4 +768,29 @@ describe("store notification intake and worker faults", () => {
     }).pipe(Effect.provide(domainOverFakeStores({ products })), Effect.provide(capture(lines)))
   })
 
+  it.effect("a notification is verified once, at the door: the worker checks no signature again", () => {
+    let verified = 0
+    const counting = Layer.effect(
+      AppleSignatures,
+      Effect.map(Effect.service(AppleSignatures), (fake) => AppleSignatures.of({ verify: (jws, at) => Effect.sync(() => void verified++).pipe(Effect.andThen(fake.verify(jws, at))) }))
+    ).pipe(Layer.provide(AppleSignaturesFake))
+    const counted = domainMemory({ products, apple, stores: storesOverFakes({ apple }) }).pipe(
+      Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, counting)),
+      Layer.provideMerge(FakeStoreApis.layer)
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(member(ws), "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "once-1", transaction: "once-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-once", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 })))
+      // The notification, its transaction and its renewal info: three signatures, each checked once.
+      assert.strictEqual(verified, 3)
+      assert.strictEqual(yield* drainInbox, 1)
+      assert.strictEqual(verified, 3)
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(counted))
+  })
 })

@@ -15,7 +15,7 @@ import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
-import { StoresMemory } from "./memory-stores.ts"
+import { FakeStores, StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
@@ -106,7 +106,7 @@ export const domainMemory = <R = never>(stores: StoreSetup<R> = {}) =>
         PasswordHasherMemory,
         DnsResolverMemory,
         MailerMemory,
-        stores.stores ?? StoresMemory,
+        stores.stores === undefined ? StoresMemory : Layer.merge(stores.stores, FakeStores.layer),
         StoreProducts.layerFrom(stores.products ?? []),
         StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
       )
