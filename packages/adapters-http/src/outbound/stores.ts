@@ -37,6 +37,10 @@ const layerWith = (settings: { readonly apple: Option.Option<AppStoreSettings>; 
           store === "app_store"
             ? Option.match(apple, { onNone: () => refused("the App Store"), onSome: (a) => a.receive(delivery) })
             : Option.match(google, { onNone: () => refused("Google Play"), onSome: (g) => g.receive(delivery) }),
+        storedNotice: (store, body, receivedAt) =>
+          store === "app_store"
+            ? Option.match(apple, { onNone: () => refused("the App Store"), onSome: (a) => a.storedNotice(body, receivedAt) })
+            : Option.match(google, { onNone: () => refused("Google Play"), onSome: (g) => g.storedNotice(body) }),
         claim: (signedTransaction) => Option.match(apple, { onNone: () => refused("the App Store"), onSome: (a) => a.claim(signedTransaction) }),
         read: (lookup) =>
           lookup.store === "app_store"

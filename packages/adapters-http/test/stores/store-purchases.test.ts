@@ -7,7 +7,10 @@ import {
   SessionPrincipal,
   StoreNotificationId,
   type StoreProduct,
+  NotificationInbox,
   Purchases,
+  SecretBox,
+  StoreNotification,
   systemActor,
   Usage,
   UserId,
@@ -793,4 +796,40 @@ describe("store notification intake and worker faults", () => {
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
     }).pipe(Effect.provide(counted))
   })
+
+  it.effect("inbox rows an earlier version stored in the stores' own formats are still applied after an upgrade", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(member(ws), "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "old-1", transaction: "old-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      const { signedPayload } = JSON.parse(appleNotification({ uuid: "n-old-row", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 }))
+      const box = yield* SecretBox
+      const at = yield* DateTime.now
+      const row = (source: "apple" | "google", id: string, body: string) =>
+        Effect.map(box.seal(Redacted.make(body)), (sealedBody) =>
+          new StoreNotification({
+            id: StoreNotificationId.make(id),
+            source,
+            externalId: id,
+            sealedBody,
+            workspaceId: Option.none(),
+            userId: Option.none(),
+            receivedAt: at,
+            attempts: 0,
+            nextAttemptAt: Option.some(at),
+            processedAt: Option.none(),
+            outcome: Option.none()
+          }))
+      const inbox = yield* NotificationInbox
+      yield* inbox.insert(yield* row("apple", "sn_oldApple", String(signedPayload)))
+      const elsewhere = JSON.stringify({ packageName: "com.other", subscriptionNotification: { purchaseToken: "t", subscriptionId: "pro_monthly" } })
+      yield* inbox.insert(yield* row("google", "sn_oldGoogle", JSON.stringify({ message: { data: btoa(elsewhere), messageId: "m-old" } })))
+      assert.strictEqual(yield* drainInbox, 2)
+      const outcomes = Array.from((yield* state).storeNotifications.values()).map((n) => [n.externalId, Option.getOrNull(n.outcome)])
+      assert.deepStrictEqual(outcomes, [["sn_oldApple", "applied"], ["sn_oldGoogle", "ignored"]])
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
 })

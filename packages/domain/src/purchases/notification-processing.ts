@@ -9,6 +9,7 @@ import { ClientSyncBody } from "./purchase-sync.ts"
 import { type NotificationOutcome, NotificationInbox, type StoreNotification } from "./store-notification.ts"
 import { observationOf, type StoreNotice, StoreNoticeJson } from "./store-notice.ts"
 import type { StoreReads } from "./store-reads.ts"
+import { Stores } from "./stores.ts"
 import type { Unavailable } from "../shared/index.ts"
 
 type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput
@@ -25,6 +26,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
     const repo = yield* PurchaseRepository
     const inbox = yield* NotificationInbox
     const box = yield* SecretBox
+    const stores = yield* Stores
 
     const applyNotification = (observation: StoreObservation, sealedToken: Option.Option<string>) =>
       applyObservation({ observation, sealedToken, binding: Option.none(), actor: systemActor(observation.store), action: "purchase.notification_processed" }).pipe(
@@ -64,8 +66,18 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
       return yield* applyNotification(observation, Option.some(yield* box.seal(secret)))
     })
 
-    const processNotice = Effect.fn("Purchases.processNotice")(function*(body: string) {
-      const notice = yield* decodeNotice(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "notice" })))
+    // A row an earlier version stored holds the store's own format: its adapter reads it as it did then.
+    const noticeOf = (item: StoreNotification, body: string) =>
+      decodeNotice(body).pipe(
+        Effect.catch(() =>
+          item.source === "client_sync"
+            ? Effect.fail(new InvalidInput({ detail: "notice" }))
+            : stores.storedNotice(item.source === "apple" ? "app_store" : "play_store", body, item.receivedAt).pipe(Effect.map((received) => received.notice))
+        )
+      )
+
+    const processNotice = Effect.fn("Purchases.processNotice")(function*(item: StoreNotification, body: string) {
+      const notice = yield* noticeOf(item, body)
       if (notice._tag === "Nothing") return "ignored" as const
       if (notice._tag !== "Observed") return yield* processToken(notice)
       const { verdict } = notice
@@ -93,7 +105,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
     const processNotification = Effect.fn("Purchases.processNotification")(function*(item: StoreNotification) {
       const body = Redacted.value(yield* box.open(item.sealedBody))
       const run: Effect.Effect<NotificationOutcome, StoreFailure | StoreNotConfigured | PurchaseOwnedElsewhere | Unavailable> =
-        item.source === "client_sync" ? processClientSync(item, body) : processNotice(body)
+        item.source === "client_sync" ? processClientSync(item, body) : processNotice(item, body)
       const outcome = yield* run.pipe(
         Effect.map((outcome): NotificationOutcome | "retry" => outcome),
         Effect.catchTags({

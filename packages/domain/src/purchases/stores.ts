@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option, type Redacted } from "effect"
+import { Context, type DateTime, type Effect, type Option, type Redacted } from "effect"
 import type { InvalidInput, Unavailable } from "../shared/index.ts"
 import type { ProductKind, Store, StoreEnvironment, StoreObservation } from "./purchase.ts"
 import type { InvalidSignature, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
@@ -55,6 +55,11 @@ export type Settlement = "acknowledge_subscription" | "acknowledge_product" | "c
 export class Stores extends Context.Service<Stores, {
   /** Verifies a notification (signature, app, environment) and reads it into a notice, or why not; Google's JWKS down is `Unavailable`. */
   readonly receive: (store: Store, delivery: StoreDelivery) => Effect.Effect<ReceivedNotice, InvalidSignature | InvalidInput | Unavailable>
+  /**
+   * Reads a notification an earlier version stored in its store's own format (sealed under the server key, so as
+   * received): kept until no such inbox row remains, so none in flight at an upgrade is lost.
+   */
+  readonly storedNotice: (store: Store, body: string, receivedAt: DateTime.Utc) => Effect.Effect<ReceivedNotice, InvalidSignature | InvalidInput>
   /** Verifies a client's signed App Store transaction and says which purchase it names. */
   readonly claim: (signedTransaction: string) => Effect.Effect<PurchaseClaim, InvalidSignature>
   /** Reads a purchase's current state from its store; an answer that cannot be trusted is `StoreUnreachable`. */

@@ -62,6 +62,7 @@ export const StoresMemory = Layer.effect(
         if (typeof delivery.body !== "string" || !delivery.body.startsWith("fake.")) return Effect.fail(new InvalidSignature({ reason: "not a fake signature" }))
         return Schema.decodeUnknownEffect(ReceivedJson)(delivery.body.slice(5)).pipe(Effect.mapError(() => new InvalidInput({ detail: "not a notice" })))
       },
+      storedNotice: () => Effect.fail(new InvalidInput({ detail: "no stored notices in memory" })),
       claim: (signed) =>
         Ref.get(state).pipe(Effect.flatMap((s) => {
           const claim = s.claims.get(signed)

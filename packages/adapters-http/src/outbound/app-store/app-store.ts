@@ -50,12 +50,8 @@ export const makeAppStore = (settings: AppStoreSettings) =>
       return env.value
     })
 
-    /** An App Store Server Notification V2, verified once here with the transaction and renewal it carries. */
-    const receive = Effect.fn("AppStore.receive")(function*(delivery: StoreDelivery) {
-      const { signedPayload } = yield* decodeUnknown(SignedPayloadBody)(delivery.body).pipe(
-        Effect.mapError(() => new InvalidInput({ detail: "expected { signedPayload }" }))
-      )
-      const at = yield* DateTime.now
+    // A notification's signed payload, verified at `at` with the transaction and renewal it carries, read into a notice.
+    const noticeOf = Effect.fn("AppStore.noticeOf")(function*(signedPayload: string, at: DateTime.Utc) {
       const notification = yield* verified(AppleNotification, signedPayload, at)
       const nothing: ReceivedNotice = { externalId: notification.notificationUUID, notice: { _tag: "Nothing" } }
       const data = notification.data
@@ -76,6 +72,17 @@ export const makeAppStore = (settings: AppStoreSettings) =>
       const received: ReceivedNotice = { externalId: notification.notificationUUID, notice: { _tag: "Observed", verdict } }
       return received
     })
+
+    /** An App Store Server Notification V2, verified once, here. */
+    const receive = Effect.fn("AppStore.receive")(function*(delivery: StoreDelivery) {
+      const { signedPayload } = yield* decodeUnknown(SignedPayloadBody)(delivery.body).pipe(
+        Effect.mapError(() => new InvalidInput({ detail: "expected { signedPayload }" }))
+      )
+      return yield* noticeOf(signedPayload, yield* DateTime.now)
+    })
+
+    /** A notification an earlier version stored as its signed payload: verified as it was then, at its arrival. */
+    const storedNotice = (signedPayload: string, receivedAt: DateTime.Utc) => noticeOf(signedPayload, receivedAt)
 
     /** A client's signed transaction: which purchase it names (the store's answer then decides its state). */
     const claim = Effect.fn("AppStore.claim")(function*(signedTransaction: string) {
@@ -122,5 +129,5 @@ export const makeAppStore = (settings: AppStoreSettings) =>
       return { observation: observationOf(verdict, lookup.kind), replacedToken: Option.none() }
     })
 
-    return { receive, claim, read }
+    return { receive, storedNotice, claim, read }
   })

@@ -10,6 +10,7 @@ export interface GooglePlaySettings {
 }
 
 const decodePush = Schema.decodeUnknownEffect(PubSubPush)
+const decodeStored = Schema.decodeUnknownEffect(Schema.fromJsonString(Schema.Unknown))
 
 /**
  * Google Play behind the domain's `Stores` port: a Pub/Sub push verified (OIDC token) and read into a notice about a
@@ -20,10 +21,9 @@ export const makeGooglePlay = (settings: GooglePlaySettings) =>
     const tokens = yield* GooglePushTokens
     const api = yield* PlayDeveloperApi
 
-    /** A Real-time developer notification: only a signal about a token (the purchase is read back), or a voided purchase. */
-    const receive = Effect.fn("GooglePlay.receive")(function*(delivery: StoreDelivery) {
-      yield* tokens.verify(delivery.authorization)
-      const push = yield* decodePush(delivery.body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })))
+    // A push's Real-time developer notification: only a signal about a token (the purchase is read back), or a voided purchase.
+    const noticeOf = Effect.fn("GooglePlay.noticeOf")(function*(body: unknown) {
+      const push = yield* decodePush(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })))
       // Refused here what could not be acted on (a lone surrogate in a token, say): the sender hears it now.
       const notification = yield* developerNotificationOf(push)
       const externalId = push.message.messageId
@@ -59,6 +59,15 @@ export const makeGooglePlay = (settings: GooglePlaySettings) =>
       return changed
     })
 
+    /** A Pub/Sub push, its token verified once, here. */
+    const receive = Effect.fn("GooglePlay.receive")(function*(delivery: StoreDelivery) {
+      yield* tokens.verify(delivery.authorization)
+      return yield* noticeOf(delivery.body)
+    })
+
+    /** A push an earlier version stored as received (its token was checked then; the row is sealed, so authentic). */
+    const storedNotice = (body: string) => decodeStored(body).pipe(Effect.mapError(() => new InvalidInput({ detail: "expected a Pub/Sub push" })), Effect.flatMap(noticeOf))
+
     /** The purchase's current state, read at once (Google gives no event time: the read is the event). */
     const read = Effect.fn("GooglePlay.read")(function*(lookup: Extract<PurchaseLookup, { readonly store: "play_store" }>) {
       const readAt = yield* DateTime.now
@@ -78,5 +87,5 @@ export const makeGooglePlay = (settings: GooglePlaySettings) =>
         ? api.consume(productId, token)
         : api.acknowledge(settlement === "acknowledge_subscription" ? "subscription" : "product", productId, token)
 
-    return { receive, read, settle }
+    return { receive, storedNotice, read, settle }
   })
