@@ -1,7 +1,7 @@
 import { InvalidSignature, Stores, StoreUnreachable } from "@atrium/domain"
 import { Effect, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
-import { AppleSignatures } from "./app-store/apple-signatures.ts"
+import { AppleSignatures } from "./app-store/apple-jws.ts"
 import { makeAppStore, type AppStoreSettings } from "./app-store/app-store.ts"
 import { type AppStoreApiOptions, AppStoreServerApi, AppStoreServerApiHttp } from "./app-store/app-store-server-api.ts"
 import { makeGooglePlay, type GooglePlaySettings } from "./google-play/google-play.ts"

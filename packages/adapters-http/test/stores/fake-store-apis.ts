@@ -1,7 +1,7 @@
 import { type AppleStoreSettings, type GoogleStoreSettings, InvalidSignature, StoreRejected, StoreUnreachable } from "@atrium/domain"
 import { domainMemory, type StoreSetup } from "@atrium/domain/testing"
 import { Context, Effect, Layer, Option, Redacted, Ref } from "effect"
-import { AppleSignatures } from "../../src/outbound/app-store/apple-signatures.ts"
+import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
 import { type AppleSubscriptionStatus, AppStoreServerApi } from "../../src/outbound/app-store/app-store-server-api.ts"
 import { GooglePushTokens } from "../../src/outbound/google-play/google-push-token.ts"
 import { type PlayProductPurchase, PlayDeveloperApi, type PlaySubscription } from "../../src/outbound/google-play/play-developer-api.ts"

@@ -20,7 +20,7 @@ import {
 import { domainMemory, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { AppleSignatures } from "../../src/outbound/app-store/apple-signatures.ts"
+import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
 import {
   AppleSignaturesFake,
   AppStoreServerApiFake,

@@ -3,8 +3,18 @@ export { PurchaseEvents } from "./purchase-events.ts"
 export { type AccountLink, PurchaseRepository } from "./purchase-repository.ts"
 export { AppAccountToken, type ProductCatalog, ProductKind, Purchase, type PurchaseOutcome, PurchaseStatus, type PurchaseTransition, Store, StoreEnvironment, type StoreObservation } from "./purchase.ts"
 export { Purchases } from "./purchases.ts"
-export { type PurchaseClaim, type PurchaseLookup, type Settlement, type StoreDelivery, type StoreReading, Stores } from "./stores.ts"
-export { observationOf, type ReceivedNotice, StoreNotice, StoreVerdict } from "./store-notice.ts"
+export {
+  observationOf,
+  type PurchaseClaim,
+  type PurchaseLookup,
+  type ReceivedNotice,
+  type Settlement,
+  type StoreDelivery,
+  StoreNotice,
+  type StoreReading,
+  Stores,
+  StoreVerdict
+} from "./stores.ts"
 export { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration } from "./store-configuration.ts"
 export { NotificationInbox, NotificationOutcome, NotificationSource, StoreNotification } from "./store-notification.ts"
 export { StoreProduct, StoreProducts, StoreProductsJson } from "./store-product.ts"

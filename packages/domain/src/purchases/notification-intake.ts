@@ -4,8 +4,7 @@ import type { Store } from "./purchase.ts"
 import { refusedQuietly } from "./purchase-errors.ts"
 import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { NotificationInbox, StoreNotification } from "./store-notification.ts"
-import { StoreNoticeJson } from "./store-notice.ts"
-import { type StoreDelivery, Stores } from "./stores.ts"
+import { type StoreDelivery, StoreNoticeJson, Stores } from "./stores.ts"
 
 /**
  * A store's notification at the door: verified once by its store's adapter, read into a notice, stored in the inbox

@@ -7,9 +7,8 @@ import type { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, Stor
 import { PurchaseRepository } from "./purchase-repository.ts"
 import { ClientSyncBody } from "./purchase-sync.ts"
 import { type NotificationOutcome, NotificationInbox, type StoreNotification } from "./store-notification.ts"
-import { observationOf, type StoreNotice, StoreNoticeJson } from "./store-notice.ts"
 import type { StoreReads } from "./store-reads.ts"
-import { Stores } from "./stores.ts"
+import { observationOf, type StoreNotice, StoreNoticeJson, Stores } from "./stores.ts"
 import type { Unavailable } from "../shared/index.ts"
 
 type StoreFailure = StoreUnreachable | StoreRejected | InvalidSignature | InvalidInput

@@ -11,7 +11,7 @@ import {
 } from "@atrium/domain"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { AppleNotification, AppleRenewal, AppleTransaction, appleEnvironment, appleVerdict, SignedPayloadBody } from "./apple-payloads.ts"
-import { AppleSignatures } from "./apple-signatures.ts"
+import { AppleSignatures } from "./apple-jws.ts"
 import { AppStoreServerApi } from "./app-store-server-api.ts"
 
 /** Which app and environments this server accepts from the App Store. */

@@ -1,4 +1,7 @@
+import { InvalidSignature } from "@atrium/domain"
 import { verify, X509Certificate } from "node:crypto"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { appleRootCaG3 } from "./apple-root-ca-g3.ts"
 import { extensionOids } from "./der.ts"
 
 /** Apple's marker on the certificate that signs App Store data (the leaf). */
@@ -65,3 +68,27 @@ export const verifyAppleJws = (jws: string, roots: ReadonlyArray<X509Certificate
 /** Reads the PEM certificates in `text` (one or more). */
 export const readCertificates = (text: string): ReadonlyArray<X509Certificate> =>
   (text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem))
+
+/** The App Store's signatures: a JWS (notification, transaction, renewal info) verified up to a trusted Apple root at `at`. */
+export class AppleSignatures extends Context.Service<AppleSignatures, {
+  /** The verified JWS payload (JSON), or why not; the caller checks bundle id and environment. */
+  readonly verify: (jws: string, at: DateTime.Utc) => Effect.Effect<unknown, InvalidSignature>
+}>()("@atrium/adapters-http/AppleSignatures") {
+  /** On node:crypto, trusting the configured PEM roots, else the shipped Apple Root CA - G3. */
+  static readonly layer = (rootCertificates: Option.Option<string>): Layer.Layer<AppleSignatures> =>
+    Layer.effect(
+      AppleSignatures,
+      Effect.try(() => readCertificates(Option.getOrElse(rootCertificates, () => appleRootCaG3))).pipe(
+        Effect.catch(() => Effect.die(new Error("ATRIUM_APPLE_ROOT_CERTIFICATES is not a PEM certificate"))),
+        Effect.map((roots) =>
+          AppleSignatures.of({
+            // Checked: ES256, a three-certificate x5c chain to a trusted root, each valid at `at`, Apple's marker OIDs. Not checked: revocation (no OCSP or CRL).
+            verify: (jws, at) => {
+              const result = verifyAppleJws(jws, roots, new Date(DateTime.toEpochMillis(at)))
+              return result.ok ? Effect.succeed(result.payload) : Effect.fail(new InvalidSignature({ reason: result.reason }))
+            }
+          })
+        )
+      )
+    )
+}
