@@ -11,7 +11,6 @@ import {
   SecretBox,
   SessionId,
   SessionPrincipal,
-  StoreConfiguration,
   StoreProducts,
   type StoreObservation,
   type StoreVerdict,
@@ -28,7 +27,6 @@ import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { token } from "./fixtures.ts"
 
-const bundleId = "com.example.atrium"
 const pro = Feature.make("ai.advanced")
 
 // The whole domain, purchases included, over the Postgres ports under test; the stores are scripted fakes.
@@ -40,12 +38,11 @@ const domain = PurchaseServices.pipe(
     WebhookTransportMemory,
     SecretBox.layerRandom,
     AiProvider.layerLocal,
-    StoresMemory,
+    StoresMemory(["app_store"]),
     StoreProducts.layerFrom([
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
       { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 1_000_000 }
-    ]),
-    StoreConfiguration.layerFrom({ apple: Option.some({ bundleId, environments: ["production"] }), google: Option.none() })
+    ])
   ))
 )
 

@@ -122,7 +122,7 @@ export const CustomDomainServices = customDomainServices()
 
 /**
  * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the `Stores` port,
- * `StoreProducts`, `StoreConfiguration`, and the `Entitlements` and `Usage` services.
+ * `StoreProducts`, and the `Entitlements` and `Usage` services.
  */
 export const PurchaseServices = Purchases.layer.pipe(Layer.provide(ChangeLogLive))
 

@@ -24,8 +24,6 @@ const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
   { store: "play_store", productId: "pro_monthly", kind: "subscription", features: [pro] }
 ]
-const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
-const google = { packageName: "com.example.atrium" }
 
 const verdict = (input: { storeRef: string; at: DateTime.Utc; accountToken?: string; withdrawn?: "refunded" | "revoked" }): StoreVerdict => {
   const expiresAt = Option.some(DateTime.add(input.at, { days: 30 }))
@@ -70,7 +68,7 @@ describe("a store's verdict, read for a product's kind", () => {
 })
 
 describe("store notices through the inbox", () => {
-  const Domain = domainMemory({ products, apple, google })
+  const Domain = domainMemory({ products, configured: ["app_store", "play_store"] })
 
   it.effect("the inbox keeps the verified notice, sealed; the worker applies it without asking the store again", () =>
     Effect.gen(function*() {
@@ -105,7 +103,7 @@ describe("worker faults", () => {
         read: (lookup) => lookup.store === "play_store" && Redacted.value(lookup.token) === "boom" ? Effect.die(new URIError("URI malformed")) : fake.read(lookup)
       })
     })
-  ).pipe(Layer.provideMerge(StoresMemory))
+  ).pipe(Layer.provideMerge(StoresMemory(["app_store", "play_store"])))
 
   it.effect("a fault in one inbox item is logged and backed off; the worker's step survives and the next item is processed", () => {
     const lines: Array<string> = []
@@ -121,6 +119,6 @@ describe("worker faults", () => {
       assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
       assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
       assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products, apple, google, stores: faulty })), Effect.provide(capture(lines)))
+    }).pipe(Effect.provide(domainMemory({ products, stores: faulty })), Effect.provide(capture(lines)))
   })
 })

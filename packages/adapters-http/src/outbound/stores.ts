@@ -33,6 +33,7 @@ const layerWith = (settings: { readonly apple: Option.Option<AppStoreSettings>; 
       const apple = Option.isSome(settings.apple) ? Option.some(yield* makeAppStore(settings.apple.value)) : Option.none()
       const google = Option.isSome(settings.google) ? Option.some(yield* makeGooglePlay(settings.google.value)) : Option.none()
       return Stores.of({
+        configured: (store) => store === "app_store" ? Option.isSome(apple) : Option.isSome(google),
         receive: (store, delivery) =>
           store === "app_store"
             ? Option.match(apple, { onNone: () => refused("the App Store"), onSome: (a) => a.receive(delivery) })

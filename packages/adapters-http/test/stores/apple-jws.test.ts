@@ -90,7 +90,7 @@ describe("App Store JWS verification (node:crypto, against a test CA made here)"
 // The domain's notification intake over the App Store adapter and the real verifier: bundle and environment after the signature.
 const withRealSignatures = (environments: ReadonlyArray<"production" | "sandbox">) => {
   const apple = { bundleId, environments }
-  return domainMemory({ apple, stores: storesOverFakes({ apple }) }).pipe(
+  return domainMemory({ stores: storesOverFakes({ apple }) }).pipe(
     Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, AppleSignatures.layer(Option.some(pki.root.cert.toString())))),
     Layer.provideMerge(FakeStoreApis.layer)
   )

@@ -1,8 +1,10 @@
-import { type AppleStoreSettings, type GoogleStoreSettings, InvalidSignature, StoreRejected, StoreUnreachable } from "@atrium/domain"
-import { domainMemory, type StoreSetup } from "@atrium/domain/testing"
+import { InvalidSignature, type StoreProduct, StoreRejected, StoreUnreachable } from "@atrium/domain"
+import { domainMemory } from "@atrium/domain/testing"
 import { Context, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
+import type { AppStoreSettings } from "../../src/outbound/app-store/app-store.ts"
 import { type AppleSubscriptionStatus, AppStoreServerApi } from "../../src/outbound/app-store/app-store-server-api.ts"
+import type { GooglePlaySettings } from "../../src/outbound/google-play/google-play.ts"
 import { GooglePushTokens } from "../../src/outbound/google-play/google-push-token.ts"
 import { type PlayProductPurchase, PlayDeveloperApi, type PlaySubscription } from "../../src/outbound/google-play/play-developer-api.ts"
 import { StoresHttp } from "../../src/outbound/stores.ts"
@@ -132,13 +134,20 @@ export const FakeStoreApisLayer = Layer.mergeAll(AppStoreServerApiFake, PlayDeve
   Layer.provideMerge(FakeStoreApis.layer)
 )
 
+/** The stores a test configures, and the products for sale. */
+export interface FakeStoreSetup {
+  readonly products?: ReadonlyArray<StoreProduct> | undefined
+  readonly apple?: AppStoreSettings | undefined
+  readonly google?: GooglePlaySettings | undefined
+}
+
 /** The real store adapters over the fake APIs, for the stores a test configures; the script stays reachable (`FakeStoreApis`). */
-export const storesOverFakes = (settings: { readonly apple?: AppleStoreSettings | undefined; readonly google?: GoogleStoreSettings | undefined }) =>
+export const storesOverFakes = (settings: FakeStoreSetup) =>
   StoresHttp.layerWith({ apple: Option.fromNullishOr(settings.apple), google: Option.fromNullishOr(settings.google) })
 
 /** The whole domain in memory with the real store adapters over the fake store APIs. */
-export const domainOverFakeStores = (setup: StoreSetup = {}) =>
-  domainMemory({ ...setup, stores: storesOverFakes(setup) }).pipe(Layer.provideMerge(FakeStoreApisLayer))
+export const domainOverFakeStores = (setup: FakeStoreSetup = {}) =>
+  domainMemory({ products: setup.products, stores: storesOverFakes(setup) }).pipe(Layer.provideMerge(FakeStoreApisLayer))
 
 /** A notification as the door hands it over: the JSON body decoded, and the `Authorization` header. */
 export const delivery = (body: string, authorization = "") => ({ authorization, body: JSON.parse(body) })

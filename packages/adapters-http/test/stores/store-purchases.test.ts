@@ -777,7 +777,7 @@ describe("store notification intake and worker faults", () => {
       AppleSignatures,
       Effect.map(Effect.service(AppleSignatures), (fake) => AppleSignatures.of({ verify: (jws, at) => Effect.sync(() => void verified++).pipe(Effect.andThen(fake.verify(jws, at))) }))
     ).pipe(Layer.provide(AppleSignaturesFake))
-    const counted = domainMemory({ products, apple, stores: storesOverFakes({ apple }) }).pipe(
+    const counted = domainMemory({ products, stores: storesOverFakes({ apple }) }).pipe(
       Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, counting)),
       Layer.provideMerge(FakeStoreApis.layer)
     )

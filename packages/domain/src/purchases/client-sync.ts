@@ -6,9 +6,9 @@ import type { ApplyObservation } from "./apply-observation.ts"
 import { refusedQuietly, StoreNotConfigured, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
 import { queuedSyncOf, type SyncRequest, type SyncResult, syncVerificationBudget } from "./purchase-sync.ts"
-import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { NotificationInbox, StoreNotification } from "./store-notification.ts"
 import type { StoreReads } from "./store-reads.ts"
+import { Stores } from "./stores.ts"
 
 /**
  * A member's sync of a purchase: verified with the store within a budget and applied at once, or queued in the inbox
@@ -18,7 +18,7 @@ export const makeClientSync = (reads: StoreReads, applyObservation: ApplyObserva
   Effect.gen(function*() {
     const repo = yield* PurchaseRepository
     const inbox = yield* NotificationInbox
-    const configuration = yield* StoreConfiguration
+    const stores = yield* Stores
     const entitlements = yield* Entitlements
     const ids = yield* IdGenerator
     const hasher = yield* SecretHasher
@@ -56,7 +56,7 @@ export const makeClientSync = (reads: StoreReads, applyObservation: ApplyObserva
 
     return Effect.fn("Purchases.sync")(function*(member: SessionPrincipal, request: SyncRequest, idempotencyKey?: string) {
       yield* permits(member, "purchases.manage")
-      if (!isConfigured(configuration, request.store)) return yield* new StoreNotConfigured({ store: request.store })
+      if (!stores.configured(request.store)) return yield* new StoreNotConfigured({ store: request.store })
       if (idempotencyKey !== undefined) {
         const fingerprint = request.store === "app_store" ? request.signedTransaction : `${request.productId}\u0000${Redacted.value(request.purchaseToken)}`
         const requestHash = yield* hasher.digest(Redacted.make(`${request.store}\u0000${fingerprint}`))

@@ -2,7 +2,6 @@ import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { IdGenerator, SecretBox, StoreNotificationId, Unavailable } from "../shared/index.ts"
 import type { Store } from "./purchase.ts"
 import { refusedQuietly } from "./purchase-errors.ts"
-import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { NotificationInbox, StoreNotification } from "./store-notification.ts"
 import { type StoreDelivery, StoreNoticeJson, Stores } from "./stores.ts"
 
@@ -12,7 +11,6 @@ import { type StoreDelivery, StoreNoticeJson, Stores } from "./stores.ts"
  */
 export const makeNotificationIntake = Effect.gen(function*() {
   const inbox = yield* NotificationInbox
-  const configuration = yield* StoreConfiguration
   const stores = yield* Stores
   const ids = yield* IdGenerator
   const box = yield* SecretBox
@@ -26,7 +24,7 @@ export const makeNotificationIntake = Effect.gen(function*() {
     )
 
   return Effect.fn("Purchases.receive")(function*(store: Store, delivery: StoreDelivery) {
-    if (!isConfigured(configuration, store)) return yield* notConfigured(store)
+    if (!stores.configured(store)) return yield* notConfigured(store)
     const source = store === "app_store" ? "apple" : "google"
     const { externalId, notice } = yield* refusedQuietly(source, stores.receive(store, delivery))
     // Sealed: a Google notice carries a purchase token.

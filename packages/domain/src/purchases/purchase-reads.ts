@@ -5,16 +5,16 @@ import { type Availability, type OfferedProduct, storeOf, type UnavailableReason
 import { AppAccountToken } from "./purchase.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
 import { queuedSyncOf } from "./purchase-sync.ts"
-import { isConfigured, StoreConfiguration } from "./store-configuration.ts"
 import { NotificationInbox } from "./store-notification.ts"
 import { StoreProducts } from "./store-product.ts"
+import { Stores } from "./stores.ts"
 
 /** What a member may buy on a platform, the workspace's purchases, and a queued sync's state. */
 export const makePurchaseReads = Effect.gen(function*() {
   const repo = yield* PurchaseRepository
   const inbox = yield* NotificationInbox
   const products = yield* StoreProducts
-  const configuration = yield* StoreConfiguration
+  const stores = yield* Stores
   const random = yield* SecureRandom
 
   // A version 4 UUID: 122 random bits with the version and variant bits set.
@@ -33,7 +33,7 @@ export const makePurchaseReads = Effect.gen(function*() {
     })
     if (store === undefined) return refuse("platform_not_supported")
     const catalog = products.list(store)
-    if (!isConfigured(configuration, store) || catalog.length === 0) return refuse("store_not_configured")
+    if (!stores.configured(store) || catalog.length === 0) return refuse("store_not_configured")
     const now = yield* DateTime.now
     const owned = (yield* repo.listAll(member.workspaceId)).filter((purchase) => purchase.entitlesAt(now))
     const offered = catalog.map((product): OfferedProduct => ({

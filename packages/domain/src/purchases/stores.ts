@@ -121,6 +121,8 @@ export type Settlement = "acknowledge_subscription" | "acknowledge_product" | "c
  * adapters in `adapters-http/outbound`); what comes out is verified. A store that is not configured is never called.
  */
 export class Stores extends Context.Service<Stores, {
+  /** Whether this server sells through `store` (its adapter is configured); one that is not is never called. */
+  readonly configured: (store: Store) => boolean
   /** Verifies a notification (signature, app, environment) and reads it into a notice, or why not; Google's JWKS down is `Unavailable`. */
   readonly receive: (store: Store, delivery: StoreDelivery) => Effect.Effect<ReceivedNotice, InvalidSignature | InvalidInput | Unavailable>
   /**

@@ -1,7 +1,7 @@
-import { Layer, Option } from "effect"
+import { Layer } from "effect"
 import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, RequestLogServices, ScheduleServices } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
-import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type Stores } from "../purchases/index.ts"
+import { type Store, type StoreProduct, StoreProducts, type Stores } from "../purchases/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
@@ -71,8 +71,8 @@ export const memoryPublicUrl = "https://atrium.test"
 /** The stores as a test configures them: products for sale and which stores are set up. */
 export interface StoreSetup<R = never> {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
-  readonly apple?: AppleStoreSettings | undefined
-  readonly google?: GoogleStoreSettings | undefined
+  /** The stores the scripted `Stores` sells through (none unless given). */
+  readonly configured?: ReadonlyArray<Store> | undefined
   /** The stores' adapters instead of the scripted ones (the adapters' tests pass theirs, over fake store APIs). */
   readonly stores?: Layer.Layer<Stores, never, R> | undefined
 }
@@ -106,9 +106,8 @@ export const domainMemory = <R = never>(stores: StoreSetup<R> = {}) =>
         PasswordHasherMemory,
         DnsResolverMemory,
         MailerMemory,
-        stores.stores === undefined ? StoresMemory : Layer.merge(stores.stores, FakeStores.layer),
-        StoreProducts.layerFrom(stores.products ?? []),
-        StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
+        stores.stores === undefined ? StoresMemory(stores.configured ?? []) : Layer.merge(stores.stores, FakeStores.layer),
+        StoreProducts.layerFrom(stores.products ?? [])
       )
     )
   )

@@ -7,6 +7,7 @@ import {
   type Settlement,
   type StoreObservation,
   StoreNotice,
+  type Store,
   StoreRejected,
   Stores,
   StoreUnreachable
@@ -50,14 +51,15 @@ const called = (state: Ref.Ref<FakeStoreState>, store: string) =>
   )
 
 /**
- * Scripted stores: notifications are `fakeNotice` bodies, claims and purchases what the script holds; settling a
+ * Scripted stores, selling through the `configured` ones: notifications are `fakeNotice` bodies, claims and purchases what the script holds; settling a
  * purchase twice is refused (400) as Google does, and a settlement is recorded on the scripted purchase.
  */
-export const StoresMemory = Layer.effect(
+export const StoresMemory = (configured: ReadonlyArray<Store>) => Layer.effect(
   Stores,
   Effect.gen(function*() {
     const state = yield* FakeStores
     return Stores.of({
+      configured: (store) => configured.includes(store),
       receive: (_, delivery) => {
         if (typeof delivery.body !== "string" || !delivery.body.startsWith("fake.")) return Effect.fail(new InvalidSignature({ reason: "not a fake signature" }))
         return Schema.decodeUnknownEffect(ReceivedJson)(delivery.body.slice(5)).pipe(Effect.mapError(() => new InvalidInput({ detail: "not a notice" })))
