@@ -3,7 +3,7 @@ import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
 import { Entitlements } from "../entitlements/index.ts"
 import { type Actor, IdGenerator, PurchaseId, Transactor, type UserId, type WorkspaceId } from "../shared/index.ts"
-import { canTransition, changesGrants, Purchase, type PurchaseTransition, type StoreObservation } from "./purchase.ts"
+import { canTransition, changesGrants, type ProductKind, Purchase, type PurchaseTransition, type Store, type StoreObservation } from "./purchase.ts"
 import { PurchaseOwnedElsewhere } from "./purchase-errors.ts"
 import { PurchaseEvents, purchaseSummary } from "./purchase-events.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
@@ -30,6 +30,21 @@ export interface Application {
 }
 
 const epoch = DateTime.makeUnsafe(0)
+
+// What the store names is read and applied as the catalog's kind, else as the purchase already held (sold before, upgraded since).
+const kindFrom = (catalog: StoreProducts["Service"], store: Store, productId: string, stored: Option.Option<Purchase>): Option.Option<ProductKind> =>
+  Option.orElse(Option.map(catalog.find(store, productId), (product) => product.kind), () => Option.map(stored, (purchase) => purchase.kind))
+
+/** The kind of what the store names: the catalog's, else the stored purchase's; none for a product this server never sold. */
+export const makeKindOf = Effect.gen(function*() {
+  const repo = yield* PurchaseRepository
+  const products = yield* StoreProducts
+  return Effect.fn("Purchases.kindOf")(function*(store: Store, productId: string, storeRef: string) {
+    const product = products.find(store, productId)
+    if (Option.isSome(product)) return Option.some(product.value.kind)
+    return kindFrom(products, store, productId, yield* repo.findByStoreRef(store, storeRef))
+  })
+})
 
 // A successor that never took effect (its payment canceled, say) leaves the purchase it would have replaced alone.
 const entitlingOrPending = (purchase: Purchase) => purchase.status === "pending" || purchase.entitlesAt(purchase.updatedAt)
@@ -82,7 +97,7 @@ export const makeApplyObservation = Effect.gen(function*() {
       const owner = Option.orElse(input.binding, () => Option.map(link, (l) => ({ workspaceId: l.workspaceId, userId: l.userId })))
       const stored = yield* repo.findByStoreRef(observation.store, observation.storeRef)
       // A product this server does not sell starts no purchase (one already held still follows the store).
-      const kind = Option.orElse(Option.map(products.find(observation.store, observation.productId), (p) => p.kind), () => Option.map(stored, (p) => p.kind))
+      const kind = kindFrom(products, observation.store, observation.productId, stored)
       if (Option.isNone(kind)) {
         const ignored: Applied = { _tag: "Ignored" }
         return ignored

@@ -1,7 +1,7 @@
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { InvalidInput, NotFound, SecretBox, type StoreNotificationId, systemActor, type WorkQueue } from "../shared/index.ts"
 import type { Acknowledge } from "./acknowledgement.ts"
-import { type ApplyObservation, outcomeOf } from "./apply-observation.ts"
+import { type ApplyObservation, makeKindOf, outcomeOf } from "./apply-observation.ts"
 import type { StoreObservation } from "./purchase.ts"
 import type { InvalidSignature, PurchaseOwnedElsewhere, StoreNotConfigured, StoreRejected, StoreUnreachable } from "./purchase-errors.ts"
 import { PurchaseRepository } from "./purchase-repository.ts"
@@ -26,6 +26,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
     const inbox = yield* NotificationInbox
     const box = yield* SecretBox
     const stores = yield* Stores
+    const kindOf = yield* makeKindOf
 
     const applyNotification = (observation: StoreObservation, sealedToken: Option.Option<string>) =>
       applyObservation({ observation, sealedToken, binding: Option.none(), actor: systemActor(observation.store), action: "purchase.notification_processed" }).pipe(
@@ -40,7 +41,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
       const stored = yield* repo.findByStoreRef(notice.store, storeRef)
       const productId = Option.isSome(stored) ? Option.some(stored.value.productId) : notice._tag === "Changed" ? notice.productId : Option.none()
       if (Option.isNone(productId)) return "ignored" as const
-      const kind = yield* reads.kindOf(notice.store, productId.value, storeRef)
+      const kind = yield* kindOf(notice.store, productId.value, storeRef)
       if (Option.isNone(kind)) return "ignored" as const
       if (notice._tag === "Voided") {
         if (Option.isNone(stored)) return "ignored" as const
@@ -80,7 +81,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
       if (notice._tag === "Nothing") return "ignored" as const
       if (notice._tag !== "Observed") return yield* processToken(notice)
       const { verdict } = notice
-      const kind = yield* reads.kindOf(verdict.store, verdict.productId, verdict.storeRef)
+      const kind = yield* kindOf(verdict.store, verdict.productId, verdict.storeRef)
       if (Option.isNone(kind)) return "ignored" as const
       return yield* applyNotification(observationOf(verdict, kind.value), Option.none())
     })

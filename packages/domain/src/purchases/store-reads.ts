@@ -1,10 +1,9 @@
 import { Effect, Option, type Redacted } from "effect"
 import { InvalidInput, SecretBox, SecretHasher } from "../shared/index.ts"
+import { makeKindOf } from "./apply-observation.ts"
 import type { Purchase, Store, StoreObservation } from "./purchase.ts"
 import { StoreRejected } from "./purchase-errors.ts"
-import { PurchaseRepository } from "./purchase-repository.ts"
 import type { SyncRequest } from "./purchase-sync.ts"
-import { StoreProducts } from "./store-product.ts"
 import { type PurchaseLookup, Stores } from "./stores.ts"
 
 /**
@@ -12,8 +11,6 @@ import { type PurchaseLookup, Stores } from "./stores.ts"
  * words. The store's answer decides the product and the state; what the caller holds only says which purchase to read.
  */
 export const makeStoreReads = Effect.gen(function*() {
-  const repo = yield* PurchaseRepository
-  const products = yield* StoreProducts
   const stores = yield* Stores
   const hasher = yield* SecretHasher
   const box = yield* SecretBox
@@ -21,12 +18,8 @@ export const makeStoreReads = Effect.gen(function*() {
   // A Google purchase is known by its token's digest: the token itself is a secret, sealed where it is kept.
   const tokenRef = (token: Redacted.Redacted<string>) => hasher.digest(token)
 
-  // What the store names decides which API to read and how to read it: the catalog's kind, else the stored purchase's.
-  const kindOf = Effect.fn("Purchases.kindOf")(function*(store: Store, productId: string, storeRef: string) {
-    const product = products.find(store, productId)
-    if (Option.isSome(product)) return Option.some(product.value.kind)
-    return Option.map(yield* repo.findByStoreRef(store, storeRef), (purchase) => purchase.kind)
-  })
+  // What the store names decides which API to read and how to read it.
+  const kindOf = yield* makeKindOf
 
   // A client's product is one this server sells, or that of a purchase it already holds (sold before, upgraded since).
   const knownKind = (store: Store, productId: string, storeRef: string) =>
@@ -78,7 +71,7 @@ export const makeStoreReads = Effect.gen(function*() {
     return yield* readGoogle(purchase, yield* box.open(purchase.sealedToken.value), purchase.storeRef)
   })
 
-  return { kindOf, tokenRef, readGoogle, resolveClient, reread }
+  return { tokenRef, readGoogle, resolveClient, reread }
 })
 
 /** The store reads, as the use cases share them. */
