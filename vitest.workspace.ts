@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config"
 
-const packages = ["domain", "client", "adapters-http", "adapters-pg", "adapters-webhook", "app"]
+const packages = ["domain", "client", "adapters-http", "adapters-pg", "adapters-webhook", "adapters-smtp", "app"]
 
 // vitest 5 reads projects from the config it is given; `npm test` names this file.
 export default defineConfig({

@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
-import { ExpoPushService } from "../src/outbound/expo-push-service.ts"
+import { ExpoPushService } from "../src/outbound/expo/expo-push-service.ts"
 import { answer, type ExpoResponder, fakeExpo, happy } from "./expo-fake.ts"
 
 // Shaped like a real Expo access token and unique enough that finding it anywhere is certainly a leak.

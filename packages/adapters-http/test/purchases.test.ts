@@ -1,5 +1,5 @@
 import { Feature, type StoreProduct } from "@atrium/domain"
-import { domainMemory, fakeSigned, FakeStores, MemoryStore } from "@atrium/domain/testing"
+import { MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Ref } from "effect"
@@ -8,6 +8,7 @@ import { HttpAppLayerMemory, routerConfig } from "../src/index.ts"
 import { addKey, defaultOptions, send, sendJson } from "./harness.ts"
 import { seedTeam } from "./identity-harness.ts"
 import { records } from "./json.ts"
+import { domainOverFakeStores, fakeSigned, FakeStoreApis } from "./stores/fake-store-apis.ts"
 
 const products: ReadonlyArray<StoreProduct> = [
   { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [Feature.make("ai.advanced")] },
@@ -15,10 +16,10 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const bundleId = "com.example.atrium"
 
-const serve = (stores: Parameters<typeof domainMemory>[0]) =>
+const serve = (stores: Parameters<typeof domainOverFakeStores>[0]) =>
   HttpRouter.serve(HttpAppLayerMemory(defaultOptions), { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(domainMemory(stores))
+    Layer.provideMerge(domainOverFakeStores(stores))
   )
 const App = serve({ products, apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } })
 const Unconfigured = serve({ products })
@@ -44,8 +45,8 @@ const subscription = (original: string, accountToken?: string) => {
 }
 
 const scriptApple = (original: string, statuses: ReturnType<typeof subscription>["statuses"]) =>
-  Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleStatuses: new Map([...s.appleStatuses, [original, statuses]]) })))
-const storeDown = (down: boolean) => Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, down })))
+  Effect.flatMap(FakeStoreApis, (ref) => Ref.update(ref, (s) => ({ ...s, appleStatuses: new Map([...s.appleStatuses, [original, statuses]]) })))
+const storeDown = (down: boolean) => Effect.flatMap(FakeStoreApis, (ref) => Ref.update(ref, (s) => ({ ...s, down })))
 
 describe("purchases over HTTP", () => {
   it.live("availability, sync (200, 202, 403, 409), reads on /api/mobile and /api/v1", () =>

@@ -11,22 +11,22 @@ import {
   SecretBox,
   SessionId,
   SessionPrincipal,
-  StoreConfiguration,
   StoreProducts,
+  type StoreObservation,
+  type StoreVerdict,
   systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { fakeSigned, FakeStores, StoresMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { fakeNotice, FakeStores, StoresMemory, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Ref, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { token } from "./fixtures.ts"
 
-const bundleId = "com.example.atrium"
 const pro = Feature.make("ai.advanced")
 
 // The whole domain, purchases included, over the Postgres ports under test; the stores are scripted fakes.
@@ -38,12 +38,11 @@ const domain = PurchaseServices.pipe(
     WebhookTransportMemory,
     SecretBox.layerRandom,
     AiProvider.layerLocal,
-    StoresMemory,
+    StoresMemory(["app_store"]),
     StoreProducts.layerFrom([
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
       { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 1_000_000 }
-    ]),
-    StoreConfiguration.layerFrom({ apple: Option.some({ bundleId, environments: ["production"] }), google: Option.none() })
+    ])
   ))
 )
 
@@ -54,20 +53,43 @@ const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ cou
 const count = (query: Effect.Effect<ReadonlyArray<unknown>, unknown, SqlClient.SqlClient>) =>
   query.pipe(Effect.flatMap(decodeCount), Effect.map(([row]) => row.count))
 
-const subscription = (original: string, accountToken: string) => {
-  const now = Date.now()
-  const tx = { transactionId: original, originalTransactionId: original, bundleId, productId: "pro.monthly", environment: "Production", signedDate: now, expiresDate: now + 30 * 86_400_000, appAccountToken: accountToken }
+// What the App Store says of a purchase, in the domain's words (the store adapters' own tests speak Apple's).
+const verdictOf = (input: { original: string; productId: string; accountToken?: string; at: number; expires?: number; withdrawn?: "refunded" }): StoreVerdict => {
+  const expiresAt = input.expires === undefined ? Option.none() : Option.some(DateTime.makeUnsafe(input.expires))
   return {
-    tx,
-    signed: fakeSigned(tx),
-    statuses: [{ originalTransactionId: original, status: 1, signedTransactionInfo: fakeSigned(tx), signedRenewalInfo: fakeSigned({ signedDate: now, autoRenewStatus: 1 }) }]
+    store: "app_store",
+    environment: "production",
+    storeRef: input.original,
+    productId: input.productId,
+    transactionId: input.original,
+    storeTime: DateTime.makeUnsafe(input.at),
+    accountToken: Option.fromNullishOr(input.accountToken),
+    refundReversed: false,
+    withdrawn: Option.fromNullishOr(input.withdrawn),
+    expiresAt,
+    subscription: { status: "active", autoRenew: true, expiresAt }
   }
 }
 
-const notification = (uuid: string, type: string, tx: object, signedDate: number) =>
-  JSON.stringify({
-    signedPayload: fakeSigned({ notificationType: type, notificationUUID: uuid, signedDate, data: { bundleId, environment: "Production", signedTransactionInfo: fakeSigned(tx), status: type === "REFUND" ? undefined : 1 } })
-  })
+const observationOf = (verdict: StoreVerdict, status: StoreObservation["status"] = "active"): StoreObservation => ({
+  ...verdict,
+  status,
+  autoRenew: verdict.subscription.autoRenew,
+  expiresAt: verdict.expiresAt,
+  acknowledged: true,
+  replaces: Option.none()
+})
+
+// Scripts the store: a client's proof `signed-<original>` names the purchase; the store reads it as `observation`.
+const script = (verdict: StoreVerdict, observation: StoreObservation = observationOf(verdict)) =>
+  Effect.flatMap(FakeStores, (ref) =>
+    Ref.update(ref, (s) => ({
+      ...s,
+      claims: new Map([...s.claims, [`signed-${verdict.storeRef}`, { storeRef: verdict.storeRef, transactionId: verdict.transactionId, productId: verdict.productId, environment: verdict.environment }]]),
+      purchases: new Map([...s.purchases, [verdict.storeRef, observation]])
+    })))
+
+const notification = (externalId: string, verdict: StoreVerdict) => fakeNotice({ externalId, notice: { _tag: "Observed", verdict } })
 
 /** Purchases end to end on a real database: row locks, not a global lock, keep racing appliers to one purchase. */
 export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
@@ -80,15 +102,16 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
         const buyer = owner(ws)
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
         const original = `race-${token()}`
-        const sub = subscription(original, link)
-        yield* Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleStatuses: new Map([...s.appleStatuses, [original, sub.statuses]]) })))
-        yield* purchases.receiveApple(notification(`n-${original}`, "SUBSCRIBED", sub.tx, sub.tx.signedDate))
+        const now = Date.now()
+        const sub = verdictOf({ original, productId: "pro.monthly", accountToken: link, at: now, expires: now + 30 * 86_400_000 })
+        yield* script(sub)
+        yield* purchases.receive("app_store", notification(`n-${original}`, sub))
         const drain = purchases.inboxQueue.claim(50).pipe(Effect.flatMap((items) => Effect.forEach(items, purchases.inboxQueue.step, { discard: true })))
         yield* Effect.all([
-          purchases.sync(buyer, { store: "app_store", signedTransaction: sub.signed }),
-          purchases.sync(buyer, { store: "app_store", signedTransaction: sub.signed }),
+          purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${original}` }),
+          purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${original}` }),
           drain,
-          purchases.sync(buyer, { store: "app_store", signedTransaction: sub.signed })
+          purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${original}` })
         ], { concurrency: "unbounded" })
         assert.strictEqual(yield* count(sql`SELECT count(*)::int AS count FROM purchases WHERE store_ref = ${original}`), 1)
         assert.strictEqual(yield* count(sql`SELECT count(*)::int AS count FROM events WHERE workspace_id = ${ws} AND type = 'purchase.created'`), 1)
@@ -104,16 +127,17 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
         yield* entitlements.grant({ workspaceId: ws, feature: pro, source: "manual", actor: systemActor("test") })
         const original = `refund-${token()}`
-        const sub = subscription(original, link)
-        yield* Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleStatuses: new Map([...s.appleStatuses, [original, sub.statuses]]) })))
-        yield* purchases.sync(buyer, { store: "app_store", signedTransaction: sub.signed })
-        yield* purchases.receiveApple(notification(`r-${original}`, "REFUND", { ...sub.tx, revocationDate: Date.now() }, Date.now() + 1000))
+        const now = Date.now()
+        const sub = verdictOf({ original, productId: "pro.monthly", accountToken: link, at: now, expires: now + 30 * 86_400_000 })
+        yield* script(sub)
+        yield* purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${original}` })
+        yield* purchases.receive("app_store", notification(`r-${original}`, { ...sub, storeTime: DateTime.makeUnsafe(now + 1000), withdrawn: Option.some("refunded") }))
         yield* purchases.inboxQueue.claim(50).pipe(Effect.flatMap((items) => Effect.forEach(items, purchases.inboxQueue.step, { discard: true })))
         assert.deepStrictEqual((yield* entitlements.active(ws)).map((e) => e.source), ["manual"])
 
-        const credit = { transactionId: `c-${token()}`, originalTransactionId: `c-${token()}`, bundleId, productId: "credits.small", environment: "Production", signedDate: Date.now() }
-        yield* Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleTransactions: new Map([...s.appleTransactions, [credit.transactionId, fakeSigned(credit)]]) })))
-        yield* Effect.all(Array.from({ length: 4 }, () => purchases.sync(buyer, { store: "app_store", signedTransaction: fakeSigned(credit) })), { concurrency: "unbounded" })
+        const credit = verdictOf({ original: `c-${token()}`, productId: "credits.small", at: Date.now() })
+        yield* script(credit, { ...observationOf(credit), autoRenew: false })
+        yield* Effect.all(Array.from({ length: 4 }, () => purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${credit.storeRef}` })), { concurrency: "unbounded" })
         assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 1_000_000)
       }))
   })

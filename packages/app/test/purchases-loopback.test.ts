@@ -4,7 +4,7 @@ import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
 import { type FakeStores, startFakeStores } from "./support/fake-stores.ts"
-import { testApplePki } from "./support/test-certificates.ts"
+import { testApplePki } from "../../adapters-http/test/stores/test-certificates.ts"
 
 // The real server process (embedded Postgres, real store clients, its workers) against loopback fakes of both stores.
 const workDir = tempWorkDir("atrium-purchases-")

@@ -11,7 +11,7 @@ import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
 import { bashSession, commandsOf, shBlocks } from "./support/readme-shell.ts"
-import { testApplePki } from "./support/test-certificates.ts"
+import { testApplePki } from "../../adapters-http/test/stores/test-certificates.ts"
 
 const workDir = tempWorkDir("atrium-readme-cli-")
 const dataDir = join(workDir, "data")

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { join } from "node:path"
 import { startServer, tempWorkDir } from "./server-process.ts"
-import { testApplePki } from "./support/test-certificates.ts"
+import { testApplePki } from "../../adapters-http/test/stores/test-certificates.ts"
 
 const workDir = tempWorkDir("atrium-stores-")
 const dataDir = join(workDir, "data")

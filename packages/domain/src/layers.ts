@@ -121,9 +121,8 @@ export const customDomainServices = (policy: DomainPolicy = defaultDomainPolicy)
 export const CustomDomainServices = customDomainServices()
 
 /**
- * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the store ports
- * (`AppStoreApi`, `PlayStoreApi`, `StoreSignatures`), `StoreProducts`, `StoreConfiguration`, and the `Entitlements` and
- * `Usage` services.
+ * In-app purchases. Besides the ports above they need `PurchaseRepository`, `NotificationInbox`, the `Stores` port,
+ * `StoreProducts`, and the `Entitlements` and `Usage` services.
  */
 export const PurchaseServices = Purchases.layer.pipe(Layer.provide(ChangeLogLive))
 

@@ -1,5 +1,4 @@
-/** Outbound HTTP clients (`@atrium/adapters-http/outbound`): the OpenAI-compatible AI provider and its router, the store APIs. */
-export * from "./app-store-server-api.ts"
+/** Outbound clients (`@atrium/adapters-http/outbound`): the AI providers and their router, the stores, Expo's push service. */
 export * from "./openai-compatible-provider.ts"
-export * from "./play-developer-api.ts"
-export { type ExpoPushOptions, ExpoPushService } from "./expo-push-service.ts"
+export { type AppStoreOptions, type GooglePlayOptions, StoresHttp } from "./stores.ts"
+export { type ExpoPushOptions, ExpoPushService } from "./expo/expo-push-service.ts"

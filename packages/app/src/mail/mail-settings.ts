@@ -1,6 +1,6 @@
 import { Option, Redacted } from "effect"
 import addressparser from "nodemailer/lib/addressparser"
-import type { Sender, SmtpServer } from "./smtp-mailer.ts"
+import type { Sender, SmtpServer } from "@atrium/adapters-smtp"
 
 /** How the server mails: to its own log (the embedded default), or through an SMTP server. */
 export type MailTransport =

@@ -2,7 +2,7 @@ import { type Mailer } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 import { LogMailer } from "./log-mailer.ts"
 import { type MailEnvironment, mailTransport } from "./mail-settings.ts"
-import { SmtpMailer } from "./smtp-mailer.ts"
+import { SmtpMailer } from "@atrium/adapters-smtp"
 
 /** The configured mailer; a configuration that cannot work stops the server at start, naming the variable, not its value. */
 export const mailerLayer = (env: MailEnvironment): Layer.Layer<Mailer> =>

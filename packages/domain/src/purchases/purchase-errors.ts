@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 /** The store's purchase is already bound to another workspace; it is never moved. */
 export class PurchaseOwnedElsewhere extends Schema.TaggedError<PurchaseOwnedElsewhere>()("PurchaseOwnedElsewhere", {
@@ -32,3 +32,12 @@ export class StoreRejected extends Schema.TaggedError<StoreRejected>()("StoreRej
   store: Schema.String,
   status: Schema.Int
 }) {}
+
+/** Which check failed goes to the log; the caller is told `invalid_signature` and nothing more. */
+export const refusedQuietly = <A, E, R>(source: string, effect: Effect.Effect<A, E | InvalidSignature, R>) =>
+  effect.pipe(
+    Effect.tapError((error) =>
+      error instanceof InvalidSignature ? Effect.logWarning("store signature refused", { source, reason: error.reason ?? "unknown" }) : Effect.void
+    ),
+    Effect.mapError((error) => error instanceof InvalidSignature ? new InvalidSignature({}) : error)
+  )

@@ -10,8 +10,9 @@ export const NotificationOutcome = Schema.Literals(["applied", "unchanged", "sta
 export type NotificationOutcome = typeof NotificationOutcome.Type
 
 /**
- * A raw store signal in the inbox: stored as received (sealed under the server key: a Google body carries the purchase
- * token), deduplicated by the store's own id (Apple `notificationUUID`, Pub/Sub `messageId`), processed by the worker.
+ * A store signal in the inbox: the notice its adapter verified at the door, or a client sync to retry (sealed under the
+ * server key: either may carry a purchase token), deduplicated by the store's own id (Apple `notificationUUID`, Pub/Sub
+ * `messageId`), processed by the worker.
  */
 export class StoreNotification extends Schema.Class<StoreNotification>("@atrium/domain/StoreNotification")({
   id: StoreNotificationId,

@@ -1,7 +1,7 @@
-import { Layer, Option } from "effect"
+import { Layer } from "effect"
 import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, RequestLogServices, ScheduleServices } from "../layers.ts"
 import { defaultMailPolicy } from "../mail/index.ts"
-import { type AppleStoreSettings, type GoogleStoreSettings, StoreConfiguration, type StoreProduct, StoreProducts, type StoreSignatures } from "../purchases/index.ts"
+import { type Store, type StoreProduct, StoreProducts, type Stores } from "../purchases/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
@@ -15,7 +15,7 @@ import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
-import { StoreApisMemory, StoresMemory } from "./memory-stores.ts"
+import { FakeStores, StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
@@ -69,21 +69,21 @@ export const PortsMemory = Layer.mergeAll(
 export const memoryPublicUrl = "https://atrium.test"
 
 /** The stores as a test configures them: products for sale and which stores are set up. */
-export interface StoreSetup {
+export interface StoreSetup<R = never> {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
-  readonly apple?: AppleStoreSettings | undefined
-  readonly google?: GoogleStoreSettings | undefined
-  /** Real signature checks instead of the fake ones (the app's tests pass node:crypto's). */
-  readonly signatures?: Layer.Layer<StoreSignatures> | undefined
+  /** The stores the scripted `Stores` sells through (none unless given). */
+  readonly configured?: ReadonlyArray<Store> | undefined
+  /** The stores' adapters instead of the scripted ones (the adapters' tests pass theirs, over fake store APIs). */
+  readonly stores?: Layer.Layer<Stores, never, R> | undefined
 }
 
 /**
  * The whole domain with no I/O: services (identity, mail, schedules, custom domains and purchases included), memory
  * ports, a fast test password hasher, a scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts
- * as the local provider until a test scripts it, fake stores (`FakeStores`) with fake signatures, a scripted DNS
+ * as the local provider until a test scripts it, scripted stores (`FakeStores`), a scripted DNS
  * (`DnsZone`), primitives and the built-in model catalog. No store is configured unless `stores` says so.
  */
-export const domainMemory = (stores: StoreSetup = {}) =>
+export const domainMemory = <R = never>(stores: StoreSetup<R> = {}) =>
   PurchaseServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
       DomainServices,
@@ -106,9 +106,8 @@ export const domainMemory = (stores: StoreSetup = {}) =>
         PasswordHasherMemory,
         DnsResolverMemory,
         MailerMemory,
-        stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
-        StoreProducts.layerFrom(stores.products ?? []),
-        StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
+        stores.stores === undefined ? StoresMemory(stores.configured ?? []) : Layer.merge(stores.stores, FakeStores.layer),
+        StoreProducts.layerFrom(stores.products ?? [])
       )
     )
   )

@@ -55,16 +55,16 @@ export const V1PurchasesHandlers = Layer.unwrap(Effect.gen(function*() {
       }))))
 }))
 
-/** Handlers of `/api/store-notifications/…`: verify, store, answer; the worker does the rest. */
+/** Handlers of `/api/store-notifications/…`: the decoded body to its store's adapter (verified once), stored, answered; the worker does the rest. */
 export const StoreNotificationsHandlers = Layer.unwrap(Effect.gen(function*() {
     const purchases = yield* Purchases
     return leanGroup(HttpApiBuilder.group(Api, "storeNotifications", (handlers) => handlers
       .handle("apple", Effect.fn("StoreNotifications.apple")(function*({ payload }) {
-        yield* purchases.receiveApple(JSON.stringify(payload))
+        yield* purchases.receive("app_store", { authorization: "", body: payload })
         return { received: true }
       }))
       .handle("google", Effect.fn("StoreNotifications.google")(function*({ headers, payload }) {
-        yield* purchases.receiveGoogle(headers.authorization ?? "", JSON.stringify(payload))
+        yield* purchases.receive("play_store", { authorization: headers.authorization ?? "", body: payload })
         return { received: true }
       }))))
 }))

@@ -1,5 +1,5 @@
 import { InvalidSignature, Unavailable } from "@atrium/domain"
-import { DateTime, Duration, Effect, Option, Predicate, Ref, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Predicate, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose"
 
@@ -98,3 +98,13 @@ export const makeGooglePushVerifier = (settings: GooglePushSettings) =>
       if (claims.email !== settings.serviceAccountEmail || claims.email_verified !== true) return yield* refuse("service account")
     })
   })
+
+/** Google Play's Pub/Sub push tokens, checked at the door. */
+export class GooglePushTokens extends Context.Service<GooglePushTokens, {
+  /** Checks the `Authorization` header of a Pub/Sub push; a JWKS that cannot be fetched is `Unavailable`, never a 401. */
+  readonly verify: (authorization: string) => Effect.Effect<void, InvalidSignature | Unavailable>
+}>()("@atrium/adapters-http/GooglePushTokens") {
+  /** With `jose`, against the JWKS at `settings.jwksUrl`. */
+  static readonly layer = (settings: GooglePushSettings): Layer.Layer<GooglePushTokens, never, HttpClient.HttpClient> =>
+    Layer.effect(GooglePushTokens, Effect.map(makeGooglePushVerifier(settings), (verify) => GooglePushTokens.of({ verify })))
+}

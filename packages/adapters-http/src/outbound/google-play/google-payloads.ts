@@ -1,8 +1,7 @@
+import { InvalidInput, type ProductKind, type PurchaseStatus, type StoreObservation } from "@atrium/domain"
 import { DateTime, Effect, Option, Schema } from "effect"
-import { InvalidInput } from "../shared/index.ts"
-import type { ProductKind, PurchaseStatus, StoreObservation } from "./purchase.ts"
-import type { PlayProductPurchase, PlaySubscription } from "./store-apis.ts"
-import { StoreText } from "./store-text.ts"
+import { StoreText } from "../store-text.ts"
+import type { PlayProductPurchase, PlaySubscription } from "./play-developer-api.ts"
 
 /** A Pub/Sub push request body. */
 export const PubSubPush = Schema.Struct({

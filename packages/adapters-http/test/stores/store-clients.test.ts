@@ -1,11 +1,14 @@
-import { AppStoreApi, PlayStoreApi, StoreSignatures } from "@atrium/domain"
+import { Stores } from "@atrium/domain"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { Effect, Layer, Option, Redacted } from "effect"
-import type { StoresConfig } from "../src/purchases/store-config.ts"
-import { storesLayer } from "../src/purchases/store-layer.ts"
-import { testApplePki } from "./support/test-certificates.ts"
+import { FetchHttpClient } from "effect/http"
+import { AppStoreServerApi, AppStoreServerApiHttp } from "../../src/outbound/app-store/app-store-server-api.ts"
+import { GooglePushTokens } from "../../src/outbound/google-play/google-push-token.ts"
+import { PlayDeveloperApi, PlayDeveloperApiHttp } from "../../src/outbound/google-play/play-developer-api.ts"
+import { type AppStoreOptions, type GooglePlayOptions, StoresHttp } from "../../src/outbound/stores.ts"
+import { testApplePki } from "./test-certificates.ts"
 
 // Real keys made here: the App Store's In-App Purchase key (P-256), a Google service account (RSA), and Google's OIDC signer.
 const appleKey = generateKeyPairSync("ec", { namedCurve: "prime256v1" })
@@ -78,9 +81,8 @@ beforeAll(() =>
 )
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-const config = (): StoresConfig => ({
-  products: [],
-  apple: Option.some({
+const config = (): { readonly apple: AppStoreOptions; readonly google: GooglePlayOptions } => ({
+  apple: {
     bundleId: "com.example.atrium",
     environments: ["production"],
     issuerId: "issuer-1",
@@ -89,8 +91,8 @@ const config = (): StoresConfig => ({
     productionUrl: `${base}/apple`,
     sandboxUrl: `${base}/apple-sandbox`,
     rootCertificates: Option.some(pki.root.cert.toString())
-  }),
-  google: Option.some({
+  },
+  google: {
     packageName: "com.example.atrium",
     serviceAccountEmail: "play@atrium.iam.gserviceaccount.com",
     privateKey: Redacted.make(googlePem),
@@ -99,18 +101,27 @@ const config = (): StoresConfig => ({
     pushAudience: "https://atrium.example/api/store-notifications/google",
     pushServiceAccount: "pubsub@atrium.iam.gserviceaccount.com",
     jwksUrl: `${base}/jwks`
-  })
+  }
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, AppStoreApi | PlayStoreApi | StoreSignatures>) =>
-  Effect.runPromise(Effect.result(effect.pipe(Effect.provide(Layer.fresh(storesLayer(config()))))))
+// The store clients as the adapters build them, each fresh (its token caches empty).
+const clients = () => {
+  const { apple, google } = config()
+  return Layer.mergeAll(
+    AppStoreServerApiHttp.layer(apple),
+    PlayDeveloperApiHttp.layer(google),
+    GooglePushTokens.layer({ audience: google.pushAudience, serviceAccountEmail: google.pushServiceAccount, jwksUrl: google.jwksUrl })
+  ).pipe(Layer.provide(FetchHttpClient.layer))
+}
+const run = <A, E>(effect: Effect.Effect<A, E, AppStoreServerApi | PlayDeveloperApi | GooglePushTokens>) =>
+  Effect.runPromise(Effect.result(effect.pipe(Effect.provide(Layer.fresh(clients())))))
 
 const decodePart = (token: string, index: number): unknown => JSON.parse(Buffer.from(token.split(".")[index] ?? "", "base64url").toString())
 
 describe("store clients against loopback fakes", () => {
   it("App Store Server API: an ES256 JWT from the configured key, the signed answer passed through", async () => {
     seen.length = 0
-    const result = await run(Effect.flatMap(AppStoreApi, (api) => api.transaction("1000", "production")))
+    const result = await run(Effect.flatMap(AppStoreServerApi, (api) => api.transaction("1000", "production")))
     assert.strictEqual(result._tag, "Success")
     const request = seen.find((s) => s.url === "/apple/inApps/v1/transactions/1000")
     const token = (request?.headers.authorization ?? "").replace(/^Bearer /, "")
@@ -122,7 +133,7 @@ describe("store clients against loopback fakes", () => {
 
   it("Google Play: a service-account JWT for an OAuth token, then the Developer API with that token", async () => {
     seen.length = 0
-    const result = await run(Effect.flatMap(PlayStoreApi, (api) => api.subscription(Redacted.make("purchase-token-1"))))
+    const result = await run(Effect.flatMap(PlayDeveloperApi, (api) => api.subscription(Redacted.make("purchase-token-1"))))
     assert.strictEqual(result._tag, "Success")
     if (result._tag === "Success") assert.strictEqual(result.success.lineItems[0]?.autoRenewing, true)
     const tokenRequest = seen.find((s) => s.url === "/token")
@@ -137,11 +148,11 @@ describe("store clients against loopback fakes", () => {
 
   it("Google Play: acknowledge fails as unreachable while the store answers 503, then succeeds; 404 is a rejection", async () => {
     ackFailures = 1
-    const ack = Effect.flatMap(PlayStoreApi, (api) => api.acknowledge("subscription", "pro_monthly", Redacted.make("t")))
+    const ack = Effect.flatMap(PlayDeveloperApi, (api) => api.acknowledge("subscription", "pro_monthly", Redacted.make("t")))
     const first = await run(ack)
     assert.isTrue(first._tag === "Failure" && first.failure._tag === "StoreUnreachable")
     assert.strictEqual((await run(ack))._tag, "Success")
-    const missing = await run(Effect.flatMap(PlayStoreApi, (api) => api.product("lifetime", Redacted.make("t"))))
+    const missing = await run(Effect.flatMap(PlayDeveloperApi, (api) => api.product("lifetime", Redacted.make("t"))))
     assert.isTrue(missing._tag === "Failure" && missing.failure._tag === "StoreRejected")
   })
 
@@ -149,9 +160,9 @@ describe("store clients against loopback fakes", () => {
     seen.length = 0
     const lone = "tok\uD800en"
     const outcomes = await Promise.all([
-      run(Effect.flatMap(PlayStoreApi, (api) => api.subscription(Redacted.make(lone)))),
-      run(Effect.flatMap(PlayStoreApi, (api) => api.consume("credits.pack", Redacted.make(lone)))),
-      run(Effect.flatMap(AppStoreApi, (api) => api.subscriptionStatuses(lone, "production")))
+      run(Effect.flatMap(PlayDeveloperApi, (api) => api.subscription(Redacted.make(lone)))),
+      run(Effect.flatMap(PlayDeveloperApi, (api) => api.consume("credits.pack", Redacted.make(lone)))),
+      run(Effect.flatMap(AppStoreServerApi, (api) => api.subscriptionStatuses(lone, "production")))
     ])
     for (const outcome of outcomes) assert.isTrue(outcome._tag === "Failure" && outcome.failure._tag === "StoreRejected", JSON.stringify(outcome))
     assert.isFalse(seen.some((s) => s.url.includes("tok")))
@@ -160,7 +171,7 @@ describe("store clients against loopback fakes", () => {
   it("Pub/Sub push tokens: the right audience and service account pass; anything else is invalid_signature; no JWKS is 503", async () => {
     const now = Math.floor(Date.now() / 1000)
     const good = { iss: "https://accounts.google.com", aud: "https://atrium.example/api/store-notifications/google", email: "pubsub@atrium.iam.gserviceaccount.com", email_verified: true, iat: now, exp: now + 600 }
-    const check = (token: string) => run(Effect.flatMap(StoreSignatures, (s) => s.verifyGooglePush(`Bearer ${token}`)))
+    const check = (token: string) => run(Effect.flatMap(GooglePushTokens, (s) => s.verify(`Bearer ${token}`)))
     assert.strictEqual((await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, good)))._tag, "Success")
     for (const bad of [{ ...good, aud: "https://elsewhere" }, { ...good, email: "someone@else.com" }, { ...good, exp: now - 3600 }, { ...good, iss: "https://evil" }, { ...good, nbf: now + 3600 }, { ...good, aud: [good.aud, "https://elsewhere"], azp: "https://elsewhere" }]) {
       const result = await check(jwt(oidc.privateKey, { alg: "RS256", kid: "k1" }, bad))
@@ -176,10 +187,9 @@ describe("store clients against loopback fakes", () => {
 
   it("a store that is not configured is never called", async () => {
     seen.length = 0
-    const none: StoresConfig = { products: [], apple: Option.none(), google: Option.none() }
-    const result = await Effect.runPromise(
-      Effect.exit(Effect.flatMap(PlayStoreApi, (api) => api.subscription(Redacted.make("x"))).pipe(Effect.provide(storesLayer(none))))
-    )
+    const none = StoresHttp.layer({ apple: Option.none(), google: Option.none() }).pipe(Layer.provide(FetchHttpClient.layer))
+    const read = Effect.flatMap(Stores, (stores) => stores.read({ store: "play_store", storeRef: "r", productId: "pro_monthly", kind: "subscription", token: Redacted.make("x") }))
+    const result = await Effect.runPromise(Effect.exit(read.pipe(Effect.provide(none))))
     assert.strictEqual(result._tag, "Failure")
     assert.deepStrictEqual(seen, [])
   })

@@ -1,8 +1,47 @@
-import { type PlayProductPurchase, type PlaySubscription, PlayStoreApi, StoreUnreachable } from "@atrium/domain"
-import { DateTime, Duration, Effect, Layer, Option, Redacted, Ref, Schema } from "effect"
+import { type StoreRejected, StoreUnreachable } from "@atrium/domain"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { signJwt } from "./jwt-signer.ts"
-import { storeStatusFailure, storeTransportFailure, urlPath } from "./store-failure.ts"
+import { signJwt } from "../jwt-signer.ts"
+import { storeStatusFailure, storeTransportFailure, urlPath } from "../store-failure.ts"
+
+/** A Google Play subscription as `purchases.subscriptionsv2.get` answers it (the fields Atrium acts on). */
+export interface PlaySubscription {
+  /** `SUBSCRIPTION_STATE_ACTIVE`, `…_IN_GRACE_PERIOD`, `…_ON_HOLD`, `…_PAUSED`, `…_CANCELED`, `…_EXPIRED`, `…_PENDING`… */
+  readonly subscriptionState: string
+  readonly acknowledged: boolean
+  readonly latestOrderId: string
+  readonly accountToken: Option.Option<string>
+  readonly test: boolean
+  /** The token of the subscription this one replaced (an upgrade, downgrade or resubscription): that one is over. */
+  readonly linkedPurchaseToken: Option.Option<string>
+  readonly lineItems: ReadonlyArray<{ readonly productId: string; readonly expiryTime: Option.Option<string>; readonly autoRenewing: boolean }>
+}
+
+/** A Google Play one-time product purchase as `purchases.products.get` answers it. */
+export interface PlayProductPurchase {
+  /** 0 purchased, 1 canceled, 2 pending. */
+  readonly purchaseState: number
+  readonly acknowledged: boolean
+  /** `consumptionState` 1: a consumable used up on the store's side (which also acknowledges it). */
+  readonly consumed: boolean
+  readonly orderId: string
+  readonly accountToken: Option.Option<string>
+  readonly test: boolean
+}
+
+/** The Google Play Developer API for the configured package. */
+export class PlayDeveloperApi extends Context.Service<PlayDeveloperApi, {
+  readonly subscription: (token: Redacted.Redacted<string>) => Effect.Effect<PlaySubscription, StoreUnreachable | StoreRejected>
+  readonly product: (productId: string, token: Redacted.Redacted<string>) => Effect.Effect<PlayProductPurchase, StoreUnreachable | StoreRejected>
+  /** Acknowledges a subscription or a one-time product purchase. */
+  readonly acknowledge: (
+    kind: "subscription" | "product",
+    productId: string,
+    token: Redacted.Redacted<string>
+  ) => Effect.Effect<void, StoreUnreachable | StoreRejected>
+  /** `purchases.products.consume`: a consumable used up, so the buyer can buy it again; it acknowledges it too. */
+  readonly consume: (productId: string, token: Redacted.Redacted<string>) => Effect.Effect<void, StoreUnreachable | StoreRejected>
+}>()("@atrium/adapters-http/PlayDeveloperApi") {}
 
 /** The Google Play Developer API: the app's package, a service account allowed to read its purchases, and the endpoints. */
 export interface PlayDeveloperApiOptions {
@@ -42,9 +81,9 @@ const scope = "https://www.googleapis.com/auth/androidpublisher"
 
 /** The Google Play Developer API over `HttpClient`: a service-account JWT is exchanged for an OAuth token, cached until near expiry. */
 export const PlayDeveloperApiHttp = {
-  layer: (options: PlayDeveloperApiOptions): Layer.Layer<PlayStoreApi, never, HttpClient.HttpClient> =>
+  layer: (options: PlayDeveloperApiOptions): Layer.Layer<PlayDeveloperApi, never, HttpClient.HttpClient> =>
     Layer.effect(
-      PlayStoreApi,
+      PlayDeveloperApi,
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         const timeout = Duration.fromInputUnsafe(options.timeout ?? "15 seconds")
@@ -107,7 +146,7 @@ export const PlayDeveloperApiHttp = {
           }).pipe(withTimeout)
 
 
-        const subscription = Effect.fn("PlayStoreApi.subscription")(function*(token: Redacted.Redacted<string>) {
+        const subscription = Effect.fn("PlayDeveloperApi.subscription")(function*(token: Redacted.Redacted<string>) {
           const answer = yield* call("GET", ["subscriptionsv2", "tokens", Redacted.value(token)], SubscriptionAnswer)
           const result: PlaySubscription = {
             subscriptionState: answer.subscriptionState,
@@ -125,7 +164,7 @@ export const PlayDeveloperApiHttp = {
           return result
         })
 
-        const product = Effect.fn("PlayStoreApi.product")(function*(productId: string, token: Redacted.Redacted<string>) {
+        const product = Effect.fn("PlayDeveloperApi.product")(function*(productId: string, token: Redacted.Redacted<string>) {
           const answer = yield* call("GET", ["products", productId, "tokens", Redacted.value(token)], ProductAnswer)
           const result: PlayProductPurchase = {
             purchaseState: answer.purchaseState ?? -1,
@@ -138,18 +177,18 @@ export const PlayDeveloperApiHttp = {
           return result
         })
 
-        const acknowledge = Effect.fn("PlayStoreApi.acknowledge")(
+        const acknowledge = Effect.fn("PlayDeveloperApi.acknowledge")(
           function*(kind: "subscription" | "product", productId: string, token: Redacted.Redacted<string>) {
             const collection = kind === "subscription" ? "subscriptions" : "products"
             yield* call("POST", [collection, productId, "tokens", Redacted.value(token)], Schema.Struct({}), ":acknowledge")
           }
         )
 
-        const consume = Effect.fn("PlayStoreApi.consume")(function*(productId: string, token: Redacted.Redacted<string>) {
+        const consume = Effect.fn("PlayDeveloperApi.consume")(function*(productId: string, token: Redacted.Redacted<string>) {
           yield* call("POST", ["products", productId, "tokens", Redacted.value(token)], Schema.Struct({}), ":consume")
         })
 
-        return PlayStoreApi.of({ subscription, product, acknowledge, consume })
+        return PlayDeveloperApi.of({ subscription, product, acknowledge, consume })
       })
     )
 }

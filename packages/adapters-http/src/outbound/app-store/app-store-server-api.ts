@@ -1,8 +1,28 @@
-import { type AppleSubscriptionStatus, AppStoreApi, type StoreEnvironment, StoreUnreachable } from "@atrium/domain"
-import { DateTime, Duration, Effect, Layer, Option, type Redacted, Ref, Schema } from "effect"
+import { type StoreEnvironment, type StoreRejected, StoreUnreachable } from "@atrium/domain"
+import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted, Ref, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { signJwt } from "./jwt-signer.ts"
-import { storeStatusFailure, storeTransportFailure, urlPath } from "./store-failure.ts"
+import { signJwt } from "../jwt-signer.ts"
+import { storeStatusFailure, storeTransportFailure, urlPath } from "../store-failure.ts"
+
+/** One subscription of an App Store status answer: Apple's status code with its signed transaction and renewal info. */
+export interface AppleSubscriptionStatus {
+  readonly originalTransactionId: string
+  /** 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked. */
+  readonly status: number
+  readonly signedTransactionInfo: string
+  readonly signedRenewalInfo: string
+}
+
+/** The App Store Server API (signed answers; the caller verifies them). */
+export class AppStoreServerApi extends Context.Service<AppStoreServerApi, {
+  /** `GET /inApps/v1/transactions/{transactionId}`: the transaction's `signedTransactionInfo`. */
+  readonly transaction: (transactionId: string, environment: StoreEnvironment) => Effect.Effect<string, StoreUnreachable | StoreRejected>
+  /** `GET /inApps/v1/subscriptions/{transactionId}`: the latest state of every subscription in its group. */
+  readonly subscriptionStatuses: (
+    transactionId: string,
+    environment: StoreEnvironment
+  ) => Effect.Effect<ReadonlyArray<AppleSubscriptionStatus>, StoreUnreachable | StoreRejected>
+}>()("@atrium/adapters-http/AppStoreServerApi") {}
 
 /** The App Store Server API credentials (an In-App Purchase key from App Store Connect) and where the API is. */
 export interface AppStoreApiOptions {
@@ -30,10 +50,10 @@ const StatusResponse = Schema.Struct({
 const store = "app_store"
 
 /** The App Store Server API over `HttpClient`, authenticated by an ES256 JWT reused for 20 minutes. */
-export const AppStoreApiHttp = {
-  layer: (options: AppStoreApiOptions): Layer.Layer<AppStoreApi, never, HttpClient.HttpClient> =>
+export const AppStoreServerApiHttp = {
+  layer: (options: AppStoreApiOptions): Layer.Layer<AppStoreServerApi, never, HttpClient.HttpClient> =>
     Layer.effect(
-      AppStoreApi,
+      AppStoreServerApi,
       Effect.gen(function*() {
         const client = yield* HttpClient.HttpClient
         const timeout = Duration.fromInputUnsafe(options.timeout ?? "15 seconds")
@@ -71,17 +91,17 @@ export const AppStoreApiHttp = {
             Effect.flatMap(Option.match({ onNone: () => Effect.fail(new StoreUnreachable({ store, reason: "timeout" })), onSome: Effect.succeed }))
           )
 
-        const transaction = Effect.fn("AppStoreApi.transaction")(function*(transactionId: string, environment: StoreEnvironment) {
+        const transaction = Effect.fn("AppStoreServerApi.transaction")(function*(transactionId: string, environment: StoreEnvironment) {
           const answer = yield* get(environment, yield* urlPath(store, ["inApps", "v1", "transactions", transactionId]), TransactionInfo)
           return answer.signedTransactionInfo
         })
 
-        const subscriptionStatuses = Effect.fn("AppStoreApi.subscriptionStatuses")(function*(transactionId: string, environment: StoreEnvironment) {
+        const subscriptionStatuses = Effect.fn("AppStoreServerApi.subscriptionStatuses")(function*(transactionId: string, environment: StoreEnvironment) {
           const answer = yield* get(environment, yield* urlPath(store, ["inApps", "v1", "subscriptions", transactionId]), StatusResponse)
           return answer.data.flatMap((group) => group.lastTransactions.map((last): AppleSubscriptionStatus => ({ ...last })))
         })
 
-        return AppStoreApi.of({ transaction, subscriptionStatuses })
+        return AppStoreServerApi.of({ transaction, subscriptionStatuses })
       })
     )
 }

@@ -2,25 +2,37 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Entitlements,
   Feature,
-  NotificationInbox,
   type Role,
   SessionId,
-  SecretBox,
   SessionPrincipal,
-  StoreNotification,
   StoreNotificationId,
-  StoreSignatures,
   type StoreProduct,
+  NotificationInbox,
   Purchases,
+  SecretBox,
+  StoreNotification,
   systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore, StoreSignaturesMemory } from "@atrium/domain/testing"
+import { domainMemory, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
+import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
+import {
+  AppleSignaturesFake,
+  AppStoreServerApiFake,
+  delivery,
+  domainOverFakeStores,
+  fakeSigned,
+  type FakeStoreApiState,
+  FakeStoreApis,
+  GooglePushTokensFake,
+  PlayDeveloperApiFake,
+  storesOverFakes
+} from "./fake-store-apis.ts"
 
 const pro = Feature.make("ai.advanced")
 const custom = Feature.make("domains.custom")
@@ -37,7 +49,7 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
 const google = { packageName: "com.example.atrium" }
-const Domain = domainMemory({ products, apple, google })
+const Domain = domainOverFakeStores({ products, apple, google })
 
 let userCounter = 0
 const member = (workspaceId: WorkspaceId, role: Role = "owner") =>
@@ -48,8 +60,8 @@ const newWorkspace = Effect.gen(function*() {
 })
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
-const fakes = Effect.flatMap(FakeStores, (ref) => Ref.get(ref))
-const script = (f: (s: FakeStoreState) => FakeStoreState) => Effect.flatMap(FakeStores, (ref) => Ref.update(ref, f))
+const fakes = Effect.flatMap(FakeStoreApis, (ref) => Ref.get(ref))
+const script = (f: (s: FakeStoreApiState) => FakeStoreApiState) => Effect.flatMap(FakeStoreApis, (ref) => Ref.update(ref, f))
 
 const nowMillis = Effect.map(DateTime.now, DateTime.toEpochMillis)
 const day = 86_400_000
@@ -144,8 +156,8 @@ describe("Purchases", () => {
       const now = yield* nowMillis
       const sub = appleSubscription({ original: "2000", transaction: "2000", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
       const body = appleNotification({ uuid: "n-1", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 })
-      yield* purchases.receiveApple(body)
-      yield* purchases.receiveApple(body)
+      yield* purchases.receive("app_store", delivery(body))
+      yield* purchases.receive("app_store", delivery(body))
       assert.strictEqual(yield* drainInbox, 1)
       assert.strictEqual(yield* drainInbox, 0)
       // An operator's replay processes it again, to no further effect.
@@ -169,9 +181,9 @@ describe("Purchases", () => {
       const now = yield* nowMillis
       const expired = appleSubscription({ original: "3000", transaction: "3001", status: 2, expires: now - day, signedAt: now, accountToken: token })
       const active = appleSubscription({ original: "3000", transaction: "3000", status: 1, expires: now + day, signedAt: now - 2 * day, accountToken: token })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-new", type: "EXPIRED", signedAt: now, tx: expired.tx, status: 2 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-new", type: "EXPIRED", signedAt: now, tx: expired.tx, status: 2 })))
       yield* drainInbox
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-old", type: "SUBSCRIBED", signedAt: now - 2 * day, tx: active.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-old", type: "SUBSCRIBED", signedAt: now - 2 * day, tx: active.tx, status: 1 })))
       yield* drainInbox
       const [purchase] = Array.from((yield* state).purchases.values())
       assert.strictEqual(purchase?.status, "expired")
@@ -190,7 +202,7 @@ describe("Purchases", () => {
       const now = yield* nowMillis
       const sub = appleSubscription({ original: "4000", transaction: "4000", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
       yield* script((s) => ({ ...s, appleStatuses: new Map([["4000", sub.statuses]]) }))
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-race", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-race", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 })))
       yield* Effect.all([
         purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed }),
         drainInbox,
@@ -216,7 +228,7 @@ describe("Purchases", () => {
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:manual", "ai.advanced:purchase"])
       yield* TestClock.adjust("1 hour")
       const refunded = { ...sub.tx, revocationDate: now + 3_600_000 }
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-refund", type: "REFUND", signedAt: now + 3_600_000, tx: refunded }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-refund", type: "REFUND", signedAt: now + 3_600_000, tx: refunded })))
       yield* drainInbox
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:manual"])
       const types = (yield* state).events.map((e) => e.type)
@@ -235,15 +247,15 @@ describe("Purchases", () => {
       const sub = appleSubscription({ original: "5500", transaction: "5500", status: 1, expires: now + 30 * day, signedAt: now })
       yield* script((s) => ({ ...s, appleStatuses: new Map([["5500", sub.statuses]]) }))
       yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-r", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-r", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } })))
       yield* drainInbox
       assert.deepStrictEqual(yield* features(ws), [])
       // A newer read of the store that is not a reversal leaves the refund standing.
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 5_400_000, tx: sub.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 5_400_000, tx: sub.tx, status: 1 })))
       yield* drainInbox
       assert.deepStrictEqual(yield* features(ws), [])
       const before = (yield* state).events.length
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-rr", type: "REFUND_REVERSED", signedAt: now + 7_200_000, tx: sub.tx }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-rr", type: "REFUND_REVERSED", signedAt: now + 7_200_000, tx: sub.tx })))
       yield* drainInbox
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
       const s = yield* state
@@ -465,7 +477,7 @@ describe("Purchases", () => {
       const yearly = appleSubscription({ original: "up-1", transaction: "up-2", status: 1, expires: upgradedAt + 365 * day, signedAt: upgradedAt, productId: "pro.yearly" })
       yield* script((s) => ({ ...s, appleStatuses: new Map([["up-1", yearly.statuses], ["up-2", yearly.statuses]]) }))
       const before = (yield* state).events.length
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: upgradedAt, tx: yearly.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: upgradedAt, tx: yearly.tx, status: 1 })))
       yield* drainInbox
       const purchase = () => Effect.map(state, (s) => Array.from(s.purchases.values())[0])
       assert.strictEqual((yield* purchase())?.productId, "pro.yearly")
@@ -503,7 +515,7 @@ describe("Purchases", () => {
       yield* purchases.sync(owner, { store: "app_store", signedTransaction: yearly.signed })
       const product = Effect.map(state, (s) => Array.from(s.purchases.values())[0]?.productId)
       // The downgrade is chosen now; the current transaction stays the yearly one until it renews.
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-dn", type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedAt: now + day, tx: yearly.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-dn", type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedAt: now + day, tx: yearly.tx, status: 1 })))
       yield* drainInbox
       assert.strictEqual(yield* product, "pro.yearly")
       assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "domains.custom:purchase"])
@@ -511,14 +523,14 @@ describe("Purchases", () => {
       const renewedAt = now + 365 * day
       yield* TestClock.setTime(renewedAt)
       const monthly = appleSubscription({ original: "dn-1", transaction: "dn-2", status: 1, expires: renewedAt + 30 * day, signedAt: renewedAt })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: renewedAt, tx: monthly.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: renewedAt, tx: monthly.tx, status: 1 })))
       yield* drainInbox
       assert.strictEqual(yield* product, "pro.monthly")
       assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
       // Crossgrade to a product of the same duration: immediate.
       const crossedAt = renewedAt + day
       const teamTx = appleSubscription({ original: "dn-1", transaction: "dn-3", status: 1, expires: crossedAt + 30 * day, signedAt: crossedAt, productId: "team.monthly" })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-cross", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: crossedAt, tx: teamTx.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-cross", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: crossedAt, tx: teamTx.tx, status: 1 })))
       yield* drainInbox
       assert.strictEqual(yield* product, "team.monthly")
       assert.deepStrictEqual((yield* features(ws)).toSorted(), ["ai.advanced:purchase", "team.seats:purchase"])
@@ -535,13 +547,13 @@ describe("Purchases", () => {
       const sub = appleSubscription({ original: "rs-1", transaction: "rs-1", status: 1, expires: now + 30 * day, signedAt: now })
       yield* script((s) => ({ ...s, appleStatuses: new Map([["rs-1", sub.statuses]]) }))
       yield* purchases.sync(owner, { store: "app_store", signedTransaction: sub.signed })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-rf", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-rf", type: "REFUND", signedAt: now + 3_600_000, tx: { ...sub.tx, revocationDate: now + 3_600_000 } })))
       yield* drainInbox
       assert.deepStrictEqual(yield* features(ws), [])
       // Days later the buyer subscribes again: a new transaction under the same original transaction.
       yield* TestClock.adjust("3 days")
       const again = appleSubscription({ original: "rs-1", transaction: "rs-2", status: 1, expires: now + 33 * day, signedAt: now + 3 * day })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-resub", type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signedAt: now + 3 * day, tx: again.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-resub", type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signedAt: now + 3 * day, tx: again.tx, status: 1 })))
       yield* drainInbox
       const s = yield* state
       assert.strictEqual(Array.from(s.purchases.values())[0]?.status, "active")
@@ -561,9 +573,9 @@ describe("Purchases", () => {
       const now = yield* nowMillis
       const monthly = appleSubscription({ original: "rp-1", transaction: "rp-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
       const yearly = appleSubscription({ original: "rp-1", transaction: "rp-2", status: 1, expires: now + 365 * day, signedAt: now + day, accountToken: token, productId: "pro.yearly" })
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-sub", type: "SUBSCRIBED", signedAt: now, tx: monthly.tx, status: 1 }))
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 3_600_000, tx: monthly.tx, status: 1 }))
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: now + day, tx: yearly.tx, status: 1 }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-sub", type: "SUBSCRIBED", signedAt: now, tx: monthly.tx, status: 1 })))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-renew", type: "DID_RENEW", signedAt: now + 3_600_000, tx: monthly.tx, status: 1 })))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-up", type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedAt: now + day, tx: yearly.tx, status: 1 })))
       yield* drainInbox
       // Even the yearly period is over by the clock, and the store has said nothing newer: that is the reconciler's to read.
       yield* TestClock.adjust("400 days")
@@ -642,7 +654,7 @@ describe("Purchases", () => {
       yield* purchases.sync(owner, { store: "app_store", signedTransaction: fakeSigned(tx) })
       yield* purchases.sync(owner, { store: "app_store", signedTransaction: fakeSigned(tx) })
       const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
-      yield* purchases.receiveApple(appleNotification({ uuid: "n-c", type: "ONE_TIME_CHARGE", signedAt: now, tx: { ...tx, appAccountToken: token } }))
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-c", type: "ONE_TIME_CHARGE", signedAt: now, tx: { ...tx, appAccountToken: token } })))
       yield* drainInbox
       assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 5_000_000)
       assert.deepStrictEqual(yield* features(ws), [])
@@ -713,7 +725,7 @@ describe("availability", () => {
         assert.strictEqual(answer.available, c.expected === null)
         assert.strictEqual(answer.appAccountToken !== null, c.expected === null || c.expected === "managed_elsewhere")
         if (c.expected === null) assert.isAbove(answer.products.length, 0)
-      }).pipe(Effect.provide(domainMemory(c.configured ? { products, apple, google } : { products })))
+      }).pipe(Effect.provide(domainOverFakeStores(c.configured ? { products, apple, google } : { products })))
     )
   }
 
@@ -737,10 +749,10 @@ describe("store notification intake and worker faults", () => {
     const lines: Array<string> = []
     return Effect.gen(function*() {
       const purchases = yield* Purchases
-      const refused = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "forged.abc" })).pipe(Effect.flip)
+      const refused = yield* purchases.receive("app_store", delivery(JSON.stringify({ signedPayload: "forged.abc" }))).pipe(Effect.flip)
       assert.strictEqual(refused._tag, "InvalidSignature")
       assert.notInclude(JSON.stringify(refused), "not a fake signature")
-      const forged = yield* purchases.receiveGoogle("Bearer forged", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      const forged = yield* purchases.receive("play_store", delivery(JSON.stringify({ message: { data: "", messageId: "m" } }), "Bearer forged")).pipe(Effect.flip)
       assert.notInclude(JSON.stringify(forged), "bearer token")
       assert.isTrue(lines.some((line) => line.includes("store signature refused") && line.includes("not a fake signature")), lines.join("\n"))
       assert.isTrue(lines.some((line) => line.includes("bearer token")))
@@ -751,59 +763,73 @@ describe("store notification intake and worker faults", () => {
     const lines: Array<string> = []
     return Effect.gen(function*() {
       const purchases = yield* Purchases
-      const apple = yield* purchases.receiveApple(JSON.stringify({ signedPayload: "fake.abc" })).pipe(Effect.flip)
-      const google = yield* purchases.receiveGoogle("Bearer good-push-token", JSON.stringify({ message: { data: "", messageId: "m" } })).pipe(Effect.flip)
+      const apple = yield* purchases.receive("app_store", delivery(JSON.stringify({ signedPayload: "fake.abc" }))).pipe(Effect.flip)
+      const google = yield* purchases.receive("play_store", delivery(JSON.stringify({ message: { data: "", messageId: "m" } }), "Bearer good-push-token")).pipe(Effect.flip)
       assert.deepStrictEqual([apple._tag, google._tag], ["Unavailable", "Unavailable"])
       const errors = lines.filter((line) => line.includes("not configured for that store") && line.includes("\"level\":\"ERROR\""))
       assert.strictEqual(errors.length, 2, lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products })), Effect.provide(capture(lines)))
+    }).pipe(Effect.provide(domainOverFakeStores({ products })), Effect.provide(capture(lines)))
   })
 
-  // Signatures that throw on one payload: a fault nobody foresaw, inside one inbox item.
-  const faulty = Layer.effect(
-    StoreSignatures,
-    Effect.gen(function*() {
-      const fake = yield* StoreSignatures
-      return StoreSignatures.of({
-        verifyApple: (jws, at) => jws === "fake.boom" ? Effect.die(new URIError("URI malformed")) : fake.verifyApple(jws, at),
-        verifyGooglePush: fake.verifyGooglePush
-      })
-    })
-  ).pipe(Layer.provide(StoreSignaturesMemory))
-
-  it.effect("a fault in one inbox item is logged and backed off; the worker's step survives and the next item is processed", () => {
-    const lines: Array<string> = []
+  it.effect("a notification is verified once, at the door: the worker checks no signature again", () => {
+    let verified = 0
+    const counting = Layer.effect(
+      AppleSignatures,
+      Effect.map(Effect.service(AppleSignatures), (fake) => AppleSignatures.of({ verify: (jws, at) => Effect.sync(() => void verified++).pipe(Effect.andThen(fake.verify(jws, at))) }))
+    ).pipe(Layer.provide(AppleSignaturesFake))
+    const counted = domainMemory({ products, stores: storesOverFakes({ apple }) }).pipe(
+      Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, counting)),
+      Layer.provideMerge(FakeStoreApis.layer)
+    )
     return Effect.gen(function*() {
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
-      const inbox = yield* NotificationInbox
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(member(ws), "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "once-1", transaction: "once-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-once", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 })))
+      // The notification, its transaction and its renewal info: three signatures, each checked once.
+      assert.strictEqual(verified, 3)
+      assert.strictEqual(yield* drainInbox, 1)
+      assert.strictEqual(verified, 3)
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(counted))
+  })
+
+  it.effect("inbox rows an earlier version stored in the stores' own formats are still applied after an upgrade", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+      const ws = yield* newWorkspace
+      const purchases = yield* Purchases
+      const token = (yield* purchases.availability(member(ws), "ios")).appAccountToken ?? ""
+      const now = yield* nowMillis
+      const sub = appleSubscription({ original: "old-1", transaction: "old-1", status: 1, expires: now + 30 * day, signedAt: now, accountToken: token })
+      const { signedPayload } = JSON.parse(appleNotification({ uuid: "n-old-row", type: "SUBSCRIBED", signedAt: now, tx: sub.tx, status: 1 }))
       const box = yield* SecretBox
-      const now = yield* DateTime.now
-      const item = (id: string, body: string) =>
-        Effect.gen(function*() {
-          return new StoreNotification({
+      const at = yield* DateTime.now
+      const row = (source: "apple" | "google", id: string, body: string) =>
+        Effect.map(box.seal(Redacted.make(body)), (sealedBody) =>
+          new StoreNotification({
             id: StoreNotificationId.make(id),
-            source: "apple",
+            source,
             externalId: id,
-            sealedBody: yield* box.seal(Redacted.make(body)),
+            sealedBody,
             workspaceId: Option.none(),
             userId: Option.none(),
-            receivedAt: now,
+            receivedAt: at,
             attempts: 0,
-            nextAttemptAt: Option.some(now),
+            nextAttemptAt: Option.some(at),
             processedAt: Option.none(),
             outcome: Option.none()
-          })
-        })
-      yield* inbox.insert(yield* item("sn_boom", "fake.boom"))
-      const signed = fakeSigned({ notificationType: "TEST", notificationUUID: "u-ok", signedDate: DateTime.toEpochMillis(now), data: { bundleId: apple.bundleId, environment: "Production" } })
-      yield* inbox.insert(yield* item("sn_ok", signed))
+          }))
+      const inbox = yield* NotificationInbox
+      yield* inbox.insert(yield* row("apple", "sn_oldApple", String(signedPayload)))
+      const elsewhere = JSON.stringify({ packageName: "com.other", subscriptionNotification: { purchaseToken: "t", subscriptionId: "pro_monthly" } })
+      yield* inbox.insert(yield* row("google", "sn_oldGoogle", JSON.stringify({ message: { data: btoa(elsewhere), messageId: "m-old" } })))
       assert.strictEqual(yield* drainInbox, 2)
-      const stored = (yield* state).storeNotifications
-      const boom = Array.from(stored.values()).find((n) => n.id === "sn_boom")
-      const ok = Array.from(stored.values()).find((n) => n.id === "sn_ok")
-      assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
-      assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
-      assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products, apple, google, signatures: faulty })), Effect.provide(capture(lines)))
-  })
+      const outcomes = Array.from((yield* state).storeNotifications.values()).map((n) => [n.externalId, Option.getOrNull(n.outcome)])
+      assert.deepStrictEqual(outcomes, [["sn_oldApple", "applied"], ["sn_oldGoogle", "ignored"]])
+      assert.deepStrictEqual(yield* features(ws), ["ai.advanced:purchase"])
+    }).pipe(Effect.provide(Domain)))
 })

@@ -1,6 +1,9 @@
+import type { PurchaseStatus, StoreEnvironment, StoreVerdict } from "@atrium/domain"
 import { DateTime, Option, Schema } from "effect"
-import type { ProductKind, PurchaseStatus, StoreEnvironment, StoreObservation } from "./purchase.ts"
-import { StoreText } from "./store-text.ts"
+import { StoreText } from "../store-text.ts"
+
+/** An App Store Server Notification V2 request body. */
+export const SignedPayloadBody = Schema.Struct({ signedPayload: Schema.String.check(Schema.isMaxLength(100_000)) })
 
 /** The fields of a verified App Store `JWSTransactionDecodedPayload` that Atrium acts on. */
 export const AppleTransaction = Schema.Struct({
@@ -51,27 +54,28 @@ const subscriptionStatus = (code: number, autoRenew: boolean): PurchaseStatus | 
   code === 1 ? (autoRenew ? "active" : "canceled") : code === 2 ? "expired" : code === 3 ? "billing_retry" : code === 4 ? "grace_period" : code === 5 ? "revoked" : undefined
 
 /** What an App Store transaction (with its renewal info, status code and notification type, when known) says. */
-export const appleObservation = (input: {
+export const appleVerdict = (input: {
   readonly transaction: AppleTransaction
   readonly environment: StoreEnvironment
   readonly renewal: Option.Option<AppleRenewal>
   readonly statusCode: Option.Option<number>
   readonly notificationType: Option.Option<string>
   readonly subtype: Option.Option<string>
-  readonly kind: ProductKind
   readonly storeTime: DateTime.Utc
-}): StoreObservation => {
+}): StoreVerdict => {
   const tx = input.transaction
   const type = Option.getOrElse(input.notificationType, () => "")
-  const autoRenew = input.kind === "subscription" && Option.exists(input.renewal, (renewal) => renewal.autoRenewStatus === 1)
+  const autoRenew = Option.exists(input.renewal, (renewal) => renewal.autoRenewStatus === 1)
   const expiresAt = at(tx.expiresDate)
   const expiredBy = (time: DateTime.Utc) => Option.exists(expiresAt, (end) => !DateTime.isLessThan(time, end))
   // A reversed refund's transaction may still carry the refund's revocation date; the reversal is the later word.
   const refundReversed = type === "REFUND_REVERSED"
+  const withdrawn: Option.Option<"refunded" | "revoked"> = type === "REVOKE"
+    ? Option.some("revoked")
+    : type === "REFUND" || (tx.revocationDate !== undefined && !refundReversed)
+    ? Option.some("refunded")
+    : Option.none()
   const status = ((): PurchaseStatus => {
-    if (type === "REVOKE") return "revoked"
-    if (type === "REFUND" || (tx.revocationDate !== undefined && !refundReversed)) return "refunded"
-    if (input.kind !== "subscription") return "active"
     const byCode = Option.getOrUndefined(Option.map(input.statusCode, (code) => subscriptionStatus(code, autoRenew)))
     if (byCode !== undefined) return byCode
     if (type === "EXPIRED" || expiredBy(input.storeTime)) return "expired"
@@ -82,17 +86,15 @@ export const appleObservation = (input: {
   return {
     store: "app_store",
     environment: input.environment,
+    // Apple keeps the original transaction id across upgrades within a group: the same purchase, nothing replaced.
     storeRef: tx.originalTransactionId,
     productId: tx.productId,
-    status,
-    autoRenew,
-    expiresAt: status === "grace_period" && Option.isSome(graceEnd) ? graceEnd : expiresAt,
-    storeTime: input.storeTime,
     transactionId: tx.transactionId,
+    storeTime: input.storeTime,
     accountToken: Option.fromNullishOr(tx.appAccountToken),
-    acknowledged: true,
     refundReversed,
-    // Apple keeps the original transaction id across upgrades within a group: the same purchase, nothing replaced.
-    replaces: Option.none()
+    withdrawn,
+    expiresAt,
+    subscription: { status, autoRenew, expiresAt: status === "grace_period" && Option.isSome(graceEnd) ? graceEnd : expiresAt }
   }
 }

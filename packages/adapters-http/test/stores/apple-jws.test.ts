@@ -1,19 +1,12 @@
-import {
-  InvalidSignature,
-  NotificationInbox,
-  Purchases,
-  StoreNotificationId,
-  StoreSignatures
-} from "@atrium/domain"
-import { domainMemory } from "@atrium/domain/testing"
+import { NotificationInbox, Purchases, StoreNotificationId } from "@atrium/domain"
+import { domainMemory, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { DateTime, Effect, Layer, Option, Ref } from "effect"
-import { MemoryStore } from "@atrium/domain/testing"
-import { verifyAppleJws } from "../src/purchases/apple-jws.ts"
-import { shippedAppleRoot } from "../src/purchases/store-signatures-node.ts"
-import { readCertificates } from "../src/purchases/apple-jws.ts"
-import { issue, signJws, testApplePki } from "./support/test-certificates.ts"
+import { Effect, Layer, Option, Ref } from "effect"
+import { appleRootCaG3 } from "../../src/outbound/app-store/apple-root-ca-g3.ts"
+import { AppleSignatures, readCertificates, verifyAppleJws } from "../../src/outbound/app-store/apple-jws.ts"
+import { AppStoreServerApiFake, FakeStoreApis, GooglePushTokensFake, PlayDeveloperApiFake, storesOverFakes } from "./fake-store-apis.ts"
+import { issue, signJws, testApplePki } from "./test-certificates.ts"
 
 const pki = testApplePki()
 const roots = [pki.root.cert]
@@ -88,37 +81,35 @@ describe("App Store JWS verification (node:crypto, against a test CA made here)"
   })
 
   it("ships the genuine Apple Root CA - G3 (fingerprint as published)", () => {
-    const [root] = readCertificates(shippedAppleRoot())
+    const [root] = readCertificates(appleRootCaG3)
     assert.strictEqual(root?.subject.split("\n")[0], "CN=Apple Root CA - G3")
     assert.strictEqual(createHash("sha256").update(root?.raw ?? Buffer.alloc(0)).digest("hex"), "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179")
   })
 })
 
-// The domain's notification intake over the real verifier: bundle and environment are checked after the signature.
-const realSignatures = Layer.succeed(StoreSignatures, StoreSignatures.of({
-  verifyApple: (jws, at) => {
-    const result = verifyAppleJws(jws, roots, new Date(DateTime.toEpochMillis(at)))
-    return result.ok ? Effect.succeed(result.payload) : Effect.fail(new InvalidSignature({ reason: result.reason }))
-  },
-  verifyGooglePush: () => Effect.fail(new InvalidSignature({ reason: "unused" }))
-}))
-const production = domainMemory({ apple: { bundleId, environments: ["production"] }, signatures: realSignatures })
+// The domain's notification intake over the App Store adapter and the real verifier: bundle and environment after the signature.
+const withRealSignatures = (environments: ReadonlyArray<"production" | "sandbox">) => {
+  const apple = { bundleId, environments }
+  return domainMemory({ stores: storesOverFakes({ apple }) }).pipe(
+    Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, AppleSignatures.layer(Option.some(pki.root.cert.toString())))),
+    Layer.provideMerge(FakeStoreApis.layer)
+  )
+}
+const production = withRealSignatures(["production"])
+const receive = (signedPayload: string) => Effect.flatMap(Purchases, (purchases) => purchases.receive("app_store", { authorization: "", body: { signedPayload } }))
 
 describe("App Store Server Notifications V2 intake", () => {
   it.live("stores a production notification once; refuses sandbox under production config, another bundle, and a bad chain with 401", () =>
     Effect.gen(function*() {
-      const purchases = yield* Purchases
-      yield* purchases.receiveApple(JSON.stringify({ signedPayload: pki.sign(notification("Production")) }))
-      yield* purchases.receiveApple(JSON.stringify({ signedPayload: pki.sign(notification("Production")) }))
-      const sandbox = yield* purchases.receiveApple(JSON.stringify({ signedPayload: pki.sign(notification("Sandbox", "uuid-2")) })).pipe(Effect.flip)
+      yield* receive(pki.sign(notification("Production")))
+      yield* receive(pki.sign(notification("Production")))
+      const sandbox = yield* receive(pki.sign(notification("Sandbox", "uuid-2"))).pipe(Effect.flip)
       assert.deepStrictEqual([sandbox._tag, sandbox.code], ["InvalidSignature", "invalid_signature"])
-      const otherBundle = yield* purchases.receiveApple(JSON.stringify({
-        signedPayload: pki.sign({ ...notification("Production", "uuid-3"), data: { bundleId: "com.evil", environment: "Production" } })
-      })).pipe(Effect.flip)
-      assert.strictEqual(otherBundle._tag, "InvalidSignature")
-      const foreign = yield* purchases.receiveApple(JSON.stringify({ signedPayload: testApplePki().sign(notification("Production", "uuid-4")) })).pipe(
+      const otherBundle = yield* receive(pki.sign({ ...notification("Production", "uuid-3"), data: { bundleId: "com.evil", environment: "Production" } })).pipe(
         Effect.flip
       )
+      assert.strictEqual(otherBundle._tag, "InvalidSignature")
+      const foreign = yield* receive(testApplePki().sign(notification("Production", "uuid-4"))).pipe(Effect.flip)
       assert.strictEqual(foreign._tag, "InvalidSignature")
       const stored = Array.from((yield* Ref.get((yield* MemoryStore).state)).storeNotifications.values())
       assert.deepStrictEqual(stored.map((n) => n.externalId), ["uuid-1"])
@@ -130,7 +121,7 @@ describe("App Store Server Notifications V2 intake", () => {
 
   it.live("a sandbox payload is accepted when the server is configured for sandbox", () =>
     Effect.gen(function*() {
-      yield* (yield* Purchases).receiveApple(JSON.stringify({ signedPayload: pki.sign(notification("Sandbox")) }))
+      yield* receive(pki.sign(notification("Sandbox")))
       assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).storeNotifications.size, 1)
-    }).pipe(Effect.provide(domainMemory({ apple: { bundleId, environments: ["sandbox"] }, signatures: realSignatures }))))
+    }).pipe(Effect.provide(withRealSignatures(["sandbox"]))))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
-import { DeveloperNotification, developerNotificationOf } from "../../src/purchases/google-payloads.ts"
+import { DeveloperNotification, developerNotificationOf } from "../../src/outbound/google-play/google-payloads.ts"
 
 // A Pub/Sub push carries the developer notification as base64 of UTF-8 JSON.
 const pushOf = (data: string) => ({ message: { data, messageId: "m-1" } })
