@@ -283,7 +283,9 @@ export class Schedules extends Context.Service<Schedules, {
           maxOutputTokens: schedule.task.maxOutputTokens,
           metadata: schedule.task.metadata,
           idempotencyKey: run.idempotencyKey,
-          scheduleId: schedule.id
+          scheduleId: schedule.id,
+          // The task commits with the run that fired it (the firing holds the run's transaction).
+          joinTransaction: true
         }).pipe(
           Effect.map((ok): Fired => ({ _tag: "Started", run: run.started(ok.task.id, now), taskId: ok.task.id })),
           Effect.catchTags({
