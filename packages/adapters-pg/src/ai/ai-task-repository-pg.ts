@@ -186,14 +186,20 @@ export const AiTaskRepositoryPg = Layer.effect(
 
     // The keys' tasks come with them, so a replay costs no further statement. Called after `lockBudgets`, whose locks
     // every batch writing keys of these workspaces holds until it commits: this new statement's snapshot has their keys.
+    // Each key, then its task, is read by its primary key (a LATERAL subquery with LIMIT is never flattened into a join
+    // the planner may reorder): as a plain join, a plan cached while the tables were small joined every task of the
+    // workspace with every key of it, and a burst of keyed submissions soon spent seconds in each lookup.
     const findIdempotencyKeys = Effect.fn("AiTaskRepository.findIdempotencyKeys")(
       function*(keys: Arr.NonEmptyReadonlyArray<IdempotencyKeyRef>, now: DateTime.Utc) {
         const expiredAt = DateTime.toDateUtc(DateTime.subtractDuration(now, Duration.millis(idempotencyWindowMillis)))
         const rows = yield* sql`
-          SELECT DISTINCT ON (k.workspace_id, k.key) ${sql.literal(qualifiedColumns)}, k.key AS idempotency_key, k.request_hash
+          SELECT ${sql.literal(qualifiedColumns)}, q.key AS idempotency_key, k.request_hash
           FROM unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.key)}::text[]) AS q(workspace_id, key)
-          JOIN idempotency_keys k ON k.workspace_id = q.workspace_id AND k.key = q.key AND k.created_at > ${expiredAt}
-          JOIN ai_tasks t ON t.id = k.task_id AND t.workspace_id = k.workspace_id
+          CROSS JOIN LATERAL (
+            SELECT request_hash, task_id FROM idempotency_keys
+            WHERE workspace_id = q.workspace_id AND key = q.key AND created_at > ${expiredAt} LIMIT 1
+          ) k
+          CROSS JOIN LATERAL (SELECT * FROM ai_tasks WHERE id = k.task_id AND workspace_id = q.workspace_id LIMIT 1) t
         `.pipe(orUnavailable)
         const tasks = yield* toTasks(rows).pipe(orUnavailable)
         const entries = yield* decodeEntries(rows).pipe(orUnavailable)
@@ -284,9 +290,12 @@ export const AiTaskRepositoryPg = Layer.effect(
           ), without_account AS MATERIALIZED (
             SELECT p.workspace_id FROM per_account p WHERE NOT EXISTS (SELECT 1 FROM billing_accounts a WHERE a.workspace_id = p.workspace_id)
           ), keys_taken AS MATERIALIZED (
+            -- Each key read by its primary key, as in findIdempotencyKeys.
             SELECT i.workspace_id, i.idempotency_key AS key FROM input i
-            JOIN idempotency_keys k ON k.workspace_id = i.workspace_id AND k.key = i.idempotency_key
-              AND k.created_at > i.created_at - ${idempotencyWindowMillis} * interval '1 millisecond'
+            CROSS JOIN LATERAL (
+              SELECT 1 FROM idempotency_keys k WHERE k.workspace_id = i.workspace_id AND k.key = i.idempotency_key
+                AND k.created_at > i.created_at - ${idempotencyWindowMillis} * interval '1 millisecond' LIMIT 1
+            ) taken
           ), verdict AS MATERIALIZED (
             SELECT NOT EXISTS (SELECT 1 FROM without_account) AND NOT EXISTS (SELECT 1 FROM keys_taken) AS writes
           ), inserted AS (
