@@ -59,7 +59,10 @@ const countingTransactor = Layer.effect(
   Effect.gen(function*() {
     const inner = yield* Transactor
     const begun = yield* TransactionsBegun
-    return Transactor.of({ withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))) })
+    return Transactor.of({
+      withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))),
+      inTransaction: inner.inTransaction
+    })
   })
 )
 // The domain over the target, its transactions counted.

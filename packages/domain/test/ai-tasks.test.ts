@@ -278,11 +278,11 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.strictEqual(task.status, "queued")
     }).pipe(Effect.provide(DomainMemory)))
 
-  it.effect("a submission joining the caller's transaction commits with it: rolled back, it leaves neither task nor key", () =>
+  it.effect("a submission inside the caller's transaction commits with it (no batch waits behind the caller): rolled back, it leaves neither task nor key", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
       const tx = yield* Transactor
-      const joined = hello(ws, { idempotencyKey: "joined", joinTransaction: true })
+      const joined = hello(ws, { idempotencyKey: "joined" })
       const failed = yield* tx.withTransaction(submit(joined).pipe(Effect.andThen(Effect.fail("rolled back")))).pipe(Effect.flip)
       assert.strictEqual(failed, "rolled back")
       assert.strictEqual((yield* state).aiTasks.size, 0)

@@ -58,11 +58,6 @@ export interface SubmitAiTaskInput {
   readonly idempotencyKey?: string | undefined
   /** The schedule submitting it, carried by the task and its `ai_task.*` events. */
   readonly scheduleId?: ScheduleId | undefined
-  /**
-   * Submit inside the caller's `Transactor.withTransaction`, committing with the caller's change, rather than in the
-   * next batch: for a caller holding a transaction (a schedule firing), whose batch would wait for the caller's locks.
-   */
-  readonly joinTransaction?: boolean | undefined
 }
 
 /** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
@@ -282,10 +277,11 @@ export class AiTasks extends Context.Service<AiTasks, {
             requestId: yield* CurrentRequestId,
             idempotency: key === undefined ? undefined : { key, requestHash: yield* requestDigest(request) }
           }
-          // Keyed or not, a submission joins the next batch (its key looked up and stored in the batch's transaction),
-          // unless it is to join the caller's transaction.
-          const outcome = submission.joinTransaction === true
-            ? yield* tx.withTransaction(reserveAll([pending])).pipe(Effect.flatMap(([alone]) =>
+          // Keyed or not, a submission joins the next batch (its key looked up and stored in the batch's transaction). A
+          // caller inside a transaction (a schedule firing) reserves in it instead: the task commits with the caller's
+          // change, and no batch waits for the caller's locks while the caller waits for the batch.
+          const outcome = (yield* tx.inTransaction)
+            ? yield* reserveAll([pending]).pipe(Effect.flatMap(([alone]) =>
               alone === undefined ? Effect.die(new Error("a reservation batch of one answered nothing")) : Effect.succeed(alone)
             ))
             : yield* submissions.call(pending)

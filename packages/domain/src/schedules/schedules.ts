@@ -283,9 +283,7 @@ export class Schedules extends Context.Service<Schedules, {
           maxOutputTokens: schedule.task.maxOutputTokens,
           metadata: schedule.task.metadata,
           idempotencyKey: run.idempotencyKey,
-          scheduleId: schedule.id,
-          // The task commits with the run that fired it (the firing holds the run's transaction).
-          joinTransaction: true
+          scheduleId: schedule.id
         }).pipe(
           Effect.map((ok): Fired => ({ _tag: "Started", run: run.started(ok.task.id, now), taskId: ok.task.id })),
           Effect.catchTags({
