@@ -75,28 +75,47 @@ const utf8 = new TextEncoder()
 // Provider messages reach the workspace; keep them short.
 const maxErrorMessage = 500
 
-/** A stable digest of what was asked (model, input, output bound, metadata), to tell a replay from a reused key. */
-const requestDigest = (request: AiTaskRequest) => {
+/** A stable text of what was asked (model, input, output bound, metadata); its digest tells a replay from a reused key. */
+const canonicalRequest = (request: AiTaskRequest) => {
   const input = "prompt" in request.input
     ? { prompt: request.input.prompt }
     : { messages: request.input.messages.map((m) => ({ role: m.role, content: m.content })) }
   const metadata = request.metadata === undefined
     ? null
     : Object.entries(request.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const canonical = JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
-  return Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", utf8.encode(canonical))).pipe(
-    Effect.map((buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join(""))
-  )
+  return JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
 }
+
+const sha256Hex = (text: string) =>
+  globalThis.crypto.subtle.digest("SHA-256", utf8.encode(text)).then((buffer) =>
+    Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("")
+  )
 
 /** A checked, priced submission waiting for its reservation, with the request it came in (for its audit entry). */
 interface PendingSubmission {
   readonly task: AiTask
   readonly feature: Feature
   readonly requestId: Option.Option<string>
-  /** The `Idempotency-Key` it came with and the digest of its request. */
-  readonly idempotency: { readonly key: string; readonly requestHash: string } | undefined
+  /** The `Idempotency-Key` it came with and the canonical text of its request. */
+  readonly idempotency: { readonly key: string; readonly request: string } | undefined
 }
+
+/** A submission's key and the digest of its request. */
+interface KeyUse {
+  readonly key: string
+  readonly requestHash: string
+}
+
+// The key uses of a batch, in its order, digested all at once before its transaction: one wait for the crypto thread a
+// batch. A digest each before joining spread the submissions' arrivals, and keyed batches were a third the size.
+const keyUsesOf = (pending: ReadonlyArray<PendingSubmission>): Effect.Effect<ReadonlyArray<KeyUse | undefined>> =>
+  pending.some(({ idempotency }) => idempotency !== undefined)
+    ? Effect.promise(() =>
+      Promise.all(pending.map(({ idempotency }) =>
+        idempotency === undefined ? undefined : sha256Hex(idempotency.request).then((requestHash): KeyUse => ({ key: idempotency.key, requestHash }))
+      ))
+    )
+    : Effect.succeed([])
 
 /** A submission's answer from its batch. */
 type SubmissionOutcome = Result.Result<SubmittedAiTask, ReservationRefusal | IdempotencyKeyReused>
@@ -147,8 +166,9 @@ export class AiTasks extends Context.Service<AiTasks, {
         // Answers each submission in turn against budgets read under the billing locks of their workspaces: a key in use
         // replays its task (or is 409 for another request), anything else is reserved. Then it stores the accepted tasks
         // with their reservations, keys and audit entries: a few statements for the whole batch. A refusal is that
-        // submission's answer and leaves the others (and its key) alone. Runs inside the caller's transaction.
-        const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) {
+        // submission's answer and leaves the others (and its key) alone. `uses` are the submissions' keys, in their order
+        // (`keyUsesOf`). Runs inside the caller's transaction.
+        const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>, uses: ReadonlyArray<KeyUse | undefined>) {
           const keyOf = (task: AiTask) => `${task.workspaceId}/${monthOf(task.createdAt)}`
           const keys = Arr.dedupeWith(
             Arr.map(pending, ({ task }): BudgetKey => ({ workspaceId: task.workspaceId, month: monthOf(task.createdAt) })),
@@ -162,9 +182,10 @@ export class AiTasks extends Context.Service<AiTasks, {
           const accounts = new Map(read.map(({ account }) => [account.workspaceId, account]))
           // Read after the locks, which every batch writing a workspace's keys holds until it commits: no use is missed.
           const idempotencyKeyOf = (task: AiTask, key: string) => `${task.workspaceId}/${key}`
-          const asked = new Map(pending.flatMap(({ idempotency, task }) =>
-            idempotency === undefined ? [] : [[idempotencyKeyOf(task, idempotency.key), { workspaceId: task.workspaceId, key: idempotency.key }] as const]
-          ))
+          const asked = new Map(pending.flatMap(({ task }, i) => {
+            const use = uses[i]
+            return use === undefined ? [] : [[idempotencyKeyOf(task, use.key), { workspaceId: task.workspaceId, key: use.key }] as const]
+          }))
           const askedKeys = Array.from(asked.values())
           const inUse = new Map<string, { readonly requestHash: string; readonly task: AiTask }>(
             Arr.isReadonlyArrayNonEmpty(askedKeys)
@@ -174,8 +195,9 @@ export class AiTasks extends Context.Service<AiTasks, {
           const outcomes: Array<SubmissionOutcome> = []
           const accepted: Array<PendingSubmission> = []
           const entries: Array<IdempotencyEntry> = []
-          for (const submission of pending) {
-            const { idempotency, task } = submission
+          for (const [i, submission] of pending.entries()) {
+            const { task } = submission
+            const idempotency = uses[i]
             const used = idempotency === undefined ? undefined : inUse.get(idempotencyKeyOf(task, idempotency.key))
             if (idempotency !== undefined && used !== undefined) {
               outcomes.push(used.requestHash === idempotency.requestHash
@@ -220,7 +242,8 @@ export class AiTasks extends Context.Service<AiTasks, {
         // Concurrent submissions share transactions: while one batch commits the next gathers (group commit), so a
         // workspace's billing lock is taken once per batch rather than once per task.
         const submissions = yield* makeBatchedCall(
-          (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) => tx.withTransaction(reserveAll(pending)),
+          (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) =>
+            keyUsesOf(pending).pipe(Effect.flatMap((uses) => tx.withTransaction(reserveAll(pending, uses)))),
           submissionBatching
         )
 
@@ -275,13 +298,13 @@ export class AiTasks extends Context.Service<AiTasks, {
             task,
             feature: spec.requiredFeature,
             requestId: yield* CurrentRequestId,
-            idempotency: key === undefined ? undefined : { key, requestHash: yield* requestDigest(request) }
+            idempotency: key === undefined ? undefined : { key, request: canonicalRequest(request) }
           }
           // Keyed or not, a submission joins the next batch (its key looked up and stored in the batch's transaction). A
           // caller inside a transaction (a schedule firing) reserves in it instead: the task commits with the caller's
           // change, and no batch waits for the caller's locks while the caller waits for the batch.
           const outcome = (yield* tx.inTransaction)
-            ? yield* reserveAll([pending]).pipe(Effect.flatMap(([alone]) =>
+            ? yield* keyUsesOf([pending]).pipe(Effect.flatMap((uses) => reserveAll([pending], uses)), Effect.flatMap(([alone]) =>
               alone === undefined ? Effect.die(new Error("a reservation batch of one answered nothing")) : Effect.succeed(alone)
             ))
             : yield* submissions.call(pending)
