@@ -1,6 +1,17 @@
-import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, systemActor, Transactor, Usage, type WorkspaceId, Workspaces } from "@atrium/domain"
+import {
+  AiTasks,
+  BillingRepository,
+  type SubmitAiTaskError,
+  type SubmitAiTaskInput,
+  type SubmittedAiTask,
+  systemActor,
+  Transactor,
+  Usage,
+  type WorkspaceId,
+  Workspaces
+} from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Fiber, Latch, type Layer, Result } from "effect"
+import { Context, Effect, Fiber, Latch, Layer, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { domain, hello, setup, worstHello } from "./ai-domain-contract.ts"
@@ -10,9 +21,14 @@ const actor = systemActor("test")
 
 /**
  * Runs `queued` while `workspaceId`'s billing lock (in memory: the one transaction) is held and both submission
- * writers wait behind it with a submission each, so everything `queued` submits gathers into one batch once released.
+ * writers wait behind it with a submission of `ahead` each, so everything `queued` submits gathers into one batch once
+ * released. Answers what `ahead` and `queued` answered.
  */
-const inOneBatch = <A, E, R>(workspaceId: WorkspaceId, queued: Effect.Effect<A, E, R>) =>
+const inOneBatch = <A, E, R>(
+  workspaceId: WorkspaceId,
+  queued: Effect.Effect<A, E, R>,
+  ahead: readonly [SubmitAiTaskInput, SubmitAiTaskInput] = [hello(workspaceId), hello(workspaceId)]
+) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
     const tx = yield* Transactor
@@ -21,15 +37,52 @@ const inOneBatch = <A, E, R>(workspaceId: WorkspaceId, queued: Effect.Effect<A, 
     const release = yield* Latch.make(false)
     const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(Effect.andThen(holding.open), Effect.andThen(release.await))))
     yield* holding.await
-    const writers = yield* Effect.forkChild(Effect.all([tasks.submit(hello(workspaceId)), tasks.submit(hello(workspaceId))], { concurrency: "unbounded" }))
-    yield* Effect.sleep("200 millis")
+    // One at a time, so that each writer takes one.
+    const first = yield* Effect.forkChild(Effect.result(tasks.submit(ahead[0])))
+    yield* Effect.sleep("100 millis")
+    const second = yield* Effect.forkChild(Effect.result(tasks.submit(ahead[1])))
+    yield* Effect.sleep("100 millis")
     const batch = yield* Effect.forkChild(queued)
     yield* Effect.sleep("200 millis")
     yield* release.open
     yield* Fiber.join(holder)
-    yield* Fiber.join(writers)
-    return yield* Fiber.join(batch)
+    const before = [yield* Fiber.join(first), yield* Fiber.join(second)]
+    return { ahead: before, answers: yield* Fiber.join(batch) }
   })
+
+/** Transactions the domain began, counted around the target's own `Transactor`. */
+class TransactionsBegun extends Context.Service<TransactionsBegun, Ref.Ref<number>>()("@atrium/adapters-pg/test/TransactionsBegun") {
+  static readonly layer = Layer.effect(TransactionsBegun, Ref.make(0))
+}
+const countingTransactor = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const inner = yield* Transactor
+    const begun = yield* TransactionsBegun
+    return Transactor.of({
+      withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))),
+      inTransaction: inner.inTransaction
+    })
+  })
+)
+// The domain over the target, its transactions counted.
+const countedDomain = domain.pipe(Layer.provide(countingTransactor), Layer.provideMerge(TransactionsBegun.layer))
+
+/** What `effect` answered, and how many transactions the domain began meanwhile. */
+const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const begun = yield* TransactionsBegun
+    const before = yield* Ref.get(begun)
+    const answered = yield* effect
+    return { answered, transactions: (yield* Ref.get(begun)) - before }
+  })
+
+/** Each answer as the caller sees it: a new task, a replay, or the refusal's tag. */
+const kindOf = (result: Result.Result<SubmittedAiTask, SubmitAiTaskError>) =>
+  Result.isSuccess(result) ? (result.success.replayed ? "replayed" : "created") : result.failure._tag
+
+const taskIdOf = (result: Result.Result<SubmittedAiTask, SubmitAiTaskError> | undefined) =>
+  result !== undefined && Result.isSuccess(result) ? result.success.task.id : assert.fail("a submission was refused")
 
 const outcomeOf = (result: Result.Result<unknown, SubmitAiTaskError>) =>
   Result.isSuccess(result) ? "accepted" : result.failure._tag === "UsageCapReached" ? `${result.failure._tag}:${result.failure.meter}` : result.failure._tag
@@ -53,7 +106,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const short = yield* setup(worstHello)
         const unentitled = (yield* (yield* Workspaces).create({ name: "No plan", actor })).id
         yield* usage.addCredits(unentitled, 10 * worstHello, actor)
-        const answers = yield* inOneBatch(funded, submitAll([
+        const { answers } = yield* inOneBatch(funded, submitAll([
           hello(funded), hello(capped), hello(short), hello(unentitled), hello(capped), hello(short), hello(funded)
         ]))
         assert.deepStrictEqual(answers.map(outcomeOf), [
@@ -66,6 +119,93 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.taskCount)), [4, 1, 1, 0])
         yield* (yield* AiTasks).runDue(100)
       }).pipe(Effect.provide(domain)))
+
+    it.effect("keyed submissions in one batch: a key's first use creates its task, its repeats replay it, another body is 409, a refused use leaves the key free; one transaction", () =>
+      Effect.gen(function*() {
+        const usage = yield* Usage
+        const probe = yield* StorageProbe
+        const funded = yield* setup(10 * worstHello)
+        // Short of hello's worst case (1,601), enough for one with 10 output tokens (1 + 4).
+        const short = yield* setup(worstHello - 1)
+        const small = { maxOutputTokens: 10 }
+        const { answered, transactions } = yield* counted(inOneBatch(funded, submitAll([
+          hello(funded, { idempotencyKey: "a" }),
+          hello(funded, { idempotencyKey: "a" }),
+          hello(funded, { idempotencyKey: "a", input: { prompt: "hello!" } }),
+          hello(funded, { idempotencyKey: "b" }),
+          hello(funded),
+          hello(short, { idempotencyKey: "a" }),
+          hello(short, { idempotencyKey: "a", ...small }),
+          hello(short, { idempotencyKey: "a", ...small }),
+          hello(funded, { idempotencyKey: "b" })
+        ])))
+        const { answers } = answered
+        assert.deepStrictEqual(answers.map(kindOf), [
+          "created", "replayed", "IdempotencyKeyReused", "created", "created", "InsufficientCredits", "created", "replayed", "replayed"
+        ])
+        assert.strictEqual(taskIdOf(answers[1]), taskIdOf(answers[0]))
+        assert.strictEqual(taskIdOf(answers[7]), taskIdOf(answers[6]))
+        assert.strictEqual(taskIdOf(answers[8]), taskIdOf(answers[3]))
+        // The two writers' batches ahead of it (one, if a writer took both), and the batch itself: no keyed submission
+        // took a transaction of its own.
+        assert.isAtMost(transactions, 3)
+        assert.deepStrictEqual(yield* Effect.forEach([funded, short], (ws) => probe.count("ai_tasks", ws)), [5, 1])
+        assert.deepStrictEqual(yield* Effect.forEach([funded, short], (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [5 * worstHello, 5])
+        // The keys were stored with the batch: later batches replay them too.
+        const tasks = yield* AiTasks
+        assert.strictEqual((yield* tasks.submit(hello(funded, { idempotencyKey: "a" }))).task.id, taskIdOf(answers[0]))
+        assert.strictEqual((yield* tasks.submit(hello(short, { idempotencyKey: "a", ...small }))).task.id, taskIdOf(answers[6]))
+        yield* tasks.runDue(100)
+      }).pipe(Effect.provide(countedDomain)))
+
+    it.effect("keys used in earlier batches are answered inside a later batch beside new submissions: replayed, or 409 for another body; one transaction", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const probe = yield* StorageProbe
+        const ws = yield* setup(10 * worstHello)
+        const earlier = yield* tasks.submit(hello(ws, { idempotencyKey: "earlier" }))
+        // The earlier task ran meanwhile: a replay answers it as it now stands.
+        yield* tasks.runDue(100)
+        const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll([
+          hello(ws, { idempotencyKey: "earlier" }),
+          hello(ws, { idempotencyKey: "earlier", metadata: { a: "b" } }),
+          hello(ws, { idempotencyKey: "later" }),
+          hello(ws, { idempotencyKey: "earlier" })
+        ])))
+        const { answers } = answered
+        assert.deepStrictEqual(answers.map(kindOf), ["replayed", "IdempotencyKeyReused", "created", "replayed"])
+        const replay = answers[0]
+        if (replay === undefined || Result.isFailure(replay)) return assert.fail("the earlier key was not replayed")
+        assert.strictEqual(replay.success.task.id, earlier.task.id)
+        assert.strictEqual(replay.success.task.status, "succeeded")
+        assert.isAtMost(transactions, 3)
+        // Across batches again, one after the other.
+        const again = yield* tasks.submit(hello(ws, { idempotencyKey: "later" }))
+        assert.isTrue(again.replayed)
+        assert.strictEqual(again.task.id, taskIdOf(answers[2]))
+        const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "later", maxOutputTokens: 10 })).pipe(Effect.flip)
+        assert.strictEqual(reused._tag, "IdempotencyKeyReused")
+        assert.strictEqual(yield* probe.count("ai_tasks", ws), 4)
+        yield* tasks.runDue(100)
+      }).pipe(Effect.provide(countedDomain)))
+
+    it.effect("concurrent submissions with one key, two batches in flight and a third gathered behind them, create one task, reserved once", () =>
+      Effect.gen(function*() {
+        const usage = yield* Usage
+        const probe = yield* StorageProbe
+        const ws = yield* setup(10 * worstHello)
+        const burst = hello(ws, { idempotencyKey: "burst" })
+        const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll(Array.from({ length: 18 }, () => burst)), [burst, burst]))
+        const all = [...answered.ahead, ...answered.answers]
+        assert.strictEqual(all.length, 20)
+        assert.deepStrictEqual(all.map(kindOf).filter((kind) => kind === "created"), ["created"])
+        assert.strictEqual(all.filter((result) => kindOf(result) === "replayed").length, 19)
+        assert.strictEqual(new Set(all.map(taskIdOf)).size, 1)
+        assert.isAtMost(transactions, 3)
+        assert.strictEqual(yield* probe.count("ai_tasks", ws), 1)
+        assert.strictEqual((yield* usage.current(ws)).reservedMicros, worstHello)
+        yield* (yield* AiTasks).runDue(100)
+      }).pipe(Effect.provide(countedDomain)))
   })
 
 /** A batch whose one write fails (the database cancels it) over a SQL target: every submission in it is 503, nothing of it stays. */
@@ -95,7 +235,7 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
             const current = yield* usage.current(workspaceId)
             return { tasks: row?.tasks, audit: row?.audit, reserved: current.reservedMicros, taskCount: current.taskCount }
           })
-        const answers = yield* inOneBatch(funded, submitAll([
+        const { answers } = yield* inOneBatch(funded, submitAll([
           hello(funded), hello(other), hello(funded, { metadata: { refuse: "yes" } }), hello(other)
         ]))
         assert.deepStrictEqual(answers.map(outcomeOf), ["Unavailable", "Unavailable", "Unavailable", "Unavailable"])

@@ -13,6 +13,7 @@ import {
   Feature,
   BillingRepository,
   MonthlyUsage,
+  ReservationsNotWritten,
   TaskId,
   Transactor,
   UsageMonth,
@@ -55,11 +56,6 @@ const january = UsageMonth.make("2030-01")
 // Never due, so no queue test claims what the reservation tests insert.
 const reservedTask = (workspaceId: WorkspaceId, reservedMicros: number) => makeAiTask(workspaceId, { reservedMicros, nextAttemptAt: Option.none() })
 const april = UsageMonth.make("2030-04")
-
-// A failure the test provokes on purpose, to roll a transaction back.
-class Boom {
-  readonly _tag = "Boom"
-}
 
 /** The AI task and billing ports against one database target. */
 export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
@@ -217,53 +213,79 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         yield* finishAll(due)
       }))
 
-    it.effect("an idempotency key answers with its first entry for 24 hours, per workspace, then may be reused", () =>
+    it.effect("an idempotency key stored with its batch is found with its task for 24 hours, per workspace, then may be used again", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
         const workspace = yield* seedWorkspace
         const other = yield* seedWorkspace
-        const first = TaskId.make(`task_${token()}`)
-        const second = TaskId.make(`task_${token()}`)
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-a", first, at(0)), Option.none())
-        const entry = { requestHash: "hash-a", taskId: first }
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, at(60)), Option.some(entry))
-        const lastSecond = at(24 * 3600 - 1)
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, lastSecond), Option.some(entry))
-        // Another workspace's key of the same name is its own.
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(other.id, "order-1", "hash-c", second, at(60)), Option.none())
-        // Exactly 24 hours on, the key has expired and the new use replaces it.
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-b", second, at(24 * 3600)), Option.none())
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
+        const first = makeAiTask(workspace.id, { reservedMicros: 10, nextAttemptAt: Option.none(), createdAt: at(0) })
+        yield* repo.insertReserved([first], { entries: [], events: [] }, [{ key: "order-1", requestHash: "hash-a", taskId: first.id }])
+        const asked = [{ workspaceId: workspace.id, key: "order-1" }, { workspaceId: workspace.id, key: "unused" }, { workspaceId: other.id, key: "order-1" }] as const
+        const entry = { workspaceId: workspace.id, key: "order-1", requestHash: "hash-a", task: first }
+        assert.deepStrictEqual(yield* repo.findIdempotencyKeys(asked, at(60)), [entry])
+        assert.deepStrictEqual(yield* repo.findIdempotencyKeys(asked, at(24 * 3600 - 1)), [entry])
+        // Exactly 24 hours on, the key has expired and a new use replaces it.
+        assert.deepStrictEqual(yield* repo.findIdempotencyKeys(asked, at(24 * 3600)), [])
+        const second = makeAiTask(workspace.id, { reservedMicros: 10, nextAttemptAt: Option.none(), createdAt: at(24 * 3600) })
+        yield* repo.insertReserved([second], { entries: [], events: [] }, [{ key: "order-1", requestHash: "hash-b", taskId: second.id }])
         assert.deepStrictEqual(
-          yield* repo.reserveIdempotencyKey(workspace.id, "order-1", "hash-a", first, at(24 * 3600 + 1)),
-          Option.some({ requestHash: "hash-b", taskId: second })
+          yield* repo.findIdempotencyKeys(asked, at(24 * 3600 + 1)),
+          [{ workspaceId: workspace.id, key: "order-1", requestHash: "hash-b", task: second }]
         )
+        // Another workspace's key of the same name is its own.
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(other.id), creditBalanceMicros: 10_000 }))
+        const theirs = makeAiTask(other.id, { reservedMicros: 10, nextAttemptAt: Option.none(), createdAt: at(60) })
+        yield* repo.insertReserved([theirs], { entries: [], events: [] }, [{ key: "order-1", requestHash: "hash-c", taskId: theirs.id }])
+        assert.deepStrictEqual(yield* repo.findIdempotencyKeys([{ workspaceId: other.id, key: "order-1" }], at(61)), [
+          { workspaceId: other.id, key: "order-1", requestHash: "hash-c", task: theirs }
+        ])
       }))
 
-    it.effect("concurrent reservations of one key have exactly one winner, and a rolled-back one leaves no key", () =>
+    it.effect("insertReserved with a key in use writes nothing and answers the key, also when another transaction took it meanwhile", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
         const tx = yield* Transactor
         const workspace = yield* seedWorkspace
-        const contenders = Array.from({ length: 16 }, () => TaskId.make(`task_${token()}`))
-        const results = yield* Effect.forEach(
-          contenders,
-          (taskId) => tx.withTransaction(repo.reserveIdempotencyKey(workspace.id, "race", `hash-${taskId}`, taskId, at(0))),
-          { concurrency: "unbounded" }
-        )
-        const winners = contenders.filter((_, index) => Option.isNone(results[index] ?? Option.none()))
-        assert.strictEqual(winners.length, 1)
-        const [winner] = winners
-        for (const result of results) {
-          if (Option.isSome(result)) assert.deepStrictEqual(result.value, { requestHash: `hash-${winner}`, taskId: winner })
-        }
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
+        const task = (seconds: number) => makeAiTask(workspace.id, { reservedMicros: 10, nextAttemptAt: Option.none(), createdAt: at(seconds) })
+        const refusal = new ReservationsNotWritten({ withoutAccount: [], keysInUse: [{ workspaceId: workspace.id, key: "taken" }] })
+        const first = task(0)
+        yield* repo.insertReserved([first], { entries: [], events: [] }, [{ key: "taken", requestHash: "hash-a", taskId: first.id }])
+        const late = task(60)
+        const audit = makeAuditEntry(workspace.id, at(60))
+        const refused = yield* repo.insertReserved([late, task(60)], { entries: [audit], events: [makeEvent(workspace.id, at(60))] }, [
+          { key: "taken", requestHash: "hash-b", taskId: late.id }
+        ]).pipe(Effect.flip)
+        assert.deepStrictEqual(refused, refusal)
+        assert.isTrue(Option.isNone(yield* repo.findById(workspace.id, late.id)))
+        assert.strictEqual((yield* billing.account(workspace.id)).reservedMicros, 10)
+        assert.deepStrictEqual((yield* (yield* AuditLog).list(workspace.id, { limit: 10, cursor: undefined })).data, [])
 
-        const rolledBack = TaskId.make(`task_${token()}`)
-        const failure = yield* tx.withTransaction(
-          repo.reserveIdempotencyKey(workspace.id, "undone", "hash-x", rolledBack, at(0)).pipe(Effect.andThen(Effect.fail(new Boom())))
+        // A transaction that skips the billing lock races another for a key: the loser's key is not written, it is told
+        // so, and failing rolls its transaction back.
+        const holding = yield* Latch.make(false)
+        const winner = task(120)
+        const holder = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+          yield* repo.insertReserved([winner], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-a", taskId: winner.id }])
+          yield* holding.open
+          yield* Effect.sleep("300 millis")
+        })))
+        yield* holding.await
+        const loser = task(120)
+        const lost = yield* tx.withTransaction(
+          repo.insertReserved([loser], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-b", taskId: loser.id }])
         ).pipe(Effect.flip)
-        assert.instanceOf(failure, Boom)
-        const later = TaskId.make(`task_${token()}`)
-        assert.deepStrictEqual(yield* repo.reserveIdempotencyKey(workspace.id, "undone", "hash-y", later, at(1)), Option.none())
+        yield* Fiber.join(holder)
+        assert.deepStrictEqual(lost, new ReservationsNotWritten({ withoutAccount: [], keysInUse: [{ workspaceId: workspace.id, key: "raced" }] }))
+        assert.isTrue(Option.isNone(yield* repo.findById(workspace.id, loser.id)))
+        assert.deepStrictEqual(
+          (yield* repo.findIdempotencyKeys([{ workspaceId: workspace.id, key: "raced" }], at(121))).map((record) => record.task.id),
+          [winner.id]
+        )
+        assert.strictEqual((yield* billing.account(workspace.id)).reservedMicros, 20)
       }))
 
     it.effect("an account starts empty, is stored with its caps, and an unknown workspace reads as empty", () =>
@@ -403,18 +425,22 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         )
       }))
 
-    it.effect("insertReserved writes nothing of a batch that reserves beyond a balance or without an account (a bug, a defect)", () =>
+    it.effect("insertReserved writes nothing of a batch that reserves beyond a balance (a defect) or without an account (answered as such)", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
         const billing = yield* BillingRepository
         const funded = yield* seedWorkspace
         const bare = yield* seedWorkspace
         yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(funded.id), creditBalanceMicros: 500 }))
-        for (const batch of [[reservedTask(funded.id, 100), reservedTask(funded.id, 401)], [reservedTask(funded.id, 100), reservedTask(bare.id, 1)]] as const) {
-          const exit = yield* Effect.exit(repo.insertReserved(batch, { entries: [makeAuditEntry(funded.id, at(1))], events: [makeEvent(funded.id, at(2))] }))
-          assert.isTrue(Exit.hasDies(exit), "a reservation the domain could never make is a bug, not a state")
-          for (const task of batch) assert.isTrue(Option.isNone(yield* repo.findById(task.workspaceId, task.id)))
-        }
+        const changes = { entries: [makeAuditEntry(funded.id, at(1))], events: [makeEvent(funded.id, at(2))] }
+        const beyond = [reservedTask(funded.id, 100), reservedTask(funded.id, 401)] as const
+        const exit = yield* Effect.exit(repo.insertReserved(beyond, changes))
+        assert.isTrue(Exit.hasDies(exit), "a reservation the domain could never make is a bug, not a state")
+        const unaccounted = [reservedTask(funded.id, 100), reservedTask(bare.id, 1)] as const
+        const refused = yield* repo.insertReserved(unaccounted, changes, [{ key: "k", requestHash: "h", taskId: unaccounted[0].id }]).pipe(Effect.flip)
+        assert.deepStrictEqual(refused, new ReservationsNotWritten({ withoutAccount: [bare.id], keysInUse: [] }))
+        for (const task of [...beyond, ...unaccounted]) assert.isTrue(Option.isNone(yield* repo.findById(task.workspaceId, task.id)))
+        assert.deepStrictEqual(yield* repo.findIdempotencyKeys([{ workspaceId: funded.id, key: "k" }], at(1)), [])
         assert.deepStrictEqual((yield* (yield* AuditLog).list(funded.id, { limit: 10, cursor: undefined })).data, [])
         assert.deepStrictEqual((yield* (yield* EventOutbox).list(funded.id, { limit: 10, cursor: undefined })).data, [])
         assert.strictEqual((yield* billing.account(funded.id)).reservedMicros, 0)

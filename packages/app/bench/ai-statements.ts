@@ -69,6 +69,13 @@ export const statementsPerSubmission = (counter: SpanCounter) =>
     const began = performance.now()
     const concurrent = yield* counted(counter, Effect.forEach(Array.from({ length: many }, (_, i) => i), (i) => submit(i), { concurrency: 32, discard: true }))
     const perSecond = many / ((performance.now() - began) / 1000)
+    // The same with a fresh Idempotency-Key each: keyed submissions share the batches too.
+    const keyedBegan = performance.now()
+    const concurrentKeyed = yield* counted(
+      counter,
+      Effect.forEach(Array.from({ length: many }, (_, i) => i), (i) => submit(i, `burst-${i}`), { concurrency: 32, discard: true })
+    )
+    const keyedPerSecond = many / ((performance.now() - keyedBegan) / 1000)
     // The app's task worker settles them (claims, provider calls, settlement groups); the polls for the end are not counted.
     const usage = yield* Usage
     let polls = 0
@@ -83,10 +90,13 @@ export const statementsPerSubmission = (counter: SpanCounter) =>
         yield* Effect.sleep("20 millis")
       }
     })))
-    const settledPerSecond = many / ((performance.now() - settleBegan) / 1000)
+    const submitted = 2 * many
+    const settledPerSecond = submitted / ((performance.now() - settleBegan) / 1000)
     const settlementStatements = settled.statements - polls
     return `${describe(plain, sequential)}; with an Idempotency-Key ${describe(keyed, sequential)}\n` +
       `  in-process, 32 at once: ${Math.round(perSecond)} submissions/s, ${describe(concurrent, many)}, ${(many / Math.max(1, concurrent.roots)).toFixed(1)} per batch\n` +
-      `  settled by the task worker: ${Math.round(settledPerSecond)}/s, ${((settlementStatements + 2 * settled.roots) / many).toFixed(2)} round trips a task ` +
-      `(${(settlementStatements / many).toFixed(2)} statements, ${(settled.roots / many).toFixed(3)} transactions, ${(settled.nested / many).toFixed(3)} savepoints)`
+      `  in-process, 32 at once, keyed: ${Math.round(keyedPerSecond)} submissions/s, ${describe(concurrentKeyed, many)}, ` +
+      `${(many / Math.max(1, concurrentKeyed.roots)).toFixed(1)} per batch\n` +
+      `  settled by the task worker: ${Math.round(settledPerSecond)}/s, ${((settlementStatements + 2 * settled.roots) / submitted).toFixed(2)} round trips a task ` +
+      `(${(settlementStatements / submitted).toFixed(2)} statements, ${(settled.roots / submitted).toFixed(3)} transactions, ${(settled.nested / submitted).toFixed(3)} savepoints)`
   }).pipe(Effect.orDie)

@@ -8,6 +8,8 @@ declare module "autocannon" {
     readonly headers?: Record<string, string>
     readonly method?: "GET" | "POST"
     readonly body?: string
+    /** Replaces each `[<id>]` in the request (headers included) with a fresh id. */
+    readonly idReplacement?: boolean
   }
   interface Histogram {
     readonly average: number

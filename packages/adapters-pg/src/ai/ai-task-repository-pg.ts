@@ -4,14 +4,18 @@ import {
   BillingAccount,
   type BudgetKey,
   Feature,
+  type IdempotencyEntry,
+  type IdempotencyKeyRef,
+  type IdempotencyRecord,
   idempotencyWindowMillis,
   monthOf,
   MonthlyUsage,
   type RecordedChanges,
   type SettledBatch,
+  ReservationsNotWritten,
   type SubmissionBudget,
   TaskId,
-  type WorkspaceId
+  WorkspaceId
 } from "@atrium/domain"
 import { Array as Arr, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -24,7 +28,12 @@ import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(AiTaskProgressRow))
-const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ request_hash: Schema.String, task_id: TaskId })))
+const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ idempotency_key: Schema.String, request_hash: Schema.String })))
+// What `insertReserved` could not write: workspaces without an account, and keys in use.
+const decodeVerdict = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({
+  without_account: Schema.Array(WorkspaceId),
+  keys_in_use: Schema.Array(Schema.Struct({ workspaceId: WorkspaceId, key: Schema.String }))
+})]))
 
 // A budget key's account, beside its meters in the same row (an unknown workspace's as zeros).
 const decodeLockedAccounts = Schema.decodeUnknownEffect(Schema.Array(LockedAccountRow))
@@ -36,8 +45,8 @@ const columns =
   "id, workspace_id, model, status, input, max_output_tokens, metadata, output, input_tokens, output_tokens, cost_micros, " +
   "reserved_micros, error, attempts, next_attempt_at, submitted_by, schedule_id, created_at, started_at, finished_at"
 
-// The claim's RETURNING list: the same columns, of the updated row.
-const leasedColumns = columns.split(", ").map((column) => `t.${column}`).join(", ")
+// The columns of the row named `t`: the claim's RETURNING list (of the updated row), and a key's task.
+const qualifiedColumns = columns.split(", ").map((column) => `t.${column}`).join(", ")
 
 // A task as one element of a JSON array parameter, and the record type `jsonb_to_recordset` reads it with.
 const taskRow = (task: AiTask) => ({
@@ -169,31 +178,37 @@ export const AiTaskRepositoryPg = Layer.effect(
             next_attempt_at = ${DateTime.toDateUtc(leaseUntil)},
             started_at = COALESCE(t.started_at, ${DateTime.toDateUtc(now)})
           FROM due, async_commit WHERE t.id = due.id
-          RETURNING ${sql.literal(leasedColumns)}, due.due_at
+          RETURNING ${sql.literal(qualifiedColumns)}, due.due_at
         )
         SELECT ${sql.literal(columns)} FROM leased ORDER BY due_at, id
       `.pipe(Effect.flatMap(toTasks), orUnavailable)
     })
 
-    // Two statements on purpose: when the insert waited for a concurrent submission of the same key, only a new
-    // statement's snapshot (READ COMMITTED) sees that submission's committed entry. `DO UPDATE … WHERE` replaces an
-    // expired entry in place and otherwise leaves the row as it is (but locked until this transaction ends).
-    const reserveIdempotencyKey = Effect.fn("AiTaskRepository.reserveIdempotencyKey")(
-      function*(workspaceId: WorkspaceId, key: string, requestHash: string, taskId: TaskId, now: DateTime.Utc) {
+    // The keys' tasks come with them, so a replay costs no further statement. Called after `lockBudgets`, whose locks
+    // every batch writing keys of these workspaces holds until it commits: this new statement's snapshot has their keys.
+    // Each key, then its task, is read by its primary key (a LATERAL subquery with LIMIT is never flattened into a join
+    // the planner may reorder): as a plain join, a plan cached while the tables were small joined every task of the
+    // workspace with every key of it, and a burst of keyed submissions soon spent seconds in each lookup.
+    const findIdempotencyKeys = Effect.fn("AiTaskRepository.findIdempotencyKeys")(
+      function*(keys: Arr.NonEmptyReadonlyArray<IdempotencyKeyRef>, now: DateTime.Utc) {
         const expiredAt = DateTime.toDateUtc(DateTime.subtractDuration(now, Duration.millis(idempotencyWindowMillis)))
-        const stored = yield* sql`
-          INSERT INTO idempotency_keys (workspace_id, key, request_hash, task_id, created_at)
-          VALUES (${workspaceId}, ${key}, ${requestHash}, ${taskId}, ${DateTime.toDateUtc(now)})
-          ON CONFLICT (workspace_id, key) DO UPDATE
-          SET request_hash = EXCLUDED.request_hash, task_id = EXCLUDED.task_id, created_at = EXCLUDED.created_at
-          WHERE idempotency_keys.created_at <= ${expiredAt}
-          RETURNING task_id
+        const rows = yield* sql`
+          SELECT ${sql.literal(qualifiedColumns)}, q.key AS idempotency_key, k.request_hash
+          FROM unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.key)}::text[]) AS q(workspace_id, key)
+          CROSS JOIN LATERAL (
+            SELECT request_hash, task_id FROM idempotency_keys
+            WHERE workspace_id = q.workspace_id AND key = q.key AND created_at > ${expiredAt} LIMIT 1
+          ) k
+          CROSS JOIN LATERAL (SELECT * FROM ai_tasks WHERE id = k.task_id AND workspace_id = q.workspace_id LIMIT 1) t
         `.pipe(orUnavailable)
-        if (stored.length > 0) return Option.none()
-        const [entry] = yield* sql`
-          SELECT request_hash, task_id FROM idempotency_keys WHERE workspace_id = ${workspaceId} AND key = ${key}
-        `.pipe(Effect.flatMap(decodeEntries), orUnavailable)
-        return Option.map(Option.fromNullishOr(entry), (row) => ({ requestHash: row.request_hash, taskId: row.task_id }))
+        const tasks = yield* toTasks(rows).pipe(orUnavailable)
+        const entries = yield* decodeEntries(rows).pipe(orUnavailable)
+        return Arr.zip(tasks, entries).map(([task, entry]): IdempotencyRecord => ({
+          workspaceId: task.workspaceId,
+          key: entry.idempotency_key,
+          requestHash: entry.request_hash,
+          task
+        }))
       }
     )
 
@@ -247,44 +262,79 @@ export const AiTaskRepositoryPg = Layer.effect(
       }))
     })
 
-    // One statement for the batch: the tasks travel as one JSON array; the accounts and meters grow by increments, so
-    // the statement is right whatever they held; the audit entries and events of the batch go in with them. A
-    // reservation beyond a balance breaks the table's check, and one for a workspace without an account fails the
-    // statement's last line (a deliberate cast error, as SQL has no `raise`): either way nothing of the batch is written
-    // and the caller gets a defect.
-    const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges) {
-      const rows = tasks.map((task) => ({ ...taskRow(task), month: monthOf(task.createdAt) }))
-      // Idle workers of every process hear of the new tasks when the batch commits.
-      yield* sql`
-        WITH input AS MATERIALIZED (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(${sql.literal(taskRecordColumns)}, month text)
-        ), inserted AS (
-          INSERT INTO ai_tasks (${sql.literal(columns)}) SELECT ${sql.literal(columns)} FROM input
-        ), per_month AS (
-          SELECT workspace_id, month, sum(reserved_micros) AS micros, count(*) AS tasks FROM input GROUP BY workspace_id, month
-        ), per_account AS (
-          SELECT workspace_id, sum(micros) AS micros FROM per_month GROUP BY workspace_id HAVING sum(micros) > 0
-        ), accounts AS (
-          UPDATE billing_accounts a SET reserved_micros = a.reserved_micros + p.micros
-          FROM per_account p WHERE a.workspace_id = p.workspace_id
-          RETURNING a.workspace_id
-        ), meters AS (
-          INSERT INTO monthly_usage (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
-          SELECT workspace_id, month, 0, micros, tasks, '{}' FROM per_month
-          ON CONFLICT (workspace_id, month) DO UPDATE SET
-            reserved_micros = monthly_usage.reserved_micros + EXCLUDED.reserved_micros,
-            task_count = monthly_usage.task_count + EXCLUDED.task_count
-        ), audit AS (
-          ${insertAuditEntries(sql, changes.entries)}
-        ), outbox AS (
-          ${insertEvents(sql, changes.events)}
-        )
-        SELECT pg_notify(${workChannel}, 'ai_tasks'), CASE WHEN (SELECT count(*) FROM accounts) < (SELECT count(*) FROM per_account) THEN (
-          SELECT 'reservation without a billing account: ' || string_agg(p.workspace_id, ', ')
-          FROM per_account p WHERE p.workspace_id NOT IN (SELECT workspace_id FROM accounts)
-        )::integer END AS refused
-      `.pipe(orUnavailable)
-    })
+    // One statement for the batch: the tasks (with their idempotency keys) travel as one JSON array; the accounts and
+    // meters grow by increments, so the statement is right whatever they held; the audit entries and events of the batch
+    // go in with them. A reservation beyond a balance breaks the table's check (a defect). A reservation for a workspace
+    // without an account, or a key in use, makes the statement write nothing and answer what it could not do; a key
+    // another transaction took meanwhile (its batch would have had to skip the billing lock) shows as a key not written,
+    // and failing rolls back the caller's transaction with it.
+    const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(
+      function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges, keys: ReadonlyArray<IdempotencyEntry> = []) {
+        const keyOf = new Map(keys.map((entry) => [entry.taskId, entry]))
+        const rows = tasks.map((task) => ({
+          ...taskRow(task),
+          month: monthOf(task.createdAt),
+          idempotency_key: keyOf.get(task.id)?.key ?? null,
+          request_hash: keyOf.get(task.id)?.requestHash ?? null
+        }))
+        const writes = sql`(SELECT writes FROM verdict)`
+        // Idle workers of every process hear of the new tasks when the batch commits.
+        const [verdict] = yield* sql`
+          WITH input AS MATERIALIZED (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+              AS t(${sql.literal(taskRecordColumns)}, month text, idempotency_key text, request_hash text)
+          ), per_month AS (
+            SELECT workspace_id, month, sum(reserved_micros) AS micros, count(*) AS tasks FROM input GROUP BY workspace_id, month
+          ), per_account AS (
+            SELECT workspace_id, sum(micros) AS micros FROM per_month GROUP BY workspace_id HAVING sum(micros) > 0
+          ), without_account AS MATERIALIZED (
+            SELECT p.workspace_id FROM per_account p WHERE NOT EXISTS (SELECT 1 FROM billing_accounts a WHERE a.workspace_id = p.workspace_id)
+          ), keys_taken AS MATERIALIZED (
+            -- Each key read by its primary key, as in findIdempotencyKeys.
+            SELECT i.workspace_id, i.idempotency_key AS key FROM input i
+            CROSS JOIN LATERAL (
+              SELECT 1 FROM idempotency_keys k WHERE k.workspace_id = i.workspace_id AND k.key = i.idempotency_key
+                AND k.created_at > i.created_at - ${idempotencyWindowMillis} * interval '1 millisecond' LIMIT 1
+            ) taken
+          ), verdict AS MATERIALIZED (
+            SELECT NOT EXISTS (SELECT 1 FROM without_account) AND NOT EXISTS (SELECT 1 FROM keys_taken) AS writes
+          ), inserted AS (
+            INSERT INTO ai_tasks (${sql.literal(columns)}) SELECT ${sql.literal(columns)} FROM input WHERE ${writes}
+          ), accounts AS (
+            UPDATE billing_accounts a SET reserved_micros = a.reserved_micros + p.micros
+            FROM per_account p WHERE a.workspace_id = p.workspace_id AND ${writes}
+          ), meters AS (
+            INSERT INTO monthly_usage (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
+            SELECT workspace_id, month, 0, micros, tasks, '{}' FROM per_month WHERE ${writes}
+            ON CONFLICT (workspace_id, month) DO UPDATE SET
+              reserved_micros = monthly_usage.reserved_micros + EXCLUDED.reserved_micros,
+              task_count = monthly_usage.task_count + EXCLUDED.task_count
+          ), keys AS (
+            INSERT INTO idempotency_keys (workspace_id, key, request_hash, task_id, created_at)
+            SELECT workspace_id, idempotency_key, request_hash, id, created_at FROM input WHERE idempotency_key IS NOT NULL AND ${writes}
+            ON CONFLICT (workspace_id, key) DO UPDATE
+            SET request_hash = EXCLUDED.request_hash, task_id = EXCLUDED.task_id, created_at = EXCLUDED.created_at
+            WHERE idempotency_keys.created_at <= EXCLUDED.created_at - ${idempotencyWindowMillis} * interval '1 millisecond'
+            RETURNING workspace_id, key
+          ), keys_lost AS (
+            SELECT i.workspace_id, i.idempotency_key AS key FROM input i
+            WHERE i.idempotency_key IS NOT NULL AND ${writes}
+              AND NOT EXISTS (SELECT 1 FROM keys k WHERE k.workspace_id = i.workspace_id AND k.key = i.idempotency_key)
+          ), audit AS (
+            ${insertAuditEntries(sql, changes.entries, writes)}
+          ), outbox AS (
+            ${insertEvents(sql, changes.events, writes)}
+          )
+          SELECT pg_notify(${workChannel}, 'ai_tasks'),
+            ARRAY(SELECT workspace_id FROM without_account ORDER BY workspace_id) AS without_account,
+            (SELECT COALESCE(jsonb_agg(jsonb_build_object('workspaceId', workspace_id, 'key', key)), '[]')
+              FROM (SELECT * FROM keys_taken UNION ALL SELECT * FROM keys_lost) refused) AS keys_in_use
+        `.pipe(Effect.flatMap(decodeVerdict), orUnavailable)
+        if (verdict.without_account.length > 0 || verdict.keys_in_use.length > 0) {
+          return yield* new ReservationsNotWritten({ withoutAccount: verdict.without_account, keysInUse: verdict.keys_in_use })
+        }
+      }
+    )
 
     // Locked in id order, so two settlements sharing tasks wait for each other instead of deadlocking; after a wait the
     // lock returns the row as the other one left it (finished, so it is not settled twice). Only the columns claims and
@@ -374,6 +424,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return AiTaskRepository.of({ insert, findById, update, claimDue, reserveIdempotencyKey, lockBudgets, insertReserved, lockTasks, saveSettled })
+    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveSettled })
   })
 )

@@ -1,6 +1,7 @@
 import { AuditEntry, AuditLog, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { type Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { tableReads } from "../shared/table-reads.ts"
@@ -15,9 +16,9 @@ const columns = "id, workspace_id, actor, action, target, created_at, request_id
 
 /**
  * One statement for a batch of audit entries, whatever their number (they travel as one JSON array); also a fragment for
- * a data-modifying CTE of another statement that writes its change together with them.
+ * a data-modifying CTE of another statement that writes its change together with them (only if `onlyIf` holds).
  */
-export const insertAuditEntries = (sql: SqlClient.SqlClient, entries: ReadonlyArray<AuditEntry>) => {
+export const insertAuditEntries = (sql: SqlClient.SqlClient, entries: ReadonlyArray<AuditEntry>, onlyIf?: Fragment) => {
   const rows = entries.map((entry) => ({
     id: entry.id,
     workspace_id: entry.workspaceId,
@@ -32,6 +33,7 @@ export const insertAuditEntries = (sql: SqlClient.SqlClient, entries: ReadonlyAr
     SELECT id, workspace_id, actor, action, target, created_at, request_id
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS t(id text, workspace_id text, actor jsonb, action text, target text, created_at timestamptz, request_id text)
+    ${onlyIf === undefined ? sql`` : sql`WHERE ${onlyIf}`}
   `
 }
 

@@ -1,6 +1,7 @@
 import { DomainEvent, EventOutbox, type PageRequest, type WorkspaceId } from "@atrium/domain"
 import { type Array as Arr, DateTime, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Fragment } from "effect/sql/Statement"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
 import { tableReads } from "../shared/table-reads.ts"
@@ -15,9 +16,9 @@ const columns = "id, workspace_id, type, created_at, data"
 
 /**
  * One statement for a batch of events, whatever their number (they travel as one JSON array); also a fragment for a
- * data-modifying CTE of another statement that writes its change together with them.
+ * data-modifying CTE of another statement that writes its change together with them (only if `onlyIf` holds).
  */
-export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<DomainEvent>) => {
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<DomainEvent>, onlyIf?: Fragment) => {
   const rows = events.map((event) => ({
     id: event.id,
     workspace_id: event.workspaceId,
@@ -29,6 +30,7 @@ export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<Dom
     INSERT INTO events (id, workspace_id, type, created_at, data)
     SELECT id, workspace_id, type, created_at, data
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(id text, workspace_id text, type text, created_at timestamptz, data jsonb)
+    ${onlyIf === undefined ? sql`` : sql`WHERE ${onlyIf}`}
   `
 }
 

@@ -1,5 +1,5 @@
 import { Transactor } from "@atrium/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import { sqlFailure } from "./sql-errors.ts"
@@ -17,7 +17,8 @@ export const TransactorPg = Layer.effect(
         // Only BEGIN/COMMIT/ROLLBACK and acquiring the connection fail with `SqlError` here:
         // the repositories inside have already mapped theirs.
         return yield* sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, sqlFailure))
-      })
+      }),
+      inTransaction: Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
     })
   })
 )

@@ -1,5 +1,6 @@
 import type { Array as Arr } from "effect"
 import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { ReservationsNotWritten } from "./reservations-not-written.ts"
 import type { AiTask } from "./ai-task.ts"
 import type { SubmissionBudget } from "./ai-reservation.ts"
 import type { BillingAccount, MonthlyUsage, UsageMonth, UsageRecord } from "../billing/index.ts"
@@ -10,10 +11,25 @@ import type { TaskId, WorkspaceId } from "../shared/index.ts"
 /** How long an `Idempotency-Key` answers with its first task. */
 export const idempotencyWindowMillis = 24 * 60 * 60 * 1000
 
-/** What an `Idempotency-Key` was first used for: a digest of the request and the task it created. */
+/** A submission's `Idempotency-Key` in its workspace. */
+export interface IdempotencyKeyRef {
+  readonly workspaceId: WorkspaceId
+  readonly key: string
+}
+
+/** A key's first use, stored with the task it created: the key, a digest of the request, and that task's id. */
 export interface IdempotencyEntry {
+  readonly key: string
   readonly requestHash: string
   readonly taskId: TaskId
+}
+
+/** A key in use (younger than 24 h): the digest of the request that first used it and the task it created, as it now stands. */
+export interface IdempotencyRecord {
+  readonly workspaceId: WorkspaceId
+  readonly key: string
+  readonly requestHash: string
+  readonly task: AiTask
 }
 
 /** A workspace and the month its submissions count in: what one `SubmissionBudget` is read for. */
@@ -48,18 +64,11 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
   /**
-   * Atomically: when `(workspaceId, key)` has an entry younger than 24 h at `now`, returns it and changes nothing;
-   * otherwise stores `{ requestHash, taskId, createdAt: now }` (replacing an expired entry) and returns none. Call it in
-   * the submission's transaction: a concurrent duplicate waits for (or sees) the first and creates no second task, and a
-   * rolled-back submission leaves no key behind. Postgres: `INSERT … ON CONFLICT` on a unique `(workspace_id, key)`.
+   * The keys of `keys` in use at `now` (stored less than 24 h before it), each once, with the task each created. Call it
+   * in the submission batch's transaction after `lockBudgets`: every batch of a workspace takes its billing lock before
+   * writing keys, so after the lock this read sees every key of the workspace's earlier batches.
    */
-  readonly reserveIdempotencyKey: (
-    workspaceId: WorkspaceId,
-    key: string,
-    requestHash: string,
-    taskId: TaskId,
-    now: DateTime.Utc
-  ) => Effect.Effect<Option.Option<IdempotencyEntry>, Unavailable>
+  readonly findIdempotencyKeys: (keys: Arr.NonEmptyReadonlyArray<IdempotencyKeyRef>, now: DateTime.Utc) => Effect.Effect<ReadonlyArray<IdempotencyRecord>, Unavailable>
   /**
    * Takes the billing lock of every workspace in `keys` (in one order, so batches never deadlock) and reads, after it,
    * each key's budget: the account (an empty one when the workspace has none; it is not created), the month's meters as
@@ -72,9 +81,15 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
   /**
    * Inserts newly submitted tasks and adds each one's `reservedMicros` to its account's reservations and to its
    * month's (that of `createdAt`) reservations and task count, as increments; stores `changes` (their audit entries and
-   * events) with them. Postgres: one statement for the batch.
+   * events) and `keys` (each naming a task of the batch; stored at that task's `createdAt`, replacing an expired use)
+   * with them. Writes nothing and fails with `ReservationsNotWritten` when a reservation has no billing account or a key
+   * is in use: neither can follow from budgets and keys read under `lockBudgets`. Postgres: one statement for the batch.
    */
-  readonly insertReserved: (tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges) => Effect.Effect<void, Unavailable>
+  readonly insertReserved: (
+    tasks: Arr.NonEmptyReadonlyArray<AiTask>,
+    changes: RecordedChanges,
+    keys?: ReadonlyArray<IdempotencyEntry>
+  ) => Effect.Effect<void, Unavailable | ReservationsNotWritten>
   /**
    * Locks the rows of `tasks` (in one order) and returns each task as it now stands, for settling it once: a task
    * another worker settled meanwhile comes back finished; one that is gone (or of another workspace) is left out. Only

@@ -12,7 +12,7 @@ import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { AiCompletion } from "./ai-completion.ts"
 import { AiProvider, ProviderError } from "./ai-provider.ts"
-import { AiTaskRepository, type BudgetKey } from "./ai-task-repository.ts"
+import { AiTaskRepository, type BudgetKey, type IdempotencyEntry } from "./ai-task-repository.ts"
 import type { SettlementOutcome } from "./ai-settlement.ts"
 import { makeSettlements } from "./ai-settlements.ts"
 import { reserveTask, type ReservationRefusal } from "./ai-reservation.ts"
@@ -75,26 +75,50 @@ const utf8 = new TextEncoder()
 // Provider messages reach the workspace; keep them short.
 const maxErrorMessage = 500
 
-/** A stable digest of what was asked (model, input, output bound, metadata), to tell a replay from a reused key. */
-const requestDigest = (request: AiTaskRequest) => {
+/** A stable text of what was asked (model, input, output bound, metadata); its digest tells a replay from a reused key. */
+const canonicalRequest = (request: AiTaskRequest) => {
   const input = "prompt" in request.input
     ? { prompt: request.input.prompt }
     : { messages: request.input.messages.map((m) => ({ role: m.role, content: m.content })) }
   const metadata = request.metadata === undefined
     ? null
     : Object.entries(request.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  const canonical = JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
-  return Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", utf8.encode(canonical))).pipe(
-    Effect.map((buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join(""))
-  )
+  return JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
 }
+
+const sha256Hex = (text: string) =>
+  globalThis.crypto.subtle.digest("SHA-256", utf8.encode(text)).then((buffer) =>
+    Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("")
+  )
 
 /** A checked, priced submission waiting for its reservation, with the request it came in (for its audit entry). */
 interface PendingSubmission {
   readonly task: AiTask
   readonly feature: Feature
   readonly requestId: Option.Option<string>
+  /** The `Idempotency-Key` it came with and the canonical text of its request. */
+  readonly idempotency: { readonly key: string; readonly request: string } | undefined
 }
+
+/** A submission's key and the digest of its request. */
+interface KeyUse {
+  readonly key: string
+  readonly requestHash: string
+}
+
+// The key uses of a batch, in its order, digested all at once before its transaction: one wait for the crypto thread a
+// batch. A digest each before joining spread the submissions' arrivals, and keyed batches were a third the size.
+const keyUsesOf = (pending: ReadonlyArray<PendingSubmission>): Effect.Effect<ReadonlyArray<KeyUse | undefined>> =>
+  pending.some(({ idempotency }) => idempotency !== undefined)
+    ? Effect.promise(() =>
+      Promise.all(pending.map(({ idempotency }) =>
+        idempotency === undefined ? undefined : sha256Hex(idempotency.request).then((requestHash): KeyUse => ({ key: idempotency.key, requestHash }))
+      ))
+    )
+    : Effect.succeed([])
+
+/** A submission's answer from its batch. */
+type SubmissionOutcome = Result.Result<SubmittedAiTask, ReservationRefusal | IdempotencyKeyReused>
 
 // Up to 128 submissions per transaction, two transactions in flight: throughput for one busy workspace, few connections.
 const submissionBatching = { maxBatch: 128, writers: 2 }
@@ -139,34 +163,63 @@ export class AiTasks extends Context.Service<AiTasks, {
 
         const invalid = (detail: string) => new InvalidInput({ detail })
 
-        // Reserves for each submission in turn against budgets read under the billing locks of their workspaces, then
-        // stores the accepted tasks with their reservations and audit entries: a few statements for the whole batch. A
-        // refusal is that submission's answer and leaves the others alone. Runs inside the caller's transaction.
-        const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) {
+        // Answers each submission in turn against budgets read under the billing locks of their workspaces: a key in use
+        // replays its task (or is 409 for another request), anything else is reserved. Then it stores the accepted tasks
+        // with their reservations, keys and audit entries: a few statements for the whole batch. A refusal is that
+        // submission's answer and leaves the others (and its key) alone. `uses` are the submissions' keys, in their order
+        // (`keyUsesOf`). Runs inside the caller's transaction.
+        const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>, uses: ReadonlyArray<KeyUse | undefined>) {
           const keyOf = (task: AiTask) => `${task.workspaceId}/${monthOf(task.createdAt)}`
           const keys = Arr.dedupeWith(
             Arr.map(pending, ({ task }): BudgetKey => ({ workspaceId: task.workspaceId, month: monthOf(task.createdAt) })),
             (a, b) => a.workspaceId === b.workspaceId && a.month === b.month
           )
-          // Grants are judged at the latest submission's time, as a lone submission is at its own.
+          // Grants and keys are judged at the latest submission's time, as a lone submission is at its own.
           const latest = Arr.reduce(pending, pending[0].task.createdAt, (max, { task }) => DateTime.max(max, task.createdAt))
           const read = yield* tasks.lockBudgets(keys, latest)
           const budgets = new Map(Arr.zip(keys, read).map(([key, budget]) => [`${key.workspaceId}/${key.month}`, budget]))
           // An account is shared by its workspace's months (a batch may straddle two): each reservation sees the last one.
           const accounts = new Map(read.map(({ account }) => [account.workspaceId, account]))
-          const outcomes: Array<Result.Result<AiTask, ReservationRefusal>> = []
+          // Read after the locks, which every batch writing a workspace's keys holds until it commits: no use is missed.
+          const idempotencyKeyOf = (task: AiTask, key: string) => `${task.workspaceId}/${key}`
+          const asked = new Map(pending.flatMap(({ task }, i) => {
+            const use = uses[i]
+            return use === undefined ? [] : [[idempotencyKeyOf(task, use.key), { workspaceId: task.workspaceId, key: use.key }] as const]
+          }))
+          const askedKeys = Array.from(asked.values())
+          const inUse = new Map<string, { readonly requestHash: string; readonly task: AiTask }>(
+            Arr.isReadonlyArrayNonEmpty(askedKeys)
+              ? (yield* tasks.findIdempotencyKeys(askedKeys, latest)).map((record) => [`${record.workspaceId}/${record.key}`, record])
+              : []
+          )
+          const outcomes: Array<SubmissionOutcome> = []
           const accepted: Array<PendingSubmission> = []
-          for (const submission of pending) {
-            const budget = budgets.get(keyOf(submission.task))
-            if (budget === undefined) return yield* Effect.die(new Error("lockBudgets answered no budget for a key it was given"))
-            const account = accounts.get(submission.task.workspaceId) ?? budget.account
-            const reserved = reserveTask({ ...budget, account }, submission.feature, submission.task.reservedMicros)
-            if (Result.isSuccess(reserved)) {
-              budgets.set(keyOf(submission.task), reserved.success)
-              accounts.set(submission.task.workspaceId, reserved.success.account)
-              accepted.push(submission)
+          const entries: Array<IdempotencyEntry> = []
+          for (const [i, submission] of pending.entries()) {
+            const { task } = submission
+            const idempotency = uses[i]
+            const used = idempotency === undefined ? undefined : inUse.get(idempotencyKeyOf(task, idempotency.key))
+            if (idempotency !== undefined && used !== undefined) {
+              outcomes.push(used.requestHash === idempotency.requestHash
+                ? Result.succeed({ task: used.task, replayed: true })
+                : Result.fail(new IdempotencyKeyReused()))
+              continue
             }
-            outcomes.push(Result.map(reserved, () => submission.task))
+            const budget = budgets.get(keyOf(task))
+            if (budget === undefined) return yield* Effect.die(new Error("lockBudgets answered no budget for a key it was given"))
+            const account = accounts.get(task.workspaceId) ?? budget.account
+            const reserved = reserveTask({ ...budget, account }, submission.feature, task.reservedMicros)
+            if (Result.isSuccess(reserved)) {
+              budgets.set(keyOf(task), reserved.success)
+              accounts.set(task.workspaceId, reserved.success.account)
+              accepted.push(submission)
+              // Later submissions of the batch with the same key replay this task, as they would in a later batch.
+              if (idempotency !== undefined) {
+                inUse.set(idempotencyKeyOf(task, idempotency.key), { requestHash: idempotency.requestHash, task })
+                entries.push({ ...idempotency, taskId: task.id })
+              }
+            }
+            outcomes.push(Result.map(reserved, (): SubmittedAiTask => ({ task, replayed: false })))
           }
           if (Arr.isReadonlyArrayNonEmpty(accepted)) {
             const submitted = accepted.map(({ requestId, task }): Change => ({
@@ -176,7 +229,12 @@ export class AiTasks extends Context.Service<AiTasks, {
               target: task.id,
               requestId
             }))
-            yield* changes.recordAllWith(submitted, (recorded) => tasks.insertReserved(Arr.map(accepted, ({ task }) => task), recorded))
+            yield* changes.recordAllWith(submitted, (recorded) =>
+              tasks.insertReserved(Arr.map(accepted, ({ task }) => task), recorded, entries).pipe(
+                // A broken invariant, so a defect: the batcher then runs each submission alone, and only the one at fault
+                // fails (a key another process took meanwhile is found by its lone run and replayed).
+                Effect.catchTag("ReservationsNotWritten", (refused) => Effect.die(refused))
+              ))
           }
           return outcomes
         })
@@ -184,7 +242,8 @@ export class AiTasks extends Context.Service<AiTasks, {
         // Concurrent submissions share transactions: while one batch commits the next gathers (group commit), so a
         // workspace's billing lock is taken once per batch rather than once per task.
         const submissions = yield* makeBatchedCall(
-          (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) => tx.withTransaction(reserveAll(pending)),
+          (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) =>
+            keyUsesOf(pending).pipe(Effect.flatMap((uses) => tx.withTransaction(reserveAll(pending, uses)))),
           submissionBatching
         )
 
@@ -211,7 +270,6 @@ export class AiTasks extends Context.Service<AiTasks, {
             return yield* invalid(`maxOutputTokens may be at most ${spec.maxOutputTokens} for ${spec.model}`)
           }
           const reservedMicros = worstCaseCostMicros(spec, request.input, maxOutputTokens)
-          const requestHash = key === undefined ? undefined : yield* requestDigest(request)
           const now = yield* DateTime.now
           const task = new AiTask({
             id: TaskId.make(yield* ids.make("task")),
@@ -236,30 +294,22 @@ export class AiTasks extends Context.Service<AiTasks, {
             finishedAt: Option.none()
           })
 
-          const pending: PendingSubmission = { task, feature: spec.requiredFeature, requestId: yield* CurrentRequestId }
-          if (key === undefined || requestHash === undefined) {
-            const reserved = yield* submissions.call(pending)
-            if (Result.isFailure(reserved)) return yield* reserved.failure
-            const created: SubmittedAiTask = { task: reserved.success, replayed: false }
-            return created
+          const pending: PendingSubmission = {
+            task,
+            feature: spec.requiredFeature,
+            requestId: yield* CurrentRequestId,
+            idempotency: key === undefined ? undefined : { key, request: canonicalRequest(request) }
           }
-          // A keyed submission is a batch of its own, after its key: a refusal rolls the key back with everything else.
-          return yield* tx.withTransaction(Effect.gen(function*() {
-            const first = yield* tasks.reserveIdempotencyKey(submission.workspaceId, key, requestHash, task.id, now)
-            if (Option.isSome(first)) {
-              if (first.value.requestHash !== requestHash) return yield* new IdempotencyKeyReused()
-              const original = yield* tasks.findById(submission.workspaceId, first.value.taskId)
-              // The key and its task commit together, so a key without its task is a broken store.
-              if (Option.isNone(original)) return yield* Effect.die(new Error("idempotency key without its task"))
-              const replay: SubmittedAiTask = { task: original.value, replayed: true }
-              return replay
-            }
-            const [reserved] = yield* reserveAll([pending])
-            if (reserved === undefined) return yield* Effect.die(new Error("a reservation batch of one answered nothing"))
-            if (Result.isFailure(reserved)) return yield* reserved.failure
-            const created: SubmittedAiTask = { task: reserved.success, replayed: false }
-            return created
-          }))
+          // Keyed or not, a submission joins the next batch (its key looked up and stored in the batch's transaction). A
+          // caller inside a transaction (a schedule firing) reserves in it instead: the task commits with the caller's
+          // change, and no batch waits for the caller's locks while the caller waits for the batch.
+          const outcome = (yield* tx.inTransaction)
+            ? yield* keyUsesOf([pending]).pipe(Effect.flatMap((uses) => reserveAll([pending], uses)), Effect.flatMap(([alone]) =>
+              alone === undefined ? Effect.die(new Error("a reservation batch of one answered nothing")) : Effect.succeed(alone)
+            ))
+            : yield* submissions.call(pending)
+          if (Result.isFailure(outcome)) return yield* outcome.failure
+          return outcome.success
         })
 
         const get = Effect.fn("AiTasks.get")(function*(workspaceId: WorkspaceId, id: TaskId) {

@@ -1,11 +1,15 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { AiTask, type SubmissionBudget } from "../ai/index.ts"
 import { BillingAccount, monthOf, MonthlyUsage } from "../billing/index.ts"
-import { AiTaskRepository, idempotencyWindowMillis } from "../ai/index.ts"
+import { AiTaskRepository, idempotencyWindowMillis, ReservationsNotWritten } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { pageBy, withEntry, useStore } from "./memory-store.ts"
 
 const millis = DateTime.toEpochMillis
+
+// Whether a stored key use is still in force at `now` (younger than its 24 hours).
+const isLive = (entry: { readonly createdAt: DateTime.Utc } | undefined, now: DateTime.Utc) =>
+  entry !== undefined && millis(now) - millis(entry.createdAt) < idempotencyWindowMillis
 
 
 /** In-memory AI tasks, with the same lease and idempotency semantics as the Postgres version. */
@@ -26,9 +30,21 @@ export const AiTaskRepositoryMemory = Layer.effect(
           }))
         )),
       // One step for the whole batch, like the single Postgres statement: a reservation beyond a balance (the table's
-      // check there) is a bug, refused as a defect, and nothing of the batch is written.
-      insertReserved: (tasks, changes) =>
-        modify((before) => {
+      // check there) is a bug, refused as a defect; one without an account or a key in use is refused as such; either way
+      // nothing of the batch is written.
+      insertReserved: (tasks, changes, keys = []) =>
+        modify<Effect.Effect<void, ReservationsNotWritten>>((before) => {
+          const withoutAccount = [...new Set(tasks.filter((task) => task.reservedMicros > 0 && !before.billingAccounts.has(task.workspaceId)).map((task) => task.workspaceId))]
+          const byId = new Map(tasks.map((task) => [task.id, task]))
+          const stored = keys.flatMap((entry) => {
+            const task = byId.get(entry.taskId)
+            return task === undefined ? [] : [{ ...entry, workspaceId: task.workspaceId, createdAt: task.createdAt }]
+          })
+          const keysInUse = stored.filter(({ createdAt, key, workspaceId }) => isLive(before.idempotencyKeys.get(`${workspaceId}/${key}`), createdAt))
+          if (withoutAccount.length > 0 || keysInUse.length > 0) {
+            const refused = new ReservationsNotWritten({ withoutAccount, keysInUse: keysInUse.map(({ key, workspaceId }) => ({ workspaceId, key })) })
+            return [Effect.fail(refused), before] as const
+          }
           let s = before
           for (const task of tasks) {
             const account = s.billingAccounts.get(task.workspaceId)
@@ -50,8 +66,23 @@ export const AiTaskRepositoryMemory = Layer.effect(
               }))
             }
           }
-          return [Effect.void, { ...s, audit: [...s.audit, ...changes.entries], events: [...s.events, ...changes.events] }] as const
+          const idempotencyKeys = stored.reduce(
+            (map, { createdAt, key, requestHash, taskId, workspaceId }) => withEntry(map, `${workspaceId}/${key}`, { key, requestHash, taskId, createdAt }),
+            s.idempotencyKeys
+          )
+          return [Effect.void, { ...s, idempotencyKeys, audit: [...s.audit, ...changes.entries], events: [...s.events, ...changes.events] }] as const
         }).pipe(Effect.flatten),
+      // Like the join in Postgres: a key whose task is gone is not in use.
+      findIdempotencyKeys: (keys, now) =>
+        read.pipe(Effect.map((s) =>
+          keys.flatMap(({ key, workspaceId }) => {
+            const entry = s.idempotencyKeys.get(`${workspaceId}/${key}`)
+            const task = entry === undefined ? undefined : s.aiTasks.get(entry.taskId)
+            return entry === undefined || task === undefined || task.workspaceId !== workspaceId || !isLive(entry, now)
+              ? []
+              : [{ workspaceId, key, requestHash: entry.requestHash, task }]
+          })
+        )),
       // The memory transactor already runs one transaction at a time: reading is the lock.
       lockTasks: (tasks) =>
         read.pipe(Effect.map((s) =>
@@ -97,15 +128,6 @@ export const AiTaskRepositoryMemory = Layer.effect(
             })
           )
           return [leased, { ...s, aiTasks: leased.reduce((map, t) => withEntry(map, t.id, t), s.aiTasks) }]
-        }),
-      reserveIdempotencyKey: (workspaceId, key, requestHash, taskId, now) =>
-        modify((s) => {
-          const id = `${workspaceId}/${key}`
-          const existing = s.idempotencyKeys.get(id)
-          if (existing !== undefined && millis(now) - millis(existing.createdAt) < idempotencyWindowMillis) {
-            return [Option.some({ requestHash: existing.requestHash, taskId: existing.taskId }), s]
-          }
-          return [Option.none(), { ...s, idempotencyKeys: withEntry(s.idempotencyKeys, id, { requestHash, taskId, createdAt: now }) }]
         })
     })
   })

@@ -219,7 +219,8 @@ export const TransactorMemory = Layer.effect(
             )
           })
         )
-      })
+      }),
+      inTransaction: InTransaction
     })
   })
 )

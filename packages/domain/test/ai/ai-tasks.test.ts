@@ -8,6 +8,7 @@ import {
   systemActor,
   TaskId,
   toAiTaskView,
+  Transactor,
   Usage,
   type WorkspaceId,
   Workspaces,
@@ -275,6 +276,23 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const { replayed, task } = yield* submit(hello(ws, { idempotencyKey: "retry" }))
       assert.isFalse(replayed)
       assert.strictEqual(task.status, "queued")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a submission inside the caller's transaction commits with it (no batch waits behind the caller): rolled back, it leaves neither task nor key", () =>
+    Effect.gen(function*() {
+      const ws = yield* setup(10_000)
+      const tx = yield* Transactor
+      const joined = hello(ws, { idempotencyKey: "joined" })
+      const failed = yield* tx.withTransaction(submit(joined).pipe(Effect.andThen(Effect.fail("rolled back")))).pipe(Effect.flip)
+      assert.strictEqual(failed, "rolled back")
+      assert.strictEqual((yield* state).aiTasks.size, 0)
+      assert.strictEqual((yield* state).idempotencyKeys.size, 0)
+      const committed = yield* tx.withTransaction(submit(joined))
+      assert.isFalse(committed.replayed)
+      const again = yield* submit(hello(ws, { idempotencyKey: "joined" }))
+      assert.isTrue(again.replayed)
+      assert.strictEqual(again.task.id, committed.task.id)
+      assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("a key expires after 24 hours", () =>
