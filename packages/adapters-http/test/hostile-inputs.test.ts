@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { domainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { Effect } from "effect"
 import { OpenApi } from "effect/http-api"
 import { Api, type RateLimitOptions } from "../src/index.ts"
@@ -162,7 +162,7 @@ const options = {
 
 // Both stores configured: an unconfigured store answers its notifications 503 by design, which would hide their checks.
 const bundleId = "com.example.atrium"
-const configuredStores = domainMemory({ products: [], apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } })
+const configuredStores = Domain.layerMemoryWith({ stores: { products: [], apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } } })
 
 describe("hostile inputs on every route", () => {
   it.effect("NUL and lone surrogates are 400 anywhere; extreme numbers, dates and odd Unicode get documented 4xx, never 5xx", () =>

@@ -1,5 +1,5 @@
 import { Feature, type StoreProduct } from "@atrium/domain"
-import { domainMemory, fakeSigned, FakeStores, MemoryStore } from "@atrium/domain/testing"
+import { Domain, type StoreSetup, fakeSigned, FakeStores, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Ref } from "effect"
@@ -15,10 +15,10 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const bundleId = "com.example.atrium"
 
-const serve = (stores: Parameters<typeof domainMemory>[0]) =>
+const serve = (stores: StoreSetup) =>
   HttpRouter.serve(HttpAppLayerMemory(defaultOptions), { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(domainMemory(stores))
+    Layer.provideMerge(Domain.layerMemoryWith({ stores }))
   )
 const App = serve({ products, apple: { bundleId, environments: ["production"] }, google: { packageName: bundleId } })
 const Unconfigured = serve({ products })

@@ -1,22 +1,17 @@
 import {
   AiProvider,
-  AiServices,
   AiTasks,
   completeLocally,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
   runWorker,
-  SecretBox,
   type SubmitAiTaskInput,
   systemActor,
   Usage,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -30,10 +25,7 @@ export const worstHello = 1601
 const costHello = 4
 
 // The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
-export const domainWith = (provider: Layer.Layer<AiProvider>) =>
-  Layer.mergeAll(DomainServices, AiServices).pipe(
-    Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, provider))
-  )
+export const domainWith = (provider: Layer.Layer<AiProvider>) => Domain.layerOver(Layer.empty, { replace: provider })
 export const domain = domainWith(AiProvider.layerLocal)
 
 // The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.

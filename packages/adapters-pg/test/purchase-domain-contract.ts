@@ -1,27 +1,19 @@
 import {
   AiProvider,
-  AiServices,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
-  PurchaseServices,
   Purchases,
-  SecretBox,
   SessionId,
   SessionPrincipal,
-  StoreConfiguration,
-  StoreProducts,
   systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { fakeSigned, FakeStores, StoresMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, fakeSigned, FakeStores } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Ref, Schema } from "effect"
+import { Effect, Layer, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { token } from "./fixtures.ts"
@@ -30,22 +22,16 @@ const bundleId = "com.example.atrium"
 const pro = Feature.make("ai.advanced")
 
 // The whole domain, purchases included, over the Postgres ports under test; the stores are scripted fakes.
-const domain = PurchaseServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices)),
-  Layer.provideMerge(Layer.mergeAll(
-    Primitives(),
-    ModelCatalog.layer,
-    WebhookTransportMemory,
-    SecretBox.layerRandom,
-    AiProvider.layerLocal,
-    StoresMemory,
-    StoreProducts.layerFrom([
+const domain = Domain.layerOver(Layer.empty, {
+  replace: AiProvider.layerLocal,
+  stores: {
+    products: [
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
       { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 1_000_000 }
-    ]),
-    StoreConfiguration.layerFrom({ apple: Option.some({ bundleId, environments: ["production"] }), google: Option.none() })
-  ))
-)
+    ],
+    apple: { bundleId, environments: ["production"] }
+  }
+})
 
 const owner = (workspaceId: WorkspaceId) =>
   new SessionPrincipal({ sessionId: SessionId.make("ses_pg"), userId: UserId.make(`usr_${token()}`), workspaceId, role: "owner" })

@@ -2,16 +2,12 @@ import {
   ApiKeyRepository,
   ApiKeys,
   AuditLog,
-  DomainServices,
   Entitlement,
   EntitlementRepository,
   EventOutbox,
   Feature,
-  ModelCatalog,
   type Page,
   type PageRequest,
-  Primitives,
-  SecretBox,
   systemActor,
   Transactor,
   WebhookDeliveries,
@@ -20,7 +16,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal, ScriptedReceiver, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -49,8 +45,7 @@ export const seedWorkspace = Effect.gen(function*() {
 })
 
 // The domain services over the ports under test, with an in-memory receiver standing in for the network.
-const domain = DomainServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))
+const domain = Domain.layerOver(Layer.empty
 )
 
 // A failure the test provokes on purpose, to roll a transaction back.

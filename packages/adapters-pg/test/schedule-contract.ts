@@ -1,26 +1,20 @@
 import {
   AiProvider,
-  AiServices,
   AiTasks,
   ApiKeyId,
   ApiKeyPrincipal,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
   ScheduleRepository,
   ScheduleRun,
   Schedules,
-  ScheduleServices,
-  SecretBox,
   systemActor,
   Transactor,
   Usage,
   WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -31,8 +25,7 @@ const actor = systemActor("test")
 // atrium-local-1, prompt "hello": the worst case reserved per task (see the AI contract).
 const worstHello = 1601
 
-const domain = Layer.mergeAll(DomainServices, AiServices, ScheduleServices.pipe(Layer.provideMerge(AiServices))).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, AiProvider.layerLocal))
+const domain = Domain.layerOver(Layer.empty, { replace: AiProvider.layerLocal }
 )
 
 const setup = (credits: number) =>

@@ -3,13 +3,9 @@ import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import {
   ApiKeys,
   type AttemptRecord,
-  defaultDeliveryPolicy,
   DeliveryRepository,
   type DeliveryPolicy,
-  domainServices,
   WebhookDeliveries,
-  ModelCatalog,
-  Primitives,
   runWorker,
   type WorkerOptions,
   SecretBox,
@@ -18,7 +14,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore, ownerPrincipal, PortsMemory, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, PortsMemory, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
@@ -46,9 +42,7 @@ const domainWith = (
   ports: Layer.Layer<Layer.Success<typeof PortsMemory>> = PortsMemory,
   transport: Layer.Layer<Layer.Success<typeof nodeTransport>, Layer.Error<typeof nodeTransport>> = nodeTransport
 ) =>
-  domainServices({ ...defaultDeliveryPolicy, ...policy }).pipe(
-    Layer.provideMerge(Layer.mergeAll(ports, Primitives(), ModelCatalog.layer, countingSecretBox, transport))
-  )
+  Domain.layerOver(ports, { delivery: policy, replace: Layer.merge(countingSecretBox, transport) })
 
 /** The memory ports, but the delivery store refuses (dies on) any attempt whose response body says so, as Postgres refuses some text. */
 const portsRefusing = (marker: string) =>

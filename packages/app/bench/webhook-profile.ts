@@ -4,7 +4,7 @@ import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
-import { domainLayer } from "../src/domain-layer.ts"
+import { AppDomain } from "../src/domain-layer.ts"
 import { freshDatabase } from "./fresh-database.ts"
 import { deliveryWorker } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
@@ -14,7 +14,7 @@ const database = await freshDatabase(process.env.DATABASE_URL ?? "", "webhook_pr
 const url = database.url
 const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000)
 const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
+const context = await Effect.runPromise(Layer.buildWithScope(AppDomain.layerWith(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const receiver = await startReceiver()
 const workspace = await run(Effect.provide(enqueueFor(receiver.url, events), context))

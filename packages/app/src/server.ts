@@ -6,7 +6,7 @@ import { seedDemo } from "./demo-seed.ts"
 import { DomainVerificationWorker } from "./domain-verification-worker.ts"
 import { ScheduleWorker } from "./schedule-worker.ts"
 import { AccessLogWithRequestLog } from "./access-log-sink.ts"
-import { domainLayer } from "./domain-layer.ts"
+import { AppDomain } from "./domain-layer.ts"
 import { MailWorker } from "./mail/mail-worker.ts"
 import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
 import { PushWorker } from "./push-worker.ts"
@@ -26,7 +26,7 @@ import { Lifecycle, type LifeState } from "./service-life/lifecycle.ts"
 const requestReading = { requestTimeout: 10_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 }
 
 export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make()) => {
-  const domain = domainLayer(config)
+  const domain = AppDomain.layerWith(config)
   const seed = config.database._tag === "Embedded"
     ? Layer.effectDiscard(seedDemo(`http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`))
     : Layer.empty

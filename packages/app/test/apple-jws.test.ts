@@ -5,7 +5,7 @@ import {
   StoreNotificationId,
   StoreSignatures
 } from "@atrium/domain"
-import { domainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
@@ -102,7 +102,7 @@ const realSignatures = Layer.succeed(StoreSignatures, StoreSignatures.of({
   },
   verifyGooglePush: () => Effect.fail(new InvalidSignature({ reason: "unused" }))
 }))
-const production = domainMemory({ apple: { bundleId, environments: ["production"] }, signatures: realSignatures })
+const production = Domain.layerMemoryWith({ stores: { apple: { bundleId, environments: ["production"] }, signatures: realSignatures } })
 
 describe("App Store Server Notifications V2 intake", () => {
   it.live("stores a production notification once; refuses sandbox under production config, another bundle, and a bad chain with 401", () =>
@@ -132,5 +132,5 @@ describe("App Store Server Notifications V2 intake", () => {
     Effect.gen(function*() {
       yield* (yield* Purchases).receiveApple(JSON.stringify({ signedPayload: pki.sign(notification("Sandbox")) }))
       assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).storeNotifications.size, 1)
-    }).pipe(Effect.provide(domainMemory({ apple: { bundleId, environments: ["sandbox"] }, signatures: realSignatures }))))
+    }).pipe(Effect.provide(Domain.layerMemoryWith({ stores: { apple: { bundleId, environments: ["sandbox"] }, signatures: realSignatures } }))))
 })

@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "@atrium/adapters-http"
 import { ApiKeyId, RequestLogs, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Ref, Scope } from "effect"
 import { RequestLogBuffer } from "../src/request-log-buffer.ts"
@@ -48,5 +48,5 @@ describe("the request-log buffer", () => {
       observe(entry({ requestId: "d" }))
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual([...(yield* stored)].sort(), ["a", "b", "c", "d"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

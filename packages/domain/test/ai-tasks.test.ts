@@ -13,7 +13,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, providerCompletes, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -80,14 +80,14 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const s = yield* state
       assert.strictEqual(s.aiTasks.size, 0)
       assert.strictEqual(s.billingAccounts.get(ws)?.reservedMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a model missing from the catalog is refused before entitlement and credits are looked at", () =>
     Effect.gen(function*() {
       const ws = yield* setup(0, { entitled: false })
       const error = yield* submit(hello(ws, { model: "gpt-9" })).pipe(Effect.flip)
       assert.strictEqual(error.code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a workspace without the model's feature is 403 not_entitled, even with credits", () =>
     Effect.gen(function*() {
@@ -99,13 +99,13 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       // Entitled to a different feature is still not entitled to this model's.
       const other = yield* submit(hello(ws, { model: "gpt-4o" })).pipe(Effect.flip)
       assert.deepInclude(other, { code: "not_entitled", feature: "ai.advanced" })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("not entitled comes before the credit check", () =>
     Effect.gen(function*() {
       const ws = yield* setup(0, { entitled: false })
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "not_entitled")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a revoked entitlement stops submissions and emits entitlement.revoked", () =>
     Effect.gen(function*() {
@@ -118,7 +118,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.deepStrictEqual(events.map((e) => e.data), [{ feature: "ai.basic", source: "plan", expiresAt: "1970-01-01T00:00:00.000Z", purchaseId: null }])
       const again = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor }).pipe(Effect.flip)
       assert.strictEqual(again.code, "not_found")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worst case exactly at the spend cap is accepted and reserved", () =>
     Effect.gen(function*() {
@@ -131,7 +131,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(usage.reservedMicros, worstHello)
       assert.strictEqual(usage.taskCount, 1)
       assert.strictEqual(usage.availableCreditMicros, 10_000 - worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worst case one micro over the spend cap is 402 usage_cap_reached", () =>
     Effect.gen(function*() {
@@ -140,7 +140,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "UsageCapReached", code: "usage_cap_reached", meter: "ai_spend" })
       assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("reservations count against the cap: a second task that would exceed it is refused", () =>
     Effect.gen(function*() {
@@ -148,7 +148,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       yield* (yield* Usage).setCaps(ws, { spendCapMicros: 2 * worstHello - 1 }, actor)
       yield* submit(hello(ws))
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the monthly task cap is 402 usage_cap_reached on the ai_tasks meter", () =>
     Effect.gen(function*() {
@@ -157,7 +157,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       yield* submit(hello(ws))
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { code: "usage_cap_reached", meter: "ai_tasks" })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("credits one micro short of the worst case are 402 insufficient_credits; exactly enough is accepted", () =>
     Effect.gen(function*() {
@@ -168,7 +168,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const { task } = yield* submit(hello(exact))
       assert.strictEqual(task.reservedMicros, worstHello)
       assert.strictEqual((yield* (yield* Usage).current(exact)).availableCreditMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a smaller maxOutputTokens reserves less; above the model's maximum is 400", () =>
     Effect.gen(function*() {
@@ -178,7 +178,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(task.maxOutputTokens, 10)
       const error = yield* submit(hello(ws, { maxOutputTokens: 4_001 })).pipe(Effect.flip)
       assert.strictEqual(error.code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("input over 64 KiB of UTF-8 and malformed metadata are 400", () =>
     Effect.gen(function*() {
@@ -193,7 +193,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const metadata = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, "v"]))
       assert.strictEqual((yield* submit(hello(ws, { metadata })).pipe(Effect.flip)).code, "invalid_request")
       assert.strictEqual((yield* submit(hello(ws, { metadata: { ["k".repeat(41)]: "v" } })).pipe(Effect.flip)).code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("50 concurrent submissions racing for credits worth 10 worst cases: exactly 10 win", () =>
     Effect.gen(function*() {
@@ -217,7 +217,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
       assert.strictEqual(settled.reservedMicros, 0)
       assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("AiTasks.submit: Idempotency-Key", () => {
@@ -231,7 +231,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.strictEqual(again.task.id, first.task.id)
       assert.strictEqual((yield* state).aiTasks.size, 1)
       assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the same key with a different body is 409 idempotency_key_reused", () =>
     Effect.gen(function*() {
@@ -242,7 +242,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const metadata = yield* submit(hello(ws, { idempotencyKey: "order-1", metadata: { a: "b" } })).pipe(Effect.flip)
       assert.strictEqual(metadata.code, "idempotency_key_reused")
       assert.strictEqual((yield* state).aiTasks.size, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("keys are per workspace", () =>
     Effect.gen(function*() {
@@ -252,7 +252,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const other = yield* submit(hello(b, { idempotencyKey: "k" }))
       assert.isFalse(other.replayed)
       assert.notStrictEqual(other.task.id, first.task.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("concurrent duplicates create one task", () =>
     Effect.gen(function*() {
@@ -265,7 +265,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.strictEqual(results.filter((r) => !r.replayed).length, 1)
       assert.strictEqual((yield* state).aiTasks.size, 1)
       assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a refused submission leaves its key unused, so a retry after topping up goes through", () =>
     Effect.gen(function*() {
@@ -275,7 +275,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const { replayed, task } = yield* submit(hello(ws, { idempotencyKey: "retry" }))
       assert.isFalse(replayed)
       assert.strictEqual(task.status, "queued")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a key expires after 24 hours", () =>
     Effect.gen(function*() {
@@ -287,7 +287,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const later = yield* submit(hello(ws, { idempotencyKey: "daily", input: { prompt: "a new day" } }))
       assert.isFalse(later.replayed)
       assert.notStrictEqual(later.task.id, first.task.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("AiTasks execution", () => {
@@ -328,7 +328,7 @@ describe("AiTasks execution", () => {
       )
       // Submission itself emits no event.
       assert.isFalse(s.events.some((e) => e.type.startsWith("ai_task.") && e.type !== "ai_task.succeeded"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("chat input: the local model answers the last user message", () =>
     Effect.gen(function*() {
@@ -338,7 +338,7 @@ describe("AiTasks execution", () => {
       }))
       const [done] = yield* runDue
       assert.deepStrictEqual(done?.output, Option.some("[atrium-local-1] ping"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider reporting more than 2^31-1 tokens (or negative, or fractional) fails that task as provider_invalid_response, charging nothing", () =>
     Effect.gen(function*() {
@@ -354,7 +354,7 @@ describe("AiTasks execution", () => {
       assert.deepStrictEqual(done.map((task) => Option.map(task.error, (e) => e.code)), answers.map(() => Option.some("provider_invalid_response")))
       assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
       assert.strictEqual((yield* account(ws))?.creditBalanceMicros, 10_000)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("another workspace's task is not found", () =>
     Effect.gen(function*() {
@@ -365,7 +365,7 @@ describe("AiTasks execution", () => {
       assert.deepInclude(error, { _tag: "NotFound", code: "not_found" })
       const missing = yield* (yield* AiTasks).get(a, TaskId.make("task_missing")).pipe(Effect.flip)
       assert.strictEqual(missing.code, "not_found")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider failure fails the task at no charge and releases the reservation", () =>
     Effect.gen(function*() {
@@ -386,7 +386,7 @@ describe("AiTasks execution", () => {
       assert.deepStrictEqual(s.events.filter((e) => e.type === "ai_task.failed").map((e) => e.data), [{
         task: { id: task.id, model: "atrium-local-1", status: "failed", error: { code: "provider_rejected", message: "content policy" }, finishedAt: "1970-01-01T00:00:00.000Z" }
       }])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a retryable failure requeues the task with a backoff, then succeeds, charged once", () =>
     Effect.gen(function*() {
@@ -405,7 +405,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(third?.attempts, 3)
       assert.strictEqual((yield* account(ws))?.creditBalanceMicros, 10_000 - costHello)
       assert.strictEqual((yield* state).usageRecords.length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("retryable failures on every attempt fail the task after three attempts, at no charge", () =>
     Effect.gen(function*() {
@@ -421,7 +421,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(last?.attempts, 3)
       assert.strictEqual((yield* Ref.get((yield* ScriptedProvider).calls)).length, 3)
       assert.deepInclude(yield* account(ws), { creditBalanceMicros: 10_000, reservedMicros: 0 })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider that hangs is cut off by the 60 s timeout and retried", () =>
     Effect.gen(function*() {
@@ -434,7 +434,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(timedOut?.status, "queued")
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* runDue)[0]?.status, "succeeded")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worker that crashes mid-task: the task is claimed again after the lease and charged once", () =>
     Effect.gen(function*() {
@@ -463,7 +463,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(s.usageRecords.length, 1)
       assert.strictEqual(s.events.filter((e) => e.type === "ai_task.succeeded").length, 1)
       assert.strictEqual((yield* (yield* Usage).current(ws)).aiSpendMicros, costHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a task whose workers keep crashing fails after the attempt limit, at no charge", () =>
     Effect.gen(function*() {
@@ -479,5 +479,5 @@ describe("AiTasks execution", () => {
       assert.strictEqual(Option.getOrNull(last?.error ?? Option.none())?.code, "provider_error")
       assert.strictEqual((yield* Ref.get((yield* ScriptedProvider).calls)).length, 0)
       assert.deepInclude(yield* account(ws), { creditBalanceMicros: 10_000, reservedMicros: 0 })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AiTasks, Entitlements, Feature, systemActor, Usage, WebhookDeliveries, WebhookEndpoints, Workspaces } from "@atrium/domain"
-import { answer, DomainMemory, ownerPrincipal, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
+import { answer, Domain, ownerPrincipal, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
 import { Effect, Logger, Ref } from "effect"
 
 const actor = systemActor("test")
@@ -34,7 +34,7 @@ describe("a log line per failure", () => {
       assert.include(failures[0], "\"attempt\":1")
       assert.include(failures[0], "non_2xx")
       for (const line of log.lines) assert.notInclude(line, "s3cr3t")
-    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+    }).pipe(Effect.provide(Domain.layerMemory), Effect.provide(log.layer))
   })
 
   it.effect("each AI task that ends failed is logged once with its id, model and error code", () => {
@@ -51,6 +51,6 @@ describe("a log line per failure", () => {
       assert.include(failures[0], task.id)
       assert.include(failures[0], "provider_rejected")
       assert.include(failures[0], "atrium-local-1")
-    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+    }).pipe(Effect.provide(Domain.layerMemory), Effect.provide(log.layer))
   })
 })

@@ -18,7 +18,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, fakeSigned, type FakeStoreState, FakeStores, MemoryStore, StoreSignaturesMemory } from "@atrium/domain/testing"
+import { Domain as Testing, fakeSigned, type FakeStoreState, FakeStores, MemoryStore, StoreSignaturesMemory } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -37,7 +37,7 @@ const products: ReadonlyArray<StoreProduct> = [
 ]
 const apple = { bundleId: "com.example.atrium", environments: ["production" as const] }
 const google = { packageName: "com.example.atrium" }
-const Domain = domainMemory({ products, apple, google })
+const Domain = Testing.layerMemoryWith({ stores: { products, apple, google } })
 
 let userCounter = 0
 const member = (workspaceId: WorkspaceId, role: Role = "owner") =>
@@ -713,7 +713,7 @@ describe("availability", () => {
         assert.strictEqual(answer.available, c.expected === null)
         assert.strictEqual(answer.appAccountToken !== null, c.expected === null || c.expected === "managed_elsewhere")
         if (c.expected === null) assert.isAbove(answer.products.length, 0)
-      }).pipe(Effect.provide(domainMemory(c.configured ? { products, apple, google } : { products })))
+      }).pipe(Effect.provide(Testing.layerMemoryWith({ stores: c.configured ? { products, apple, google } : { products } })))
     )
   }
 
@@ -756,7 +756,7 @@ describe("store notification intake and worker faults", () => {
       assert.deepStrictEqual([apple._tag, google._tag], ["Unavailable", "Unavailable"])
       const errors = lines.filter((line) => line.includes("not configured for that store") && line.includes("\"level\":\"ERROR\""))
       assert.strictEqual(errors.length, 2, lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products })), Effect.provide(capture(lines)))
+    }).pipe(Effect.provide(Testing.layerMemoryWith({ stores: { products } })), Effect.provide(capture(lines)))
   })
 
   // Signatures that throw on one payload: a fault nobody foresaw, inside one inbox item.
@@ -804,6 +804,6 @@ describe("store notification intake and worker faults", () => {
       assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
       assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
       assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products, apple, google, signatures: faulty })), Effect.provide(capture(lines)))
+    }).pipe(Effect.provide(Testing.layerMemoryWith({ stores: { products, apple, google, signatures: faulty } })), Effect.provide(capture(lines)))
   })
 })
