@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs"
 import { noStores } from "../src/purchases/store-config.ts"
 import type { AppConfig } from "../src/app-config.ts"
 import { AppDomain } from "../src/domain-layer.ts"
-import { deliveryWorker } from "../src/workers.ts"
+import { Workers } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { fmt, percentile } from "./percentiles.ts"
 import { freshDatabase } from "./fresh-database.ts"
@@ -234,7 +234,7 @@ const embeddedRun = async (dataDir: string, secretKey: string) => {
   const run: Run = (effect) => Effect.runPromise(Effect.provide(effect, context))
   const inProcessWorker = async () => {
     const workerScope = Effect.runSync(Scope.make())
-    await run(Layer.buildWithScope(deliveryWorker(), workerScope))
+    await run(Layer.buildWithScope(Workers.layerWith({ listen: true, only: ["WebhookDeliveries"] }), workerScope))
     return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
   }
   const onEmbedded = await throughput(run, eventsPerRun, inProcessWorker)

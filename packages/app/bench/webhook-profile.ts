@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { AppDomain } from "../src/domain-layer.ts"
 import { freshDatabase } from "./fresh-database.ts"
-import { deliveryWorker } from "../src/workers.ts"
+import { Workers } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { benchConfig, enqueueFor, removeEndpoints, succeededDeliveries } from "./webhook-bench.ts"
 
@@ -26,7 +26,7 @@ const began = performance.now()
 // CPU time is steadier than wall time on a shared machine; it counts the in-process receiver too.
 const cpuBefore = process.cpuUsage()
 const workerScope = Effect.runSync(Scope.make())
-await run(Effect.provide(Layer.buildWithScope(deliveryWorker({ concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perKey: Number(process.env.BENCH_PER_KEY ?? 8) }), workerScope), context))
+await run(Effect.provide(Layer.buildWithScope(Workers.layerWith({ listen: true, only: ["WebhookDeliveries"], tuning: { concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perKey: Number(process.env.BENCH_PER_KEY ?? 8) } }), workerScope), context))
 let recorded = 0
 while (recorded < events * 10) {
   recorded = await run(Effect.provide(succeededDeliveries(workspace.id), context))

@@ -3,18 +3,13 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
-import { DomainVerificationWorker } from "./domain-verification-worker.ts"
-import { ScheduleWorker } from "./schedule-worker.ts"
 import { AccessLogWithRequestLog } from "./access-log-sink.ts"
 import { AppDomain } from "./domain-layer.ts"
-import { MailWorker } from "./mail/mail-worker.ts"
-import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
-import { PushWorker } from "./push-worker.ts"
 import { RequestLogBuffer } from "./request-log-buffer.ts"
 import { RequestLogPruner } from "./request-log-pruner.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
-import { workers as workersLayer } from "./workers.ts"
+import { Workers } from "./workers.ts"
 import { gatedServer } from "./service-life/gated-server.ts"
 import { HealthRoutes } from "./service-life/health-routes.ts"
 import { Lifecycle, type LifeState } from "./service-life/lifecycle.ts"
@@ -43,7 +38,7 @@ export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make(
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(workersLayer({ listen: true }), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer, RequestLogPruner.layer())
+    ? Layer.mergeAll(Workers.layer, RequestLogPruner.layer())
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(

@@ -1,8 +1,8 @@
 import { Effect, Layer, Option, type Redacted } from "effect"
-import { AiTasks, type AiTaskPolicy, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
+import { AiTasks, type AiTaskPolicy, aiWork, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Usage } from "./billing/index.ts"
-import { CustomDomains, customDomainFeatures, defaultDomainPolicy, type DomainPolicy } from "./domains/index.ts"
+import { CustomDomains, customDomainFeatures, defaultDomainPolicy, type DomainPolicy, domainWork } from "./domains/index.ts"
 import { FeatureCatalog, Entitlements, makeFeatureCatalog } from "./entitlements/index.ts"
 import { FeatureRequests } from "./feedback/index.ts"
 import {
@@ -11,6 +11,7 @@ import {
   Appearance,
   defaultSessionPolicy,
   EmailVerification,
+  identityWork,
   Invitations,
   MembershipCache,
   Members,
@@ -20,13 +21,13 @@ import {
   type SessionPolicy
 } from "./identity/index.ts"
 import { ApiKeys } from "./keys/index.ts"
-import { defaultMailPolicy, MailDelivery, MailOutbox, type MailPolicy } from "./mail/index.ts"
-import { PushFanOut, PushNotifications, PushSender } from "./notifications/index.ts"
-import { Purchases } from "./purchases/index.ts"
+import { defaultMailPolicy, MailDelivery, MailOutbox, type MailPolicy, mailWork } from "./mail/index.ts"
+import { PushFanOut, PushNotifications, PushSender, pushWork } from "./notifications/index.ts"
+import { purchaseWork, Purchases } from "./purchases/index.ts"
 import { RequestLogs } from "./request-logs/index.ts"
-import { ScheduleReactions, type SchedulePolicy, Schedules } from "./schedules/index.ts"
-import { IdGenerator, SecretHasher, SecureRandom } from "./shared/index.ts"
-import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries, WebhookEndpoints, WebhookFanOut } from "./webhooks/index.ts"
+import { ScheduleReactions, type SchedulePolicy, Schedules, scheduleWork } from "./schedules/index.ts"
+import { IdGenerator, SecretHasher, SecureRandom, type Work } from "./shared/index.ts"
+import { defaultDeliveryPolicy, type DeliveryPolicy, WebhookDeliveries, WebhookEndpoints, WebhookFanOut, webhookWork } from "./webhooks/index.ts"
 import { Workspaces } from "./workspaces/index.ts"
 
 // One change log for the whole domain (a module constant, so every service's layer shares the one instance), with its
@@ -111,7 +112,12 @@ const layerWith = (options: DomainOptions) => {
  */
 export const Domain = {
   /** The domain with `options`' policies (defaults for any left out). */
-  layerWith
+  layerWith,
+  /** The one worker registry: every area's background work, which every host process runs (leases share it out). */
+  work: Effect.map(
+    Effect.all([webhookWork, aiWork, scheduleWork, mailWork, identityWork, domainWork, purchaseWork, pushWork]),
+    (works): ReadonlyArray<Work> => works.flat()
+  )
 }
 
 const primitivesWith = (pepper: Option.Option<Redacted.Redacted<string>>) =>

@@ -9,3 +9,4 @@ export { AiTask, AiTaskInput, AiTaskMetadata, AiTaskRequest, ChatMessage, MaxOut
 export { type AiTaskPolicy, AiTasks, defaultAiTaskPolicy, type SubmitAiTaskError, type SubmitAiTaskInput, type SubmittedAiTask } from "./ai-tasks.ts"
 export { defaultModelCatalog, ModelCatalog, ModelCatalogJson, modelFeatures, ModelSpec, ProviderKind } from "./model-catalog.ts"
 export { type SubmissionBudget } from "./ai-reservation.ts"
+export { aiWork } from "./ai-work.ts"

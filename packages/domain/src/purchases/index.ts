@@ -10,3 +10,4 @@ export { StoreProduct, StoreProducts, StoreProductsJson } from "./store-product.
 export { StoreSignatures } from "./store-signatures.ts"
 export { type Availability, type OfferedProduct, type UnavailableReason } from "./availability.ts"
 export { type QueuedSync, type SyncRequest, type SyncResult } from "./purchase-sync.ts"
+export { purchaseWork } from "./purchase-work.ts"
