@@ -11,8 +11,8 @@ const client = url === undefined || url === "" ? EmbeddedPostgresTemp() : Postgr
 
 // The whole domain over the Postgres ports (migrated with the services' own secret box and digests), every outside
 // system scripted in memory but the local AI provider.
-const storage = layerPorts(client).pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerRandom)))
-const domain = Domain.layerOver(storage, { replace: AiProvider.layerLocal })
+const storage = layerPorts(client).pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerMemory)))
+const domain = Domain.layerOver(storage, { replace: AiProvider.layer })
 
 const result = await Effect.runPromise(scenario.pipe(Effect.flatMap(check), Effect.provide(domain)))
 console.log(url === undefined || url === "" ? "embedded postgres:" : "postgres at DATABASE_URL:", JSON.stringify(result))

@@ -26,7 +26,7 @@ const costHello = 4
 
 // The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
 export const domainWith = (provider: Layer.Layer<AiProvider>) => Domain.layerOver(Layer.empty, { replace: provider })
-export const domain = domainWith(AiProvider.layerLocal)
+export const domain = domainWith(AiProvider.layer)
 
 // The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.
 const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({

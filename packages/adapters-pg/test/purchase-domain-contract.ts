@@ -23,7 +23,7 @@ const pro = Feature.make("ai.advanced")
 
 // The whole domain, purchases included, over the Postgres ports under test; the stores are scripted fakes.
 const domain = Domain.layerOver(Layer.empty, {
-  replace: AiProvider.layerLocal,
+  replace: AiProvider.layer,
   stores: {
     products: [
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },

@@ -25,7 +25,7 @@ const actor = systemActor("test")
 // atrium-local-1, prompt "hello": the worst case reserved per task (see the AI contract).
 const worstHello = 1601
 
-const domain = Domain.layerOver(Layer.empty, { replace: AiProvider.layerLocal }
+const domain = Domain.layerOver(Layer.empty, { replace: AiProvider.layer }
 )
 
 const setup = (credits: number) =>

@@ -32,9 +32,9 @@ const countingSecretBox = Layer.effect(
     const box = yield* SecretBox
     return SecretBox.of({ seal: box.seal, open: (sealed) => Effect.sync(() => secretsOpened++).pipe(Effect.andThen(box.open(sealed))) })
   })
-).pipe(Layer.provide(SecretBox.layerRandom))
+).pipe(Layer.provide(SecretBox.layerMemory))
 
-const nodeTransport = WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
+const nodeTransport = WebhookTransportNode.layerWith({ allowNetworks: ["127.0.0.0/8"] })
 
 /** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
 const domainWith = (

@@ -43,8 +43,8 @@ const keyVerification = Effect.gen(function*() {
   }
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) }
 }).pipe(
-  Effect.provide(Domain.layerOver(layerPorts(EmbeddedPostgresTemp()).pipe(Layer.provideMerge(Layer.merge(primitives, SecretBox.layerRandom))), {
-    replace: Layer.merge(primitives, WebhookTransportNode.layer({ allowNetworks: [] }))
+  Effect.provide(Domain.layerOver(layerPorts(EmbeddedPostgresTemp()).pipe(Layer.provideMerge(Layer.merge(primitives, SecretBox.layerMemory))), {
+    replace: Layer.merge(primitives, WebhookTransportNode.layerWith({ allowNetworks: [] }))
   }))
 )
 

@@ -42,12 +42,12 @@ const layerWith = (config: AppConfig) => {
       Layer.mergeAll(
         // Migrations seal what they move with the same key and pepper as the services.
         databaseLayer(config.database, config.databaseTimeout).pipe(Layer.provideMerge(Layer.merge(NodePrimitives(config.keyPepper), secretBoxLayer(config)))),
-        ModelCatalog.layerFrom(config.modelCatalog),
-        WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
+        ModelCatalog.layerWith(config.modelCatalog),
+        WebhookTransportNode.layerWith({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
         storesLayer(config.stores),
-        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        NodeDnsResolver.layerWith({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
         pushServiceLayer(config)
       )

@@ -38,11 +38,11 @@ export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make(
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(Workers.layer, RequestLogPruner.layer())
+    ? Layer.mergeAll(Workers.layer, RequestLogPruner.layer)
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(
     Layer.provide(secretKeyCheck(config)),
-    Layer.provide(Layer.merge(domain, Lifecycle.layerOf(life)))
+    Layer.provide(Layer.merge(domain, Lifecycle.layerWith(life)))
   )
 }

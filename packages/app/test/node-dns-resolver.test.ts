@@ -23,7 +23,7 @@ const actor = systemActor("test")
 
 // The domain over memory ports, asking a real DNS server on loopback through the node:dns adapter.
 const domainAsking = (responder: DnsResponder) =>
-  Domain.layerMemoryWith({ replace: NodeDnsResolver.layer({ servers: [responder.server], timeout: "300 millis", tries: 1 }) })
+  Domain.layerMemoryWith({ replace: NodeDnsResolver.layerWith({ servers: [responder.server], timeout: "300 millis", tries: 1 }) })
 
 /** Runs `body` against a fresh responder and a domain that asks it. */
 const withDns = <A, E>(body: (responder: DnsResponder) => Effect.Effect<A, E, CustomDomains | DomainRepository | Workspaces | Entitlements>) =>

@@ -57,7 +57,7 @@ const logLines: Array<string> = []
 // Identity and push over the real Postgres ports, sending through the real Expo client; the migrations and the services
 // share one secret box and digest, as in the app.
 const domain = <A, E>(ports: Layer.Layer<A, E, MigrationServices>) =>
-  Domain.layerOver(ports.pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerRandom))), {
+  Domain.layerOver(ports.pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerMemory))), {
     publicUrl: "https://app.atrium.test",
     replace: Layer.unwrap(Effect.sync(() => ExpoPushService.layer({ baseUrl: expoUrl, accessToken: Redacted.make(accessToken) }))).pipe(
       Layer.provide(FetchHttpClient.layer)

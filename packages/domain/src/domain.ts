@@ -33,7 +33,7 @@ import { Workspaces } from "./workspaces/index.ts"
 // One change log for the whole domain (a module constant, so every service's layer shares the one instance), with its
 // subscribers: the webhook and push fan-outs and the schedules' reactions to members and task outcomes.
 const changeLog = ChangeLog.layer.pipe(
-  Layer.provide(EventSubscribers.layerFrom(Effect.gen(function*() {
+  Layer.provide(EventSubscribers.layerWith(Effect.gen(function*() {
     return [(yield* WebhookFanOut).subscriber, (yield* PushFanOut).subscriber, (yield* ScheduleReactions).subscriber]
   }))),
   Layer.provideMerge(Layer.mergeAll(WebhookFanOut.layer, PushFanOut.layer, ScheduleReactions.layer))

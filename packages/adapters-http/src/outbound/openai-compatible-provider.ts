@@ -21,7 +21,7 @@ const decodeResponse = Schema.decodeUnknownEffect(ChatCompletionResponse)
 /** Runs completions on an OpenAI-compatible `POST {baseUrl}/chat/completions`; the key goes only into `Authorization`. */
 export class OpenAiCompatibleProvider {
   /** The provider over the app's `HttpClient`. */
-  static readonly layer = (options: OpenAiCompatibleOptions): Layer.Layer<AiProvider, never, HttpClient.HttpClient> =>
+  static readonly layerWith = (options: OpenAiCompatibleOptions): Layer.Layer<AiProvider, never, HttpClient.HttpClient> =>
     Layer.effect(
       AiProvider,
       Effect.gen(function*() {

@@ -52,7 +52,7 @@ export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
     RateLimitLive(options.rateLimit),
     NoStoreLive,
     RequestValidationLive,
-    Throttles.layer({ ...defaultThrottleLimits, ...options.throttles })
+    Throttles.layerWith({ ...defaultThrottleLimits, ...options.throttles })
   )
 
 /** Routes served beside the API (pages), with the paths they answer so the envelope tells 404 from 405. */

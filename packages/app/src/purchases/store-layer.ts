@@ -22,8 +22,8 @@ const playStoreNotConfigured = Layer.succeed(PlayStoreApi, PlayStoreApi.of({
 /** The catalog, the configuration, the store API clients and the signature checks, from the app's configuration. */
 export const storesLayer = (stores: StoresConfig) =>
   Layer.mergeAll(
-    StoreProducts.layerFrom(stores.products),
-    StoreConfiguration.layerFrom({
+    StoreProducts.layerWith(stores.products),
+    StoreConfiguration.layerWith({
       apple: Option.map(stores.apple, (apple) => ({ bundleId: apple.bundleId, environments: apple.environments })),
       google: Option.map(stores.google, (google) => ({ packageName: google.packageName }))
     }),

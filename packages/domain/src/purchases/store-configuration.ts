@@ -19,11 +19,8 @@ export class StoreConfiguration extends Context.Service<StoreConfiguration, {
   readonly google: Option.Option<GoogleStoreSettings>
 }>()("@atrium/domain/StoreConfiguration") {
   /** The given settings. */
-  static readonly layerFrom = (settings: { readonly apple: Option.Option<AppleStoreSettings>; readonly google: Option.Option<GoogleStoreSettings> }) =>
+  static readonly layerWith = (settings: { readonly apple: Option.Option<AppleStoreSettings>; readonly google: Option.Option<GoogleStoreSettings> }) =>
     Layer.succeed(StoreConfiguration, StoreConfiguration.of(settings))
-
-  /** No store configured. */
-  static readonly layerNone = StoreConfiguration.layerFrom({ apple: Option.none(), google: Option.none() })
 }
 
 /** Whether `store` is configured. */

@@ -8,7 +8,7 @@ export class SecretBox extends Context.Service<SecretBox, {
   readonly open: (sealed: string) => Effect.Effect<Redacted.Redacted<string>>
 }>()("@atrium/domain/SecretBox") {
   /** A box under a 32-byte key given as base64 (Web Crypto, no import). */
-  static readonly layer = (key: Redacted.Redacted<string>) =>
+  static readonly layerWith = (key: Redacted.Redacted<string>) =>
     Layer.effect(
       SecretBox,
       Effect.gen(function*() {
@@ -38,7 +38,7 @@ export class SecretBox extends Context.Service<SecretBox, {
     )
 
   /** A box under a fresh random key, for tests and in-memory use. */
-  static readonly layerRandom = Layer.unwrap(
-    Effect.sync(() => SecretBox.layer(Redacted.make(btoa(String.fromCharCode(...globalThis.crypto.getRandomValues(new Uint8Array(32)))))))
+  static readonly layerMemory = Layer.unwrap(
+    Effect.sync(() => SecretBox.layerWith(Redacted.make(btoa(String.fromCharCode(...globalThis.crypto.getRandomValues(new Uint8Array(32)))))))
   )
 }

@@ -94,13 +94,13 @@ const outsideMemory = (stores: StoreSetup) =>
     ModelCatalog.layer,
     WebhookTransportMemory,
     AiProviderMemory,
-    SecretBox.layerRandom,
+    SecretBox.layerMemory,
     PasswordHasherMemory,
     DnsResolverMemory,
     MailerMemory,
     stores.signatures === undefined ? StoresMemory : Layer.merge(StoreApisMemory, stores.signatures),
-    StoreProducts.layerFrom(stores.products ?? []),
-    StoreConfiguration.layerFrom({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
+    StoreProducts.layerWith(stores.products ?? []),
+    StoreConfiguration.layerWith({ apple: Option.fromNullishOr(stores.apple), google: Option.fromNullishOr(stores.google) })
   )
 
 const build = <Storage, StorageError, StorageNeeds, Replaced, ReplaceError, ReplaceNeeds>(
