@@ -1,3 +1,5 @@
+import { SecureRandom } from "effect/crypto"
+
 // A client's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
 const acceptable = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -5,4 +7,4 @@ const acceptable = /^[A-Za-z0-9._-]{1,128}$/
 export const requestIdFor = (incoming: string | undefined): string =>
   incoming !== undefined && acceptable.test(incoming)
     ? incoming
-    : `req_${globalThis.crypto.randomUUID().replaceAll("-", "")}`
+    : `req_${SecureRandom.uuidV4Unsafe().replaceAll("-", "")}`

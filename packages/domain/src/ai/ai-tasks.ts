@@ -1,4 +1,5 @@
 import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import { Digest } from "effect/crypto"
 import { type Actor, CurrentRequestId, makeBatchedCall } from "../shared/index.ts"
 import { exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
@@ -76,7 +77,7 @@ const utf8 = new TextEncoder()
 const maxErrorMessage = 500
 
 /** A stable digest of what was asked (model, input, output bound, metadata), to tell a replay from a reused key. */
-const requestDigest = (request: AiTaskRequest) => {
+const requestDigest = (digest: Digest.Digest["Service"], request: AiTaskRequest): Effect.Effect<string> => {
   const input = "prompt" in request.input
     ? { prompt: request.input.prompt }
     : { messages: request.input.messages.map((m) => ({ role: m.role, content: m.content })) }
@@ -84,9 +85,7 @@ const requestDigest = (request: AiTaskRequest) => {
     ? null
     : Object.entries(request.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const canonical = JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
-  return Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", utf8.encode(canonical))).pipe(
-    Effect.map((buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join(""))
-  )
+  return digest.digestHex(Digest.sha256, utf8.encode(canonical))
 }
 
 /** A checked, priced submission waiting for its reservation, with the request it came in (for its audit entry). */
@@ -136,6 +135,7 @@ export class AiTasks extends Context.Service<AiTasks, {
         const tx = yield* Transactor
         const ids = yield* IdGenerator
         const changes = yield* ChangeLog
+        const digest = yield* Digest.Digest
 
         const invalid = (detail: string) => new InvalidInput({ detail })
 
@@ -211,7 +211,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             return yield* invalid(`maxOutputTokens may be at most ${spec.maxOutputTokens} for ${spec.model}`)
           }
           const reservedMicros = worstCaseCostMicros(spec, request.input, maxOutputTokens)
-          const requestHash = key === undefined ? undefined : yield* requestDigest(request)
+          const requestHash = key === undefined ? undefined : yield* requestDigest(digest, request)
           const now = yield* DateTime.now
           const task = new AiTask({
             id: TaskId.make(yield* ids.make("task")),
@@ -332,7 +332,7 @@ export class AiTasks extends Context.Service<AiTasks, {
 
         return AiTasks.of({ submit, get, claim, execute, failDefect, runDue })
       })
-    )
+    ).pipe(Layer.provide(Digest.layerWebCrypto))
 
   static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
 
