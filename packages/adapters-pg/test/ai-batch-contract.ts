@@ -1,4 +1,5 @@
 import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, systemActor, Transactor, Usage, type WorkspaceId, Workspaces } from "@atrium/domain"
+import { runDueTasks } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber, Latch, type Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
@@ -64,7 +65,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => probe.count("ai_tasks", ws)), [4, 1, 1, 0])
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.taskCount)), [4, 1, 1, 0])
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
   })
 
@@ -106,6 +107,6 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
         // The same submissions go through once the database takes them.
         const retried = yield* submitAll([hello(other), hello(funded, { metadata: { refuse: "yes" } })])
         assert.deepStrictEqual(retried.map(outcomeOf), ["accepted", "accepted"])
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
   })

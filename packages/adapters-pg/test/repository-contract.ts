@@ -16,7 +16,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
+import { deliverOne, Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -296,7 +296,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         if (claim === undefined) return assert.fail("nothing claimed")
         assert.strictEqual(claim.event.type, "api_key.created")
         assert.strictEqual(claim.secrets.length, 1)
-        const attempt = yield* deliveries.deliver(claim)
+        const attempt = yield* deliverOne(claim)
         const [request] = yield* Ref.get((yield* ScriptedReceiver).requests)
         assert.strictEqual(request?.headers["webhook-id"], claim.event.id)
         assert.match(request?.headers["webhook-signature"] ?? "", /^v1,/)

@@ -14,7 +14,7 @@ import {
   WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain } from "@atrium/domain/testing"
+import { Domain, runDueTasks } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -70,7 +70,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         // The next occurrence is pending, a minute on.
         const pending = yield* count(sql`SELECT count(*)::int AS count FROM schedule_runs WHERE schedule_id = ${created.id} AND status = 'pending'`)
         assert.strictEqual(pending, 1)
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
     it.effect("a firing racing direct submissions for the last credits never overspends", () =>
@@ -97,7 +97,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         const usage = yield* (yield* Usage).current(ws)
         assert.strictEqual(usage.reservedMicros, 3 * worstHello)
         assert.strictEqual(usage.availableCreditMicros, 0)
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
   })
 

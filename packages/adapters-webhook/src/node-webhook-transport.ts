@@ -15,10 +15,10 @@ import { pinnedLookup } from "./pinned-lookup.ts"
 import { parseRetryAfter } from "./retry-after.ts"
 
 /** Most response-body bytes kept for the attempt record; the rest is never read. */
-export const maxResponseBodyBytes = 4096
+const maxResponseBodyBytes = 4096
 
 /** Response headers kept for the attempt record (lower-case). */
-export const notedResponseHeaders: ReadonlyArray<string> = ["content-type", "retry-after", "location", "x-request-id", "server"]
+const notedResponseHeaders: ReadonlyArray<string> = ["content-type", "retry-after", "location", "x-request-id", "server"]
 
 // Header values are the receiver's text: bound them so one answer cannot bloat the attempt record.
 const maxHeaderValueLength = 512
@@ -37,7 +37,7 @@ export interface Options {
 }
 
 /** About one worker pass: attempts close in time share a connection; later ones connect afresh. */
-export const defaultReuseWindowMillis = 1_000
+const defaultReuseWindowMillis = 1_000
 
 // Node fires an out-of-range timer after 1 ms: clamp (an infinite timeout becomes ~24.8 days, not 1 ms).
 const timerMillis = (duration: Duration.Duration): number => Math.min(Math.max(1, Duration.toMillis(duration)), 2_147_483_647)

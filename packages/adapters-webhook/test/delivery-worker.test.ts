@@ -14,7 +14,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "@atrium/domain"
-import { Domain, MemoryStore, ownerPrincipal, PortsMemory, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, PortsMemory, runDueDeliveries, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
@@ -176,7 +176,7 @@ describe("a pass of deliveries", () => {
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const before = secretsOpened
-      const attempts = yield* (yield* WebhookDeliveries).runDue(100)
+      const attempts = yield* runDueDeliveries(100)
       assert.strictEqual(attempts.length, 6)
       assert.strictEqual(secretsOpened - before, 1)
       // Every one of them is signed with that secret.
@@ -184,7 +184,7 @@ describe("a pass of deliveries", () => {
       for (const request of hook.requests) new StandardWebhook(Redacted.value(secret).slice("whsec_".length)).verify(request.body, headersOf(request))
       // With no window, the next pass opens it again.
       yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "later" })
-      yield* (yield* WebhookDeliveries).runDue(100)
+      yield* runDueDeliveries(100)
       assert.strictEqual(secretsOpened - before, 2)
     }).pipe(Effect.provide(domainWith({ ...fast, openedSecretWindow: Duration.zero }))))
 
@@ -263,9 +263,7 @@ describe("delivery worker resilience", () => {
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
         send: () => Effect.die(new Error("unused")),
         record: () => Effect.die(new Error("unused")),
-        recordDefect: () => Effect.die(new Error("unused")),
-        deliver: () => Effect.die(new Error("unused")),
-        runDue: () => Effect.die(new Error("unused"))
+        recordDefect: () => Effect.die(new Error("unused"))
       }))
       const scope = yield* Scope.make()
       yield* Layer.buildWithScope(

@@ -7,10 +7,10 @@ import { dirname, join, resolve } from "node:path"
 import type { AppConfig } from "./app-config.ts"
 
 /** Where the embedded default keeps its generated secret key: inside the data directory, so one volume holds both. */
-export const keyFilePath = (dataDir: string) => join(resolve(dataDir), "keys", "secret.key")
+const keyFilePath = (dataDir: string) => join(resolve(dataDir), "keys", "secret.key")
 
 /** Where earlier versions kept it: beside the data directory. */
-export const legacyKeyFilePath = (dataDir: string) => join(dirname(resolve(dataDir)), "secret.key")
+const legacyKeyFilePath = (dataDir: string) => join(dirname(resolve(dataDir)), "secret.key")
 
 // Moves a key from the earlier place into `keys/` (0700 folder, 0600 file); otherwise reads it, or creates one once.
 const loadOrCreateKey = (dataDir: string): string => {

@@ -13,7 +13,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, runDueTasks, ScriptedProvider } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -55,7 +55,7 @@ const submit = (input: SubmitAiTaskInput) =>
   })
 
 const runDue = Effect.gen(function*() {
-  return yield* (yield* AiTasks).runDue(100)
+  return yield* runDueTasks(100)
 })
 
 const account = (workspaceId: WorkspaceId) =>

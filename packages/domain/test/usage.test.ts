@@ -18,7 +18,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { Domain, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore, runDueTasks } from "@atrium/domain/testing"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -50,7 +50,7 @@ const runTiny = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
     yield* tasks.submit(tiny(workspaceId))
-    return yield* tasks.runDue(10)
+    return yield* runDueTasks(10)
   })
 
 const capEvents = Effect.gen(function*() {
@@ -200,7 +200,7 @@ describe("Usage", () => {
       yield* TestClock.setTime(Date.UTC(1970, 0, 31, 23, 59, 59, 999))
       yield* (yield* AiTasks).submit(tiny(ws))
       yield* TestClock.adjust("1 millis")
-      yield* (yield* AiTasks).runDue(10)
+      yield* runDueTasks(10)
       assert.deepInclude(yield* usage.current(ws), { month: UsageMonth.make("1970-02"), aiSpendMicros: 0, reservedMicros: 0 })
       const january = (yield* state).monthlyUsage.get(`${ws}/1970-01`)
       assert.deepInclude(january, { spentMicros: tinyCost, reservedMicros: 0, taskCount: 1 })

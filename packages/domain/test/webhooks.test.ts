@@ -14,7 +14,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { answer, Domain, MemoryStore, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
+import { answer, Domain, MemoryStore, ownerPrincipal, runDueDeliveries, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Duration, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
@@ -37,7 +37,7 @@ const realTime = Effect.suspend(() => TestClock.setTime(Date.now()))
 
 /** One worker pass: claim what is due, send it, record each attempt. */
 const workerPass = Effect.gen(function*() {
-  return yield* (yield* WebhookDeliveries).runDue(100)
+  return yield* runDueDeliveries(100)
 })
 
 const script = (...statuses: ReadonlyArray<number>) =>

@@ -14,7 +14,7 @@ export interface OpenAiCompatibleOptions {
 }
 
 /** The default limit of one call, the same as the task runner's. */
-export const defaultProviderTimeout = Duration.seconds(60)
+const defaultProviderTimeout = Duration.seconds(60)
 
 const decodeResponse = Schema.decodeUnknownEffect(ChatCompletionResponse)
 

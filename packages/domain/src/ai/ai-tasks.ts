@@ -122,8 +122,6 @@ export class AiTasks extends Context.Service<AiTasks, {
    * stay in the logs, the workspace sees `internal_error`. Settles once, like every outcome.
    */
   readonly failDefect: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
-  /** One worker pass: claim what is due and execute each (sequentially). */
-  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
 }>()("@atrium/domain/AiTasks") {
   static readonly layerWith = (policy: AiTaskPolicy) =>
     Layer.effect(
@@ -322,15 +320,11 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* settle(task, failedWith(error.code, error.message))
         })
 
-        const runDue = Effect.fn("AiTasks.runDue")(function*(limit: number) {
-          return yield* Effect.forEach(yield* claim(limit), execute)
-        })
-
         const failDefect = Effect.fn("AiTasks.failDefect")(function*(task: AiTask) {
           return yield* settle(task, failedWith("internal_error", "The task could not be completed"))
         })
 
-        return AiTasks.of({ submit, get, claim, execute, failDefect, runDue })
+        return AiTasks.of({ submit, get, claim, execute, failDefect })
       })
     ).pipe(Layer.provide(Digest.layerWebCrypto))
 

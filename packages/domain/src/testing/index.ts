@@ -146,3 +146,4 @@ export const Domain = {
   layerMemory: layerMemoryWith(),
   layerOver
 }
+export * from "./worker-passes.ts"
