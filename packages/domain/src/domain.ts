@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AiTasks, type AiTaskPolicy, aiWork, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Usage } from "./billing/index.ts"
@@ -120,13 +120,7 @@ export const Domain = {
   )
 }
 
-const primitivesWith = (pepper: Option.Option<Redacted.Redacted<string>>) =>
-  Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(pepper)).pipe(Layer.provideMerge(SecureRandom.layer))
-
-/** Randomness, ids and hashing (Web Crypto), which every domain service builds on. */
+/** Randomness, ids and hashing (Web Crypto, plain SHA-256 digests), which every domain service builds on. */
 export const Primitives = {
-  /** With a server pepper for secret digests (`ATRIUM_KEY_PEPPER`). */
-  layerWith: primitivesWith,
-  /** With no pepper: plain SHA-256 digests. */
-  layer: primitivesWith(Option.none())
+  layer: Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(Option.none())).pipe(Layer.provideMerge(SecureRandom.layer))
 }
