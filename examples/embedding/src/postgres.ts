@@ -1,5 +1,5 @@
-import { AiProvider, AiServices, DomainServices, IdentityServices, ModelCatalog, Primitives, SecretBox } from "@atrium/domain"
-import { PasswordHasherMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { AiProvider, Primitives, SecretBox } from "@atrium/domain"
+import { Domain } from "@atrium/domain/testing"
 import { layerPorts } from "@atrium/adapters-pg"
 import { EmbeddedPostgresTemp, PostgresTestSchema } from "@atrium/adapters-pg/testing"
 import { Effect, Layer, Redacted } from "effect"
@@ -9,10 +9,10 @@ import { check, scenario } from "./scenario.ts"
 const url = process.env["DATABASE_URL"]
 const client = url === undefined || url === "" ? EmbeddedPostgresTemp() : PostgresTestSchema(Redacted.make(url))
 
-const domain = Layer.mergeAll(DomainServices, AiServices, IdentityServices).pipe(
-  Layer.provideMerge(layerPorts(client)),
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, SecretBox.layerRandom, AiProvider.layerLocal, WebhookTransportMemory, PasswordHasherMemory))
-)
+// The whole domain over the Postgres ports (migrated with the services' own secret box and digests), every outside
+// system scripted in memory but the local AI provider.
+const storage = layerPorts(client).pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerMemory)))
+const domain = Domain.layerOver(storage, { replace: AiProvider.layer })
 
 const result = await Effect.runPromise(scenario.pipe(Effect.flatMap(check), Effect.provide(domain)))
 console.log(url === undefined || url === "" ? "embedded postgres:" : "postgres at DATABASE_URL:", JSON.stringify(result))

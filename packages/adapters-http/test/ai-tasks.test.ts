@@ -1,4 +1,5 @@
-import { AiTasks, Entitlements, Feature, systemActor, Usage, type WorkspaceId } from "@atrium/domain"
+import { Entitlements, Feature, systemActor, Usage, type WorkspaceId } from "@atrium/domain"
+import { runDueTasks } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { addKey, AppUnderTest, seedKey, send, sendJson } from "./harness.ts"
@@ -47,7 +48,7 @@ describe("/api/v1/ai-tasks", () => {
       const got = yield* send("GET", path, { key })
       assert.strictEqual(got.status, 200)
       assert.deepStrictEqual(got.body, accepted.body)
-      yield* (yield* AiTasks).runDue(10)
+      yield* runDueTasks(10)
       const done = yield* send("GET", path, { key })
       assert.deepInclude(done.body, { status: "succeeded", output: "[atrium-local-1] hello", usage: { inputTokens: 2, outputTokens: 6, costMicros: 4 } })
     }).pipe(Effect.provide(AppUnderTest())))

@@ -1,5 +1,5 @@
 import { Accounts, Invitations, type OutgoingPush, PushDeviceId, PushMessage, PushMessageId, PushNotifications, PushSender, PushService, UserId } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -104,7 +104,7 @@ describe("ExpoPushService", () => {
     Effect.gen(function*() {
       const fake = yield* fakeExpo([answer(429, {}, { "retry-after": "20" })], happy)
       const logs: Array<string> = []
-      const domain = DomainMemory.pipe(
+      const domain = Domain.layerMemory.pipe(
         Layer.provideMerge(ExpoPushService.layer({ baseUrl: fake.baseUrl, accessToken }).pipe(Layer.provide(FetchHttpClient.layer)))
       )
       yield* Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -89,5 +89,5 @@ describe("what the contract declares is what the server runs", () => {
         }
       }
       assert.deepStrictEqual(passedThrough, [])
-    }).pipe(Effect.provide(Layer.merge(DomainMemory, RateLimiterMemory))))
+    }).pipe(Effect.provide(Layer.merge(Domain.layerMemory, RateLimiterMemory))))
 })

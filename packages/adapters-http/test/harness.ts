@@ -1,5 +1,5 @@
 import { ApiKeys, type ApiKeyScope, systemActor, type WorkspaceId, Workspaces } from "@atrium/domain"
-import { DomainMemory, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, systemPrincipal } from "@atrium/domain/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
@@ -9,14 +9,14 @@ import { HttpAppLayerMemory, type HttpAppOptions, routerConfig } from "../src/in
 export const defaultOptions: HttpAppOptions = { rateLimit: { limit: 1000, window: "1 minute" }, accessLog: false }
 
 /** Serves any router layer over loopback with the in-memory domain; the test gets the domain and a client aimed at the server. */
-export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>, domain: typeof DomainMemory = DomainMemory) =>
+export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>, domain: typeof Domain.layerMemory = Domain.layerMemory) =>
   HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true, routerConfig }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(domain)
   )
 
 /** The real HTTP app over loopback with the whole domain in memory (stores unconfigured unless `domain` says otherwise). */
-export const AppUnderTest = (options: HttpAppOptions = defaultOptions, domain: typeof DomainMemory = DomainMemory) =>
+export const AppUnderTest = (options: HttpAppOptions = defaultOptions, domain: typeof Domain.layerMemory = Domain.layerMemory) =>
   serveOverMemory(HttpAppLayerMemory(options), domain)
 
 const actor = systemActor("test")

@@ -86,7 +86,7 @@ const fakeProvider = (respond: Responder) =>
 const complete = (baseUrl: string, request: AiCompletionRequest = promptRequest, timeout: Duration.Input = "5 seconds") =>
   AiProvider.pipe(
     Effect.flatMap((provider) => provider.complete(request)),
-    Effect.provide(OpenAiCompatibleProvider.layer({ baseUrl, apiKey, timeout }).pipe(Layer.provide(FetchHttpClient.layer)))
+    Effect.provide(OpenAiCompatibleProvider.layerWith({ baseUrl, apiKey, timeout }).pipe(Layer.provide(FetchHttpClient.layer)))
   )
 
 const failureOf = (baseUrl: string, timeout?: Duration.Input) => complete(baseUrl, promptRequest, timeout).pipe(Effect.flip)
@@ -280,13 +280,13 @@ describe("routeProviders", () => {
 
   it.effect("AiProviderRouter.layer routes to the configured layers", () =>
     Effect.gen(function*() {
-      const withHosted = AiProviderRouter.layer({
+      const withHosted = AiProviderRouter.layerWith({
         local: Layer.succeed(AiProvider, local),
         openaiCompatible: Option.some(Layer.succeed(AiProvider, hostedProvider))
       })
       const routed = yield* AiProvider.pipe(Effect.provide(withHosted))
       assert.strictEqual((yield* routed.complete(promptRequest)).output, "hosted")
-      const localOnly = yield* AiProvider.pipe(Effect.provide(AiProviderRouter.layer({ local: Layer.succeed(AiProvider, local), openaiCompatible: Option.none() })))
+      const localOnly = yield* AiProvider.pipe(Effect.provide(AiProviderRouter.layerWith({ local: Layer.succeed(AiProvider, local), openaiCompatible: Option.none() })))
       assert.strictEqual((yield* localOnly.complete(promptRequest).pipe(Effect.flip)).code, "provider_unavailable")
     }))
 })

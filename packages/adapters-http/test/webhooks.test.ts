@@ -1,5 +1,5 @@
-import { eventDefinitions, WebhookDeliveries } from "@atrium/domain"
-import { answer, ScriptedReceiver } from "@atrium/domain/testing"
+import { eventDefinitions } from "@atrium/domain"
+import { answer, runDueDeliveries, ScriptedReceiver } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { TestClock } from "effect/testing"
 import { DateTime, Effect, Ref } from "effect"
@@ -19,7 +19,7 @@ const setup = Effect.gen(function*() {
 
 /** One worker pass, as the delivery worker runs it: claim what is due, send it, record each attempt. */
 const workerPass = Effect.gen(function*() {
-  return yield* (yield* WebhookDeliveries).runDue(100)
+  return yield* runDueDeliveries(100)
 })
 
 describe("/api/v1 webhooks", () => {

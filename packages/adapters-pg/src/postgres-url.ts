@@ -21,17 +21,17 @@ export interface PostgresUrlOptions {
 }
 
 /** The default `statement_timeout`: far above any healthy query here, far below a client giving up. */
-export const defaultStatementTimeout = Duration.seconds(10)
+const defaultStatementTimeout = Duration.seconds(10)
 
 /** The default query timeout: a frozen server answers 503 within it, as the whole request did before. */
-export const defaultQueryTimeout = Duration.seconds(5)
+const defaultQueryTimeout = Duration.seconds(5)
 
 /** The query timeout of `options`; an unreadable input keeps the default. */
 export const queryTimeoutOf = (options: PostgresUrlOptions): Duration.Duration =>
   Option.getOrElse(Option.fromNullishOr(options.queryTimeout).pipe(Option.flatMap(Duration.fromInput)), () => defaultQueryTimeout)
 
 /** The default connect timeout: a healthy local or LAN server answers in milliseconds; a frozen one never does. */
-export const defaultConnectTimeout = Duration.seconds(3)
+const defaultConnectTimeout = Duration.seconds(3)
 
 // Whole milliseconds, the unit Postgres reads a bare `statement_timeout` number in; an unreadable input keeps the default.
 const statementTimeoutMillis = (input: Duration.Input | undefined): string =>

@@ -13,7 +13,7 @@ import { layerPorts } from "./layers.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
 /** The migrations' secret box and digest for a test database: a fresh random key, no pepper. */
-export const TestMigrationServices = Layer.mergeAll(SecretBox.layerRandom, SecretHasher.layer(Option.none()))
+export const TestMigrationServices = Layer.mergeAll(SecretBox.layerMemory, SecretHasher.layer(Option.none()))
 
 /**
  * A client for a real server confined to a fresh schema `atrium_test_<random>`, dropped when the layer

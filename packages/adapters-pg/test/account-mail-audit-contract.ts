@@ -3,16 +3,14 @@ import {
   AuditLog,
   type AuditEntry,
   EmailVerification,
-  identityServices,
   MailRepository,
   PasswordReset,
-  Primitives,
   SecretBox,
   Unavailable,
   type UserId,
   type WorkspaceId
 } from "@atrium/domain"
-import { PasswordHasherMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -20,8 +18,8 @@ import { token } from "./fixtures.ts"
 import { StorageProbe } from "./storage-probe.ts"
 
 const password = Redacted.make("correct horse battery")
-const services = Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom)
-const domain = identityServices().pipe(Layer.provideMerge(services))
+// The domain over the ports under test; a fast password hasher stands in for Argon2id.
+const domain = Domain.layerOver(Layer.empty)
 
 // The workspace's entries about the account.
 const accountEntries = (workspaceId: WorkspaceId, userId: UserId) =>
@@ -104,7 +102,7 @@ export const accountMailAuditContract = <E>(label: string, target: Layer.Layer<P
         AuditLog,
         Effect.map(AuditLog, (real) => AuditLog.of({ ...real, append: () => Effect.fail(new Unavailable({ dependency: "database" })) }))
       )
-      const broken = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(services, failingAudit)))
+      const broken = Domain.layerOver(Layer.empty, { replace: failingAudit })
       return Effect.gen(function*() {
         const email = `${token()}@example.com`
         const { user } = yield* Effect.flatMap(Accounts, (accounts) => accounts.signUp({ email, password, name: `Person ${token()}` })).pipe(Effect.provide(domain))

@@ -10,6 +10,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
+import { runDueTasks } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Latch, Layer, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
@@ -117,7 +118,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => probe.count("ai_tasks", ws)), [4, 1, 1, 0])
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.taskCount)), [4, 1, 1, 0])
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
     it.effect("keyed submissions in one batch: a key's first use creates its task, its repeats replay it, another body is 409, a refused use leaves the key free; one transaction", () =>
@@ -155,7 +156,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const tasks = yield* AiTasks
         assert.strictEqual((yield* tasks.submit(hello(funded, { idempotencyKey: "a" }))).task.id, taskIdOf(answers[0]))
         assert.strictEqual((yield* tasks.submit(hello(short, { idempotencyKey: "a", ...small }))).task.id, taskIdOf(answers[6]))
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
 
     it.effect("keys used in earlier batches are answered inside a later batch beside new submissions: replayed, or 409 for another body; one transaction", () =>
@@ -165,7 +166,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const ws = yield* setup(10 * worstHello)
         const earlier = yield* tasks.submit(hello(ws, { idempotencyKey: "earlier" }))
         // The earlier task ran meanwhile: a replay answers it as it now stands.
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
         const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll([
           hello(ws, { idempotencyKey: "earlier" }),
           hello(ws, { idempotencyKey: "earlier", metadata: { a: "b" } }),
@@ -186,7 +187,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "later", maxOutputTokens: 10 })).pipe(Effect.flip)
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
         assert.strictEqual(yield* probe.count("ai_tasks", ws), 4)
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
 
     it.effect("concurrent submissions with one key, two batches in flight and a third gathered behind them, create one task, reserved once", () =>
@@ -204,7 +205,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.isAtMost(transactions, 3)
         assert.strictEqual(yield* probe.count("ai_tasks", ws), 1)
         assert.strictEqual((yield* usage.current(ws)).reservedMicros, worstHello)
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
   })
 
@@ -246,6 +247,6 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
         // The same submissions go through once the database takes them.
         const retried = yield* submitAll([hello(other), hello(funded, { metadata: { refuse: "yes" } })])
         assert.deepStrictEqual(retried.map(outcomeOf), ["accepted", "accepted"])
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
   })

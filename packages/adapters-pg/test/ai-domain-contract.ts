@@ -1,22 +1,17 @@
 import {
   AiProvider,
-  AiServices,
   AiTasks,
   completeLocally,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
   runWorker,
-  SecretBox,
   type SubmitAiTaskInput,
   systemActor,
   Usage,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, runDueTasks } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -30,11 +25,8 @@ export const worstHello = 1601
 const costHello = 4
 
 // The whole domain, AI included, over the ports under test with `provider` (the local one needs no network).
-export const domainWith = (provider: Layer.Layer<AiProvider>) =>
-  Layer.mergeAll(DomainServices, AiServices).pipe(
-    Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, provider))
-  )
-export const domain = domainWith(AiProvider.layerLocal)
+export const domainWith = (provider: Layer.Layer<AiProvider>) => Domain.layerOver(Layer.empty, { replace: provider })
+export const domain = domainWith(AiProvider.layer)
 
 // The local provider, except that a prompt "poison" reports 2^31 input tokens and a prompt "die" kills its call.
 const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
@@ -92,7 +84,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(yield* storedTasks(ws), 10)
 
         // Running them charges the real cost once each and releases every reservation.
-        const ran = (yield* tasks.runDue(100)).filter((task) => task.workspaceId === ws)
+        const ran = (yield* runDueTasks(100)).filter((task) => task.workspaceId === ws)
         assert.strictEqual(ran.length, 10)
         assert.isTrue(ran.every((task) => task.status === "succeeded"))
         const settled = yield* usage.current(ws)
@@ -138,7 +130,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.deepStrictEqual(held.map((h) => h.reservedMicros), [7 * worstHello, 5 * worstHello, 3 * worstHello])
         assert.deepStrictEqual(held.map((h) => h.taskCount), [7, 5, 3])
         assert.deepStrictEqual([yield* storedTasks(spendCapped), yield* storedTasks(taskCapped), yield* storedTasks(short)], [7, 5, 3])
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
     it.effect("a task run by several workers at once (a lease that lapsed mid-call) is settled and charged once", () =>
@@ -178,7 +170,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         // A different body under the same key is refused.
         const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "order-7", input: { prompt: "hello!" } })).pipe(Effect.flip)
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
     it.effect("one workspace's poisoned tasks fail alone: an absurd token count and a dying call fail only their own task", () =>

@@ -1,7 +1,6 @@
 import {
   CustomDomain,
   CustomDomains,
-  customDomainServices,
   DnsObservation,
   DomainId,
   DomainRepository,
@@ -10,8 +9,6 @@ import {
   EntitlementRepository,
   Feature,
   Hostname,
-  Primitives,
-  SecretBox,
   SessionId,
   SessionPrincipal,
   systemActor,
@@ -19,7 +16,7 @@ import {
   VerificationToken,
   type WorkspaceId
 } from "@atrium/domain"
-import { DnsResolverMemory, records, setZone, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, records, setZone } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -66,10 +63,7 @@ const entitled = Effect.gen(function*() {
 /** The domain port against one storage target (in memory or Postgres), and the service's takeover over it. */
 export const domainContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
   layer(
-    customDomainServices().pipe(
-      Layer.provideMerge(Layer.mergeAll(Primitives(), DnsResolverMemory, WebhookTransportMemory, SecretBox.layerRandom)),
-      Layer.provideMerge(target)
-    ),
+    Domain.layerOver(target),
     { timeout: "60 seconds", excludeTestServices: true }
   )(`custom domain port on ${label}`, (it) => {
     it.effect("domains round-trip every field and are found only within their workspace; a hostname once per workspace", () =>

@@ -2,23 +2,17 @@ import {
   Accounts,
   AuditLog,
   dailyRequestLimit,
-  EngagementServices,
   FeatureRequests,
-  identityServices,
-  Primitives,
-  SecretBox,
   type WorkspaceId
 } from "@atrium/domain"
-import { PasswordHasherMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Ports } from "../src/index.ts"
 import { token } from "./fixtures.ts"
 
 // The feature-request board and the accounts that submit to it, over the ports under test.
-const domain = Layer.mergeAll(identityServices(), EngagementServices).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom))
-)
+const domain = Domain.layerOver(Layer.empty)
 
 const member = Effect.gen(function*() {
   const accounts = yield* Accounts

@@ -2,20 +2,17 @@ import {
   Accounts,
   Appearance,
   defaultAppearance,
-  identityServices,
   Invitations,
   Members,
   Organization,
-  Primitives,
   type Role,
-  SecretBox,
   type SessionPrincipal,
   SessionRepository,
   type SignedUp,
   Unavailable,
   type WorkspaceId
 } from "@atrium/domain"
-import { PasswordHasherMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -25,7 +22,7 @@ import { token } from "./fixtures.ts"
 const password = Redacted.make("correct horse battery")
 
 // The identity services over the Postgres ports under test; a fast password hasher stands in for Argon2id.
-const domain = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom)))
+const domain = Domain.layerOver(Layer.empty)
 
 /** Signs up a new person with a unique email and name (so a unique personal workspace slug). */
 const signUp = (email = `${token()}@example.com`) =>
@@ -96,7 +93,7 @@ export const identityDomainContract = <E>(label: string, target: Layer.Layer<Por
         Effect.map(SessionRepository, (real) =>
           SessionRepository.of({ ...real, insert: () => Effect.fail(new Unavailable({ dependency: "database" })) }))
       )
-      const broken = identityServices().pipe(Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom, failingSessions)))
+      const broken = Domain.layerOver(Layer.empty, { replace: failingSessions })
       return Effect.gen(function*() {
         const before = yield* rowCounts
         const email = `${token()}@example.com`

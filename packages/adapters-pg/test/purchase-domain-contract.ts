@@ -1,17 +1,10 @@
 import {
   AiProvider,
-  AiServices,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
-  PurchaseServices,
   Purchases,
-  SecretBox,
   SessionId,
   SessionPrincipal,
-  StoreProducts,
   type StoreObservation,
   type StoreVerdict,
   systemActor,
@@ -20,7 +13,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { fakeNotice, FakeStores, StoresMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, fakeNotice, FakeStores } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -30,21 +23,16 @@ import { token } from "./fixtures.ts"
 const pro = Feature.make("ai.advanced")
 
 // The whole domain, purchases included, over the Postgres ports under test; the stores are scripted fakes.
-const domain = PurchaseServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(DomainServices, AiServices)),
-  Layer.provideMerge(Layer.mergeAll(
-    Primitives(),
-    ModelCatalog.layer,
-    WebhookTransportMemory,
-    SecretBox.layerRandom,
-    AiProvider.layerLocal,
-    StoresMemory(["app_store"]),
-    StoreProducts.layerFrom([
+const domain = Domain.layerOver(Layer.empty, {
+  replace: AiProvider.layer,
+  stores: {
+    products: [
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: [pro] },
       { store: "app_store", productId: "credits.small", kind: "consumable", features: [], credits: 1_000_000 }
-    ])
-  ))
-)
+    ],
+    configured: ["app_store"]
+  }
+})
 
 const owner = (workspaceId: WorkspaceId) =>
   new SessionPrincipal({ sessionId: SessionId.make("ses_pg"), userId: UserId.make(`usr_${token()}`), workspaceId, role: "owner" })

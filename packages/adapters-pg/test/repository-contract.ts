@@ -2,16 +2,12 @@ import {
   ApiKeyRepository,
   ApiKeys,
   AuditLog,
-  DomainServices,
   Entitlement,
   EntitlementRepository,
   EventOutbox,
   Feature,
-  ModelCatalog,
   type Page,
   type PageRequest,
-  Primitives,
-  SecretBox,
   systemActor,
   Transactor,
   WebhookDeliveries,
@@ -20,7 +16,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal, ScriptedReceiver, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
+import { deliverOne, Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -49,8 +45,7 @@ export const seedWorkspace = Effect.gen(function*() {
 })
 
 // The domain services over the ports under test, with an in-memory receiver standing in for the network.
-const domain = DomainServices.pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))
+const domain = Domain.layerOver(Layer.empty
 )
 
 // A failure the test provokes on purpose, to roll a transaction back.
@@ -301,7 +296,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
         if (claim === undefined) return assert.fail("nothing claimed")
         assert.strictEqual(claim.event.type, "api_key.created")
         assert.strictEqual(claim.secrets.length, 1)
-        const attempt = yield* deliveries.deliver(claim)
+        const attempt = yield* deliverOne(claim)
         const [request] = yield* Ref.get((yield* ScriptedReceiver).requests)
         assert.strictEqual(request?.headers["webhook-id"], claim.event.id)
         assert.match(request?.headers["webhook-signature"] ?? "", /^v1,/)

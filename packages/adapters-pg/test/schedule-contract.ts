@@ -1,26 +1,20 @@
 import {
   AiProvider,
-  AiServices,
   AiTasks,
   ApiKeyId,
   ApiKeyPrincipal,
-  DomainServices,
   Entitlements,
   Feature,
-  ModelCatalog,
-  Primitives,
   ScheduleRepository,
   ScheduleRun,
   Schedules,
-  ScheduleServices,
-  SecretBox,
   systemActor,
   Transactor,
   Usage,
   WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, runDueTasks } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -31,8 +25,7 @@ const actor = systemActor("test")
 // atrium-local-1, prompt "hello": the worst case reserved per task (see the AI contract).
 const worstHello = 1601
 
-const domain = Layer.mergeAll(DomainServices, AiServices, ScheduleServices.pipe(Layer.provideMerge(AiServices))).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom, AiProvider.layerLocal))
+const domain = Domain.layerOver(Layer.empty, { replace: AiProvider.layer }
 )
 
 const setup = (credits: number) =>
@@ -77,7 +70,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         // The next occurrence is pending, a minute on.
         const pending = yield* count(sql`SELECT count(*)::int AS count FROM schedule_runs WHERE schedule_id = ${created.id} AND status = 'pending'`)
         assert.strictEqual(pending, 1)
-        yield* (yield* AiTasks).runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
     it.effect("a firing racing direct submissions for the last credits never overspends", () =>
@@ -104,7 +97,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         const usage = yield* (yield* Usage).current(ws)
         assert.strictEqual(usage.reservedMicros, 3 * worstHello)
         assert.strictEqual(usage.availableCreditMicros, 0)
-        yield* tasks.runDue(100)
+        yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
   })
 

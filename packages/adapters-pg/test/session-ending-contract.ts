@@ -1,13 +1,10 @@
 import {
   Accounts,
   AuditLog,
-  EngagementServices,
-  identityServices,
   Invitations,
   type IssuedSession,
   MailRepository,
   PasswordReset,
-  Primitives,
   PushDeviceRepository,
   PushNotifications,
   PushSender,
@@ -16,7 +13,7 @@ import {
   type UserId,
   type WorkspaceId
 } from "@atrium/domain"
-import { PasswordHasherMemory, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { Domain, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -25,9 +22,7 @@ import { token } from "./fixtures.ts"
 const password = Redacted.make("correct horse battery")
 
 // Accounts and push over the ports under test, with push turned on (the push service itself is the domain's fake).
-const domain = Layer.mergeAll(identityServices(), EngagementServices).pipe(
-  Layer.provideMerge(Layer.mergeAll(Primitives(), PasswordHasherMemory, SecretBox.layerRandom, PushServiceMemory))
-)
+const domain = Domain.layerOver(Layer.empty, { replace: PushServiceMemory })
 
 const registration = () => ({ expoPushToken: Redacted.make(`ExponentPushToken[${token()}]`), platform: "android" as const, appVersion: "3.0.0", locale: "en" })
 const principalOf = (session: IssuedSession) => Effect.flatMap(Accounts, (accounts) => accounts.authenticate(session.accessToken))

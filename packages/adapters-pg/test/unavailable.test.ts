@@ -2,13 +2,9 @@ import {
   ApiKeyRepository,
   ApiKeys,
   AppearanceRepository,
-  DomainServices,
   Email,
   MembershipRepository,
   mintApiKey,
-  ModelCatalog,
-  Primitives,
-  SecretBox,
   SessionRepository,
   Transactor,
   Unavailable,
@@ -16,7 +12,7 @@ import {
   UserRepository,
   WorkspaceId
 } from "@atrium/domain"
-import { systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { EmbeddedPostgres, PortsPg, PostgresUrl } from "../src/index.ts"
@@ -54,7 +50,7 @@ describe("a database that cannot answer", () => {
       assert.instanceOf(yield* failure(keys.authenticate(minted.plaintext)), Unavailable)
       const created = yield* failure(keys.create(systemPrincipal(WorkspaceId.make("ws_x")), { name: "ci" }))
       assert.instanceOf(created, Unavailable)
-    }).pipe(Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(unreachable, Primitives(), ModelCatalog.layer, WebhookTransportMemory, SecretBox.layerRandom))))))
+    }).pipe(Effect.provide(Domain.layerOver(unreachable))))
 
   it.live("is Unavailable when the embedded server goes away under an open connection", () =>
     Effect.gen(function*() {

@@ -28,12 +28,6 @@ export const makeAllowList = (networks: ReadonlyArray<string>): Effect.Effect<Al
       onSuccess: Effect.succeed
     })).pipe(Effect.map((parsed) => ({ networks: parsed })))
 
-/** Parses `ATRIUM_WEBHOOK_ALLOW_NETWORKS`: comma-separated CIDRs (blank entries ignored), validated. */
-export const parseAllowNetworks = (text: string): Effect.Effect<ReadonlyArray<string>, InvalidAllowNetwork> => {
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
-  return makeAllowList(entries).pipe(Effect.map((allowList) => allowList.networks.map((network) => network.text)))
-}
-
 /** Whether an allow-listed network contains the address (an IPv4-mapped IPv6 address matches IPv4 networks). */
 export const isAllowListed = (allowList: AllowList, address: IpAddress): boolean => {
   const mapped = unmapIpv4(address)

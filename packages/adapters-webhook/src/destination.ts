@@ -32,7 +32,7 @@ export class DestinationRefused extends Schema.TaggedError<DestinationRefused>()
 }) {}
 
 /** What the caller is told when the guard refuses an address: that it is not allowed, not which address it was. */
-export const notAllowed = "the destination is not allowed"
+const notAllowed = "the destination is not allowed"
 
 /** Resolves a host name to all of its addresses. */
 export type Resolver = (hostname: string, timeoutMillis: number) => Effect.Effect<ReadonlyArray<ResolvedAddress>, DestinationRefused>

@@ -8,7 +8,7 @@ export * from "./pinned-connections.ts"
 export * from "./pinned-lookup.ts"
 export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"
-/** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layer`, `layerConfig`. */
+/** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layerWith`. */
 export * as WebhookTransportNode from "./node-webhook-transport.ts"
 /** The `node:crypto` implementation of the `WebhookSigner` port: `nodeWebhookSigner`, `layer`. */
 export * as WebhookSignerNode from "./node-webhook-signer.ts"

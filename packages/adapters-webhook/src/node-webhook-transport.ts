@@ -5,8 +5,8 @@ import type { Socket } from "node:net"
 import { isIP } from "node:net"
 import type { AttemptErrorKind, DestinationCheck, TransportRequest, TransportResult } from "@atrium/domain"
 import { WebhookTransport } from "@atrium/domain"
-import { Config, Duration, Effect, Layer, Result } from "effect"
-import { type AllowList, makeAllowList, parseAllowNetworks } from "./allow-networks.ts"
+import { Duration, Effect, Layer, Result } from "effect"
+import { type AllowList, makeAllowList } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
 import { type Destination, type DestinationRefused, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
 import * as WebhookSignerNode from "./node-webhook-signer.ts"
@@ -15,10 +15,10 @@ import { pinnedLookup } from "./pinned-lookup.ts"
 import { parseRetryAfter } from "./retry-after.ts"
 
 /** Most response-body bytes kept for the attempt record; the rest is never read. */
-export const maxResponseBodyBytes = 4096
+const maxResponseBodyBytes = 4096
 
 /** Response headers kept for the attempt record (lower-case). */
-export const notedResponseHeaders: ReadonlyArray<string> = ["content-type", "retry-after", "location", "x-request-id", "server"]
+const notedResponseHeaders: ReadonlyArray<string> = ["content-type", "retry-after", "location", "x-request-id", "server"]
 
 // Header values are the receiver's text: bound them so one answer cannot bloat the attempt record.
 const maxHeaderValueLength = 512
@@ -37,7 +37,7 @@ export interface Options {
 }
 
 /** About one worker pass: attempts close in time share a connection; later ones connect afresh. */
-export const defaultReuseWindowMillis = 1_000
+const defaultReuseWindowMillis = 1_000
 
 // Node fires an out-of-range timer after 1 ms: clamp (an infinite timeout becomes ~24.8 days, not 1 ms).
 const timerMillis = (duration: Duration.Duration): number => Math.min(Math.max(1, Duration.toMillis(duration)), 2_147_483_647)
@@ -235,11 +235,5 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
 
 /** The `node:http(s)` webhook transport with an SSRF guard; fails to build on an invalid allow-network. */
 // The Node transport brings the Node signer, so every process that sends webhooks signs with `node:crypto`.
-export const layer = (options: Options) => Layer.merge(Layer.effect(WebhookTransport, make(options)), WebhookSignerNode.layer)
+export const layerWith = (options: Options) => Layer.merge(Layer.effect(WebhookTransport, make(options)), WebhookSignerNode.layer)
 
-/** `layer` configured from `ATRIUM_WEBHOOK_ALLOW_NETWORKS` (comma-separated CIDRs; empty allows only public addresses). */
-export const layerConfig = Layer.unwrap(Effect.gen(function*() {
-  const text = yield* Config.String("ATRIUM_WEBHOOK_ALLOW_NETWORKS").pipe(Config.withDefault(""))
-  const allowNetworks = yield* parseAllowNetworks(text)
-  return layer({ allowNetworks })
-}))

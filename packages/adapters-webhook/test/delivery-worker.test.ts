@@ -3,13 +3,9 @@ import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import {
   ApiKeys,
   type AttemptRecord,
-  defaultDeliveryPolicy,
   DeliveryRepository,
   type DeliveryPolicy,
-  domainServices,
   WebhookDeliveries,
-  ModelCatalog,
-  Primitives,
   runWorker,
   type WorkerOptions,
   SecretBox,
@@ -18,7 +14,7 @@ import {
   WebhookTransport,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore, ownerPrincipal, PortsMemory, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, PortsMemory, runDueDeliveries, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
@@ -36,9 +32,9 @@ const countingSecretBox = Layer.effect(
     const box = yield* SecretBox
     return SecretBox.of({ seal: box.seal, open: (sealed) => Effect.sync(() => secretsOpened++).pipe(Effect.andThen(box.open(sealed))) })
   })
-).pipe(Layer.provide(SecretBox.layerRandom))
+).pipe(Layer.provide(SecretBox.layerMemory))
 
-const nodeTransport = WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
+const nodeTransport = WebhookTransportNode.layerWith({ allowNetworks: ["127.0.0.0/8"] })
 
 /** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
 const domainWith = (
@@ -46,9 +42,7 @@ const domainWith = (
   ports: Layer.Layer<Layer.Success<typeof PortsMemory>> = PortsMemory,
   transport: Layer.Layer<Layer.Success<typeof nodeTransport>, Layer.Error<typeof nodeTransport>> = nodeTransport
 ) =>
-  domainServices({ ...defaultDeliveryPolicy, ...policy }).pipe(
-    Layer.provideMerge(Layer.mergeAll(ports, Primitives(), ModelCatalog.layer, countingSecretBox, transport))
-  )
+  Domain.layerOver(ports, { delivery: policy, replace: Layer.merge(countingSecretBox, transport) })
 
 /** The memory ports, but the delivery store refuses (dies on) any attempt whose response body says so, as Postgres refuses some text. */
 const portsRefusing = (marker: string) =>
@@ -182,7 +176,7 @@ describe("a pass of deliveries", () => {
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const before = secretsOpened
-      const attempts = yield* (yield* WebhookDeliveries).runDue(100)
+      const attempts = yield* runDueDeliveries(100)
       assert.strictEqual(attempts.length, 6)
       assert.strictEqual(secretsOpened - before, 1)
       // Every one of them is signed with that secret.
@@ -190,7 +184,7 @@ describe("a pass of deliveries", () => {
       for (const request of hook.requests) new StandardWebhook(Redacted.value(secret).slice("whsec_".length)).verify(request.body, headersOf(request))
       // With no window, the next pass opens it again.
       yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "later" })
-      yield* (yield* WebhookDeliveries).runDue(100)
+      yield* runDueDeliveries(100)
       assert.strictEqual(secretsOpened - before, 2)
     }).pipe(Effect.provide(domainWith({ ...fast, openedSecretWindow: Duration.zero }))))
 
@@ -269,9 +263,7 @@ describe("delivery worker resilience", () => {
         claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
         send: () => Effect.die(new Error("unused")),
         record: () => Effect.die(new Error("unused")),
-        recordDefect: () => Effect.die(new Error("unused")),
-        deliver: () => Effect.die(new Error("unused")),
-        runDue: () => Effect.die(new Error("unused"))
+        recordDefect: () => Effect.die(new Error("unused"))
       }))
       const scope = yield* Scope.make()
       yield* Layer.buildWithScope(

@@ -32,5 +32,5 @@ describe("WebhookSignerNode", () => {
   it.effect("is the signer the Node transport layer brings", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* WebhookSigner, WebhookSignerNode.nodeWebhookSigner)
-    }).pipe(Effect.provide(WebhookTransportNode.layer({ allowNetworks: [] }))))
+    }).pipe(Effect.provide(WebhookTransportNode.layerWith({ allowNetworks: [] }))))
 })

@@ -4,7 +4,7 @@ import { type Resolver, WebhookTransportNode } from "@atrium/adapters-webhook"
 import { type TransportRequest, WebhookTransport } from "@atrium/domain"
 import { closedPort, receiver } from "./receiver.ts"
 
-const loopback = WebhookTransportNode.layer({ allowNetworks: ["127.0.0.0/8"] })
+const loopback = WebhookTransportNode.layerWith({ allowNetworks: ["127.0.0.0/8"] })
 
 const post = (url: string, overrides: Partial<TransportRequest> = {}): TransportRequest => ({
   url,

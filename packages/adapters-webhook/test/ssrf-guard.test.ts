@@ -7,7 +7,6 @@ import {
   classifyAddress,
   emptyAllowList,
   makeAllowList,
-  parseAllowNetworks,
   parseCidr,
   parseIpAddress
 } from "@atrium/adapters-webhook"
@@ -161,13 +160,11 @@ describe("SSRF guard", () => {
       assert.strictEqual(checkAddress(allowList, "10.0.0.1")._tag, "Blocked")
     }))
 
-  it.effect("parses ATRIUM_WEBHOOK_ALLOW_NETWORKS", () =>
+  it.effect("refuses an invalid allow-network, naming it", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* parseAllowNetworks(""), [])
-      assert.deepStrictEqual(yield* parseAllowNetworks(" 127.0.0.0/8, ::1/128 ,,10.1.2.3"), ["127.0.0.0/8", "::1/128", "10.1.2.3"])
       const invalid = ["127.0.0.1/8", "10.0.0.0/33", "::/129", "localhost/8", "1.2.3.4/8/1", "10.0.0.0/x", "300.0.0.0/8", "10.0.0.0/08"]
       for (const text of invalid) {
-        const error = yield* Effect.flip(parseAllowNetworks(`127.0.0.0/8,${text}`))
+        const error = yield* Effect.flip(makeAllowList(["127.0.0.0/8", text]))
         assert.strictEqual(error._tag, "InvalidAllowNetwork")
         assert.strictEqual(error.network, text)
         assert.include(error.message, text)

@@ -2,7 +2,7 @@
 // BEGIN/COMMIT per transaction and SAVEPOINT/RELEASE per nested one (these run without a statement span).
 import { AiTasks, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
 import { Effect, Layer, Tracer } from "effect"
-import { aiTaskWorker } from "../src/workers.ts"
+import { Workers } from "../src/workers.ts"
 
 const actor = systemActor("bench")
 const sequential = 20
@@ -81,7 +81,7 @@ export const statementsPerSubmission = (counter: SpanCounter) =>
     let polls = 0
     const settleBegan = performance.now()
     const settled = yield* counted(counter, Effect.scoped(Effect.gen(function*() {
-      yield* Layer.build(aiTaskWorker({ idlePoll: "20 millis" }))
+      yield* Layer.build(Workers.layerWith({ listen: true, only: ["AiTasks"], tuning: { idlePoll: "20 millis" } }))
       for (;;) {
         const from = counter.spans.length
         const held = (yield* usage.current(workspace.id)).reservedMicros

@@ -4,7 +4,7 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import { layerPorts } from "@atrium/adapters-pg"
 import { EmbeddedPostgresTemp } from "@atrium/adapters-pg/testing"
-import { ApiKeys, DomainServices, ModelCatalog, SecretBox, systemActor, Workspaces } from "@atrium/domain"
+import { ApiKeys, SecretBox, systemActor, Workspaces } from "@atrium/domain"
 import autocannon from "autocannon"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -20,12 +20,15 @@ import { NodePrimitives } from "../src/node-secret-hasher.ts"
 import { seeded } from "./seeded-workspace.ts"
 import { addressOf, start } from "./server-process.ts"
 import { webhookBench } from "./webhook-bench.ts"
-import { systemPrincipal } from "@atrium/domain/testing"
+import { Domain, systemPrincipal } from "@atrium/domain/testing"
 
 const connections = 64
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 
 const load = (url: string, headers: Record<string, string>) => autocannon({ url, connections, duration: seconds, headers })
+
+// The app's digests (node:crypto), for the migrations and the services alike.
+const primitives = NodePrimitives()
 
 // In-process key verification over the Postgres ports (an embedded server in a temporary folder): the per-request cost of authentication.
 const keyVerification = Effect.gen(function*() {
@@ -40,11 +43,9 @@ const keyVerification = Effect.gen(function*() {
   }
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) }
 }).pipe(
-  Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(
-    layerPorts(EmbeddedPostgresTemp()).pipe(Layer.provideMerge(Layer.merge(NodePrimitives(), SecretBox.layerRandom))),
-    ModelCatalog.layer,
-    WebhookTransportNode.layer({ allowNetworks: [] })
-  ))))
+  Effect.provide(Domain.layerOver(layerPorts(EmbeddedPostgresTemp()).pipe(Layer.provideMerge(Layer.merge(primitives, SecretBox.layerMemory))), {
+    replace: Layer.merge(primitives, WebhookTransportNode.layerWith({ allowNetworks: [] }))
+  }))
 )
 
 const row = (label: string, result: { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number }) =>

@@ -3,7 +3,7 @@
 import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { AppConfig } from "../src/app-config.ts"
-import { domainLayer } from "../src/domain-layer.ts"
+import { AppDomain } from "../src/domain-layer.ts"
 import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
 import { benchConfig } from "./webhook-bench.ts"
 import { systemPrincipal } from "@atrium/domain/testing"
@@ -22,7 +22,7 @@ const seed = Effect.gen(function*() {
 export const seeded = async (database: AppConfig["database"], secretKey: string) => {
   const scope = Effect.runSync(Scope.make())
   const counter = makeSpanCounter()
-  const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig(database, secretKey)).pipe(Layer.provideMerge(counter.layer)), scope))
+  const context = await Effect.runPromise(Layer.buildWithScope(AppDomain.layerWith(benchConfig(database, secretKey)).pipe(Layer.provideMerge(counter.layer)), scope))
   const key = await Effect.runPromise(Effect.provide(seed, context))
   const statements = await Effect.runPromise(Effect.provide(statementsPerSubmission(counter), context))
   await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -16,8 +16,8 @@ import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { noStores } from "../src/purchases/store-config.ts"
 import type { AppConfig } from "../src/app-config.ts"
-import { domainLayer } from "../src/domain-layer.ts"
-import { deliveryWorker } from "../src/workers.ts"
+import { AppDomain } from "../src/domain-layer.ts"
+import { Workers } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { fmt, percentile } from "./percentiles.ts"
 import { freshDatabase } from "./fresh-database.ts"
@@ -26,7 +26,7 @@ import { addressOf, start } from "./server-process.ts"
 const actor = systemActor("bench")
 
 /** Everything the app's domain layer provides. */
-type Domain = Layer.Success<ReturnType<typeof domainLayer>>
+type Domain = Layer.Success<ReturnType<typeof AppDomain.layerWith>>
 /** Runs an effect against a built domain. */
 type Run = <A, E>(effect: Effect.Effect<A, E, Domain | WebhookDeliveries | WebhookTransport>) => Promise<A>
 
@@ -229,13 +229,13 @@ export const webhookBench = async (dataDir: string, options: { readonly embedded
 // The embedded database with an in-process worker.
 const embeddedRun = async (dataDir: string, secretKey: string) => {
   const lines: Array<string> = []
-  const embedded = domainLayer(benchConfig({ _tag: "Embedded", dataDir }, secretKey))
+  const embedded = AppDomain.layerWith(benchConfig({ _tag: "Embedded", dataDir }, secretKey))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(embedded, scope))
   const run: Run = (effect) => Effect.runPromise(Effect.provide(effect, context))
   const inProcessWorker = async () => {
     const workerScope = Effect.runSync(Scope.make())
-    await run(Layer.buildWithScope(deliveryWorker(), workerScope))
+    await run(Layer.buildWithScope(Workers.layerWith({ listen: true, only: ["WebhookDeliveries"] }), workerScope))
     return () => Effect.runPromise(Scope.close(workerScope, Exit.void))
   }
   const onEmbedded = await throughput(run, eventsPerRun, inProcessWorker)
@@ -263,7 +263,7 @@ const postgresRun = async (secretKey: string) => {
 
 const postgresFigures = async (url: string, secretKey: string) => {
   const lines: Array<string> = []
-  const postgres = domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, secretKey))
+  const postgres = AppDomain.layerWith(benchConfig({ _tag: "Url", url: Redacted.make(url) }, secretKey))
   const pgScope = Effect.runSync(Scope.make())
   const pgContext = await Effect.runPromise(Layer.buildWithScope(postgres, pgScope))
   const runPg: Run = (effect) => Effect.runPromise(Effect.provide(effect, pgContext))

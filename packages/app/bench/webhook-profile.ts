@@ -4,9 +4,9 @@ import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
-import { domainLayer } from "../src/domain-layer.ts"
+import { AppDomain } from "../src/domain-layer.ts"
 import { freshDatabase } from "./fresh-database.ts"
-import { deliveryWorker } from "../src/workers.ts"
+import { Workers } from "../src/workers.ts"
 import { startReceiver } from "./loopback-receiver.ts"
 import { benchConfig, enqueueFor, removeEndpoints, succeededDeliveries } from "./webhook-bench.ts"
 
@@ -14,7 +14,7 @@ const database = await freshDatabase(process.env.DATABASE_URL ?? "", "webhook_pr
 const url = database.url
 const events = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000)
 const scope = Effect.runSync(Scope.make())
-const context = await Effect.runPromise(Layer.buildWithScope(domainLayer(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
+const context = await Effect.runPromise(Layer.buildWithScope(AppDomain.layerWith(benchConfig({ _tag: "Url", url: Redacted.make(url) }, randomBytes(32).toString("base64"))), scope))
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const receiver = await startReceiver()
 const workspace = await run(Effect.provide(enqueueFor(receiver.url, events), context))
@@ -26,7 +26,7 @@ const began = performance.now()
 // CPU time is steadier than wall time on a shared machine; it counts the in-process receiver too.
 const cpuBefore = process.cpuUsage()
 const workerScope = Effect.runSync(Scope.make())
-await run(Effect.provide(Layer.buildWithScope(deliveryWorker({ concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perKey: Number(process.env.BENCH_PER_KEY ?? 8) }), workerScope), context))
+await run(Effect.provide(Layer.buildWithScope(Workers.layerWith({ listen: true, only: ["WebhookDeliveries"], tuning: { concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perKey: Number(process.env.BENCH_PER_KEY ?? 8) } }), workerScope), context))
 let recorded = 0
 while (recorded < events * 10) {
   recorded = await run(Effect.provide(succeededDeliveries(workspace.id), context))

@@ -6,10 +6,10 @@ import type { AppConfig } from "./app-config.ts"
 
 /** The local model always; the OpenAI-compatible provider when a base URL and key are configured (the key stays in the server). */
 export const aiProviderLayer = (config: AppConfig) =>
-  AiProviderRouter.layer({
-    local: AiProvider.layerLocal,
+  AiProviderRouter.layerWith({
+    local: AiProvider.layer,
     openaiCompatible: Option.map(config.openai, (openai) =>
-      OpenAiCompatibleProvider.layer({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, timeout: openai.timeout }).pipe(
+      OpenAiCompatibleProvider.layerWith({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, timeout: openai.timeout }).pipe(
         Layer.provide(FetchHttpClient.layer)
       ))
   })

@@ -7,7 +7,7 @@ const redisClient = (url: string) =>
   Layer.unwrap(Effect.map(Effect.promise(() => import("@effect/platform-node/NodeRedis")), (NodeRedis) => NodeRedis.layer({ url })))
 
 /** How long a Redis command may go unanswered before it fails: far above a healthy round trip, well inside a request. */
-export const defaultRedisCommandTimeout = Duration.seconds(2)
+const defaultRedisCommandTimeout = Duration.seconds(2)
 
 /**
  * Effect's `Redis` over node-redis at `url`, each command (and script) failing with a `RedisError` when Redis does not

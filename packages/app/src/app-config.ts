@@ -1,4 +1,4 @@
-import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
+import { Config, Duration, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 import { storesConfig, type StoresConfig } from "./purchases/store-config.ts"
 
@@ -124,7 +124,3 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
 export const publicUrlOf = (config: AppConfig): string =>
   Option.getOrElse(config.mail.publicUrl, () => `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`)
 
-/** Reads the configuration from the environment. */
-export const loadConfig = Effect.fn("loadConfig")(function*() {
-  return yield* appConfig
-})

@@ -8,7 +8,7 @@ import { argon2, randomBytes, timingSafeEqual } from "node:crypto"
  * Chosen for memory: each hash holds its block only while it runs, since the server fixes malloc's mmap threshold
  * (see start-environment.ts), so two at once add 24 MiB to the server's peak where 46 MiB blocks added 92.
  */
-export const argon2idParameters: ArgonParameters & { readonly tagLength: number } = { memory: 12_288, passes: 3, parallelism: 1, tagLength: 32 }
+const argon2idParameters: ArgonParameters & { readonly tagLength: number } = { memory: 12_288, passes: 3, parallelism: 1, tagLength: 32 }
 const saltLength = 16
 
 // Hashes running at once: each holds its block while it runs; more than the cores would not finish any sooner.

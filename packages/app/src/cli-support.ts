@@ -1,7 +1,7 @@
 import { systemActor, SystemPrincipal, type WorkspaceId } from "@atrium/domain"
 import { Effect } from "effect"
 import { appConfig } from "./app-config.ts"
-import { domainLayer } from "./domain-layer.ts"
+import { AppDomain } from "./domain-layer.ts"
 
 /** The audit actor of operator commands. */
 export const actor = systemActor("cli")
@@ -14,4 +14,4 @@ export const operatorIn = (workspaceId: WorkspaceId) => new SystemPrincipal({ na
  * server already running for the data directory (beside `npm start`), or one started for the command and stopped after.
  */
 export const withDomain = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(appConfig, (config) => Effect.provide(effect, domainLayer(config)))
+  Effect.flatMap(appConfig, (config) => Effect.provide(effect, AppDomain.layerWith(config)))

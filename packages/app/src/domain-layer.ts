@@ -1,22 +1,5 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
-import {
-  aiServices,
-  defaultAiTaskPolicy,
-  customDomainServices,
-  defaultDeliveryPolicy,
-  defaultDomainPolicy,
-  defaultMailPolicy,
-  domainServices,
-  EngagementServices,
-  featureCatalogOf,
-  identityServices,
-  InvalidInput,
-  mailServices,
-  ModelCatalog,
-  PurchaseServices,
-  RequestLogServices,
-  ScheduleServices
-} from "@atrium/domain"
+import { Domain, featureCatalogOf, InvalidInput, ModelCatalog } from "@atrium/domain"
 import { Duration, Effect, Layer, Option } from "effect"
 import { type AppConfig, publicUrlOf } from "./app-config.ts"
 import { mailerLayer } from "./mail/mailer-layer.ts"
@@ -46,35 +29,31 @@ const storeProductsKnown = (config: AppConfig) =>
  * Every domain service over Postgres, with the configured pepper, secret key, webhook transport, AI providers, password
  * hasher, mailer, catalog, and the DNS resolver and deny list of custom domains.
  */
-export const domainLayer = (config: AppConfig) => {
+const layerWith = (config: AppConfig) => {
   const lease = Option.getOrUndefined(config.workLease)
-  const ai = aiServices(lease === undefined ? defaultAiTaskPolicy : { ...defaultAiTaskPolicy, lease })
-  return PurchaseServices.pipe(
+  return Domain.layerWith({
+    publicUrl: publicUrlOf(config),
+    delivery: { ...(lease === undefined ? {} : { lease }), disableAfter: Duration.days(config.webhookDisableAfterDays) },
+    aiTasks: lease === undefined ? {} : { lease },
+    domains: { deniedSuffixes: config.domainDenySuffixes }
+  }).pipe(
     Layer.provideMerge(storeProductsKnown(config)),
-    Layer.provideMerge(Layer.mergeAll(
-      domainServices({ ...defaultDeliveryPolicy, ...(lease === undefined ? {} : { lease }), disableAfter: Duration.days(config.webhookDisableAfterDays) }),
-      ai,
-      identityServices(),
-      EngagementServices,
-      RequestLogServices,
-      // Schedules fire through the same AI task service.
-      ScheduleServices.pipe(Layer.provide(ai)),
-      mailServices(defaultMailPolicy(publicUrlOf(config))),
-      customDomainServices({ ...defaultDomainPolicy, deniedSuffixes: config.domainDenySuffixes })
-    )),
     Layer.provideMerge(
       Layer.mergeAll(
         // Migrations seal what they move with the same key and pepper as the services.
         databaseLayer(config.database, config.databaseTimeout).pipe(Layer.provideMerge(Layer.merge(NodePrimitives(config.keyPepper), secretBoxLayer(config)))),
-        ModelCatalog.layerFrom(config.modelCatalog),
-        WebhookTransportNode.layer({ allowNetworks: config.webhookAllowNetworks }),
+        ModelCatalog.layerWith(config.modelCatalog),
+        WebhookTransportNode.layerWith({ allowNetworks: config.webhookAllowNetworks }),
         aiProviderLayer(config),
         PasswordHasherArgon2,
         storesLayer(config.stores),
-        NodeDnsResolver.layer({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
+        NodeDnsResolver.layerWith({ servers: config.dnsServers, timeout: config.dnsTimeout, tries: 2 }),
         mailerLayer({ url: config.mail.url, from: config.mail.from, embedded: config.database._tag === "Embedded" }),
         pushServiceLayer(config)
       )
     )
   )
 }
+
+/** The app's composition root: `Domain.layerWith` over Postgres and the configured adapters. */
+export const AppDomain = { layerWith }

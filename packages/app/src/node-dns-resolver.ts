@@ -47,7 +47,7 @@ const bareName = (name: string) => name.toLowerCase().replace(/\.$/, "")
 
 /** The `DnsResolver` port on `node:dns` (c-ares): its own resolver, so the servers and timeouts are the configured ones. */
 export const NodeDnsResolver = {
-  layer: (options: DnsResolverOptions) =>
+  layerWith: (options: DnsResolverOptions) =>
     Layer.effect(
       DnsResolver,
       Effect.sync(() => {

@@ -5,8 +5,8 @@ import { Effect, Layer, Schedule } from "effect"
  * Prunes request logs older than the retention (7 days) at start and then every hour, in every app process: the
  * delete is idempotent, so processes that prune at once only repeat each other's work.
  */
-export const RequestLogPruner = {
-  layer: (every: Schedule.Schedule<unknown> = Schedule.spaced("1 hour")) => Layer.effectDiscard(Effect.gen(function*() {
+const layerWith = (every: Schedule.Schedule<unknown>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
     const logs = yield* RequestLogs
     const step = logs.prune.pipe(
       Effect.tap((gone) => gone > 0 ? Effect.logInfo(`request log: pruned ${gone} lines older than 7 days`) : Effect.void),
@@ -14,4 +14,6 @@ export const RequestLogPruner = {
     )
     yield* Effect.forkScoped(Effect.repeat(step, every))
   }))
-}
+
+/** The pruner every hour (`layerWith` another schedule). */
+export const RequestLogPruner = { layer: layerWith(Schedule.spaced("1 hour")), layerWith }

@@ -7,10 +7,10 @@ import { dirname, join, resolve } from "node:path"
 import type { AppConfig } from "./app-config.ts"
 
 /** Where the embedded default keeps its generated secret key: inside the data directory, so one volume holds both. */
-export const keyFilePath = (dataDir: string) => join(resolve(dataDir), "keys", "secret.key")
+const keyFilePath = (dataDir: string) => join(resolve(dataDir), "keys", "secret.key")
 
 /** Where earlier versions kept it: beside the data directory. */
-export const legacyKeyFilePath = (dataDir: string) => join(dirname(resolve(dataDir)), "secret.key")
+const legacyKeyFilePath = (dataDir: string) => join(dirname(resolve(dataDir)), "secret.key")
 
 // Moves a key from the earlier place into `keys/` (0700 folder, 0600 file); otherwise reads it, or creates one once.
 const loadOrCreateKey = (dataDir: string): string => {
@@ -39,7 +39,7 @@ const loadOrCreateKey = (dataDir: string): string => {
  */
 export const secretBoxLayer = (config: AppConfig) =>
   Layer.unwrap(Effect.gen(function*() {
-    if (Option.isSome(config.secretKey)) return SecretBox.layer(config.secretKey.value)
+    if (Option.isSome(config.secretKey)) return SecretBox.layerWith(config.secretKey.value)
     if (config.database._tag === "Url") {
       return yield* Effect.die(new Error("ATRIUM_SECRET_KEY is required with DATABASE_URL (32 random bytes, base64)"))
     }
@@ -48,7 +48,7 @@ export const secretBoxLayer = (config: AppConfig) =>
       try: () => loadOrCreateKey(dataDir),
       catch: (cause) => new Error(`cannot read or create the secret key ${keyFilePath(dataDir)}: ${String(cause)}`)
     }).pipe(Effect.orDie)
-    return SecretBox.layer(Redacted.make(key))
+    return SecretBox.layerWith(Redacted.make(key))
   }))
 
 // Where the key came from, for the refusal message.

@@ -3,17 +3,12 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import type { AppConfig } from "./app-config.ts"
 import { seedDemo } from "./demo-seed.ts"
-import { DomainVerificationWorker } from "./domain-verification-worker.ts"
-import { ScheduleWorker } from "./schedule-worker.ts"
 import { accessLogLayer } from "./access-log-sink.ts"
-import { domainLayer } from "./domain-layer.ts"
-import { MailWorker } from "./mail/mail-worker.ts"
-import { PurchaseWorkers } from "./purchases/purchase-workers.ts"
-import { PushWorker } from "./push-worker.ts"
+import { AppDomain } from "./domain-layer.ts"
 import { RequestLogPruner } from "./request-log-pruner.ts"
 import { rateLimiterLayer } from "./rate-limiter-layer.ts"
 import { secretKeyCheck } from "./secret-key.ts"
-import { workers as workersLayer } from "./workers.ts"
+import { Workers } from "./workers.ts"
 import { gatedServer } from "./service-life/gated-server.ts"
 import { HealthRoutes } from "./service-life/health-routes.ts"
 import { Lifecycle, type LifeState } from "./service-life/lifecycle.ts"
@@ -25,7 +20,7 @@ import { Lifecycle, type LifeState } from "./service-life/lifecycle.ts"
 const requestReading = { requestTimeout: 10_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000 }
 
 export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make()) => {
-  const domain = domainLayer(config)
+  const domain = AppDomain.layerWith(config)
   const seed = config.database._tag === "Embedded"
     ? Layer.effectDiscard(seedDemo(`http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.port}`))
     : Layer.empty
@@ -42,11 +37,11 @@ export const serverLayer = (config: AppConfig, life: LifeState = Lifecycle.make(
   )
   // Background work runs in every app process; leased claims share it out among them.
   const workers = config.workers
-    ? Layer.mergeAll(workersLayer({ listen: true }), PushWorker.layer, MailWorker.layer(), DomainVerificationWorker.layer(), ScheduleWorker.layer(), PurchaseWorkers.layer, RequestLogPruner.layer())
+    ? Layer.mergeAll(Workers.layer, RequestLogPruner.layer)
     : Layer.empty
   // The key check runs first: nothing is served while webhook secrets cannot be opened.
   return Layer.mergeAll(http, seed, workers).pipe(
     Layer.provide(secretKeyCheck(config)),
-    Layer.provide(Layer.merge(domain, Lifecycle.layerOf(life)))
+    Layer.provide(Layer.merge(domain, Lifecycle.layerWith(life)))
   )
 }

@@ -1,37 +1,29 @@
 import { WorkAnnouncements } from "@atrium/adapters-pg"
-import { AiTasks, runWorker, WebhookDeliveries, type WorkerOptions, type WorkQueue } from "@atrium/domain"
+import { Domain, type WorkerOptions } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 
-/** How the workers hear of new work besides polling. */
-export interface WakeUps {
+/** Which of the domain's work this process runs, and how it hears of new work besides polling. */
+export interface WorkersOptions {
   /** Listen for work announcements (`LISTEN`); off on PGlite, a single session that a listener would hold for good. */
   readonly listen: boolean
+  /** Only the work of these names (a benchmark's); all of it by default. */
+  readonly only?: ReadonlyArray<string> | undefined
+  /** Tuning over each work's own options (a benchmark's or a test's). */
+  readonly tuning?: Partial<WorkerOptions> | undefined
 }
 
-const start = <Item, Done>(queue: WorkQueue<Item, never, Done>, channel: string, wakeUps: WakeUps, options: Partial<WorkerOptions>) =>
-  Effect.gen(function*() {
-    const wakeUp = wakeUps.listen ? yield* (yield* WorkAnnouncements).subscribe(channel) : undefined
-    yield* runWorker({ ...queue, wakeUp }, options)
-  })
+const layerWith = (options: WorkersOptions) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const announcements = yield* WorkAnnouncements
+    for (const work of yield* Domain.work) {
+      if (options.only !== undefined && !options.only.includes(work.name)) continue
+      const wakeUp = options.listen && work.announcedOn !== undefined ? yield* announcements.subscribe(work.announcedOn) : undefined
+      yield* work.run(wakeUp, options.tuning)
+    }
+  })).pipe(Layer.provide(WorkAnnouncements.layer))
 
-// A stopping process lets its attempts and provider calls in flight finish this long before leaving them to their leases.
-const stopGrace = "10 seconds"
-
-/**
- * The webhook delivery worker: attempts to one endpoint are limited to `perKey` at once; new deliveries wake it. An
- * attempt keeps its slot until its record is written, a few milliseconds after its send, so there are 128 slots for
- * sends to go on while records are written; claims wait for 32 free slots and attempts linger 2 ms for company, so
- * claim and record statements each serve tens of attempts (about 60 and 40 in the bench).
- */
-export const deliveryWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
-  Layer.effectDiscard(Effect.flatMap(WebhookDeliveries.queue, (queue) =>
-    start(queue, "webhook_deliveries", wakeUps, { concurrency: 128, claimBatch: 32, completeLinger: "2 millis", stopGrace, ...options }))).pipe(Layer.provide(WorkAnnouncements.layer))
-
-/** The AI task worker: provider calls can take a minute, so fewer at once than deliveries; new tasks wake it. */
-export const aiTaskWorker = (options: Partial<WorkerOptions> = {}, wakeUps: WakeUps = { listen: true }) =>
-  Layer.effectDiscard(Effect.flatMap(AiTasks.queue, (queue) => start(queue, "ai_tasks", wakeUps, { concurrency: 64, claimBatch: 32, stopGrace, ...options }))).pipe(
-    Layer.provide(WorkAnnouncements.layer)
-  )
-
-/** Every background worker; each app process runs them all and leased claims share the work out. */
-export const workers = (wakeUps: WakeUps) => Layer.mergeAll(deliveryWorker({}, wakeUps), aiTaskWorker({}, wakeUps))
+/** The domain's background work (`Domain.work`) in this process; every app process runs it and leased claims share it out. */
+export const Workers = {
+  layer: layerWith({ listen: true }),
+  layerWith
+}

@@ -1,7 +1,7 @@
 import { AccessLogSink } from "@atrium/adapters-http"
 import { describe, expect, it, vi } from "@effect/vitest"
 import { ApiKeyId, RequestLogs, SessionId, SessionPrincipal, UserId, WorkspaceId } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AccessLogStdout, accessLogLayer } from "../src/access-log-sink.ts"
 import { appConfig } from "../src/app-config.ts"
@@ -50,7 +50,7 @@ describe("ATRIUM_REQUEST_LOG", () => {
       yield* Scope.close(scope, Exit.void)
       const page = yield* (yield* RequestLogs).list(admin, {}, { limit: 10, cursor: undefined })
       return page.data.map((line) => line.requestId)
-    }).pipe(Effect.provide(DomainMemory))
+    }).pipe(Effect.provide(Domain.layerMemory))
   const read = (value: string | undefined) =>
     Effect.runSync(appConfig.parse(ConfigProvider.fromEnv({ env: value === undefined ? {} : { ATRIUM_REQUEST_LOG: value } }))).requestLog
 

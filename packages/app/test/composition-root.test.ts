@@ -18,8 +18,8 @@ describe("the packages' wiring", () => {
 
   it("the composition root provides each adapter layer once", () => {
     const source = readFileSync(join(import.meta.dirname, "..", "src", "domain-layer.ts"), "utf8")
-    // One layer expression a line, in the body of `domainLayer` (Layer.* combinators aside).
-    const provided = source.slice(source.indexOf("export const domainLayer")).split("\n").map((line) => line.trim())
+    // One layer expression a line, in the body of `AppDomain.layerWith` (Layer.* combinators aside).
+    const provided = source.slice(source.indexOf("const layerWith")).split("\n").map((line) => line.trim())
       .filter((line) => /^[A-Za-z][\w.]*\(.*\),?$/.test(line) && !line.startsWith("Layer."))
     expect(provided.filter((line, index) => provided.indexOf(line) !== index)).toEqual([])
     expect(provided).toContain("storesLayer(config.stores),")

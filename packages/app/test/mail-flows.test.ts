@@ -1,16 +1,5 @@
-import {
-  Accounts,
-  defaultMailPolicy,
-  EmailVerification,
-  IdentityServices,
-  Invitations,
-  MailDelivery,
-  mailServices,
-  PasswordReset,
-  Primitives,
-  SecretBox
-} from "@atrium/domain"
-import { MemoryStore, PasswordHasherMemory, PortsMemory } from "@atrium/domain/testing"
+import { Accounts, EmailVerification, Invitations, MailDelivery, PasswordReset } from "@atrium/domain"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -35,20 +24,15 @@ const collectLogs = Logger.layer([Logger.formatJson.pipe(Logger.map((line) => vo
 
 // The identity and mail services over memory ports, sending through the real SMTP mailer to the loopback server.
 const domain = () =>
-  Layer.mergeAll(IdentityServices, mailServices({ ...defaultMailPolicy(publicUrl), retryDelays: [Duration.seconds(30), Duration.minutes(2)] })).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      PortsMemory,
-      Primitives(),
-      SecretBox.layerRandom,
-      PasswordHasherMemory,
-      SmtpMailer.layer(
-        { host: "127.0.0.1", port: server.port, implicitTls: false, auth: Option.some({ user: "atrium", password: Redacted.make(mailPassword) }) },
-        { name: "Atrium", address: "no-reply@atrium.test" },
-        { commandTimeout: Duration.seconds(2), connectTimeout: Duration.seconds(2), dataTimeout: Duration.seconds(2) }
-      )
-    )),
-    Layer.provideMerge(collectLogs)
-  )
+  Domain.layerMemoryWith({
+    publicUrl,
+    mail: { retryDelays: [Duration.seconds(30), Duration.minutes(2)] },
+    replace: SmtpMailer.layer(
+      { host: "127.0.0.1", port: server.port, implicitTls: false, auth: Option.some({ user: "atrium", password: Redacted.make(mailPassword) }) },
+      { name: "Atrium", address: "no-reply@atrium.test" },
+      { commandTimeout: Duration.seconds(2), connectTimeout: Duration.seconds(2), dataTimeout: Duration.seconds(2) }
+    )
+  }).pipe(Layer.provideMerge(collectLogs))
 
 // One pass of the workers: the recorded reset requests, then the due messages.
 const sendDue = Effect.gen(function*() {

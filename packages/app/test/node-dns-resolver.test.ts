@@ -1,25 +1,20 @@
 import {
-  customDomainServices,
   CustomDomains,
   DomainRepository,
-  DomainServices,
   Entitlements,
   Feature,
   hostnameToUnicode,
-  ModelCatalog,
   normalizeHostname,
-  Primitives,
   punycodeDecode,
-  SecretBox,
   SessionId,
   SessionPrincipal,
   systemActor,
   UserId,
   Workspaces
 } from "@atrium/domain"
-import { PortsMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Arbitrary, Effect, Layer, Option, Result, Schema } from "effect"
+import { Arbitrary, Effect, Option, Result, Schema } from "effect"
 import { domainToASCII, domainToUnicode } from "node:url"
 import { NodeDnsResolver } from "../src/node-dns-resolver.ts"
 import { type DnsResponder, dnsResponder } from "./dns-responder.ts"
@@ -28,16 +23,7 @@ const actor = systemActor("test")
 
 // The domain over memory ports, asking a real DNS server on loopback through the node:dns adapter.
 const domainAsking = (responder: DnsResponder) =>
-  Layer.mergeAll(DomainServices, customDomainServices()).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      PortsMemory,
-      Primitives(),
-      ModelCatalog.layer,
-      WebhookTransportMemory,
-      SecretBox.layerRandom,
-      NodeDnsResolver.layer({ servers: [responder.server], timeout: "300 millis", tries: 1 })
-    ))
-  )
+  Domain.layerMemoryWith({ replace: NodeDnsResolver.layerWith({ servers: [responder.server], timeout: "300 millis", tries: 1 }) })
 
 /** Runs `body` against a fresh responder and a domain that asks it. */
 const withDns = <A, E>(body: (responder: DnsResponder) => Effect.Effect<A, E, CustomDomains | DomainRepository | Workspaces | Entitlements>) =>

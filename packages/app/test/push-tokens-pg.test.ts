@@ -3,18 +3,14 @@ import { EmbeddedPostgresTemp, PostgresTestSchema } from "@atrium/adapters-pg/te
 import { ExpoPushService } from "@atrium/adapters-http/outbound"
 import {
   Accounts,
-  defaultMailPolicy,
-  EngagementServices,
-  IdentityServices,
   Invitations,
-  mailServices,
   Primitives,
   PushNotifications,
   PushSender,
   SecretBox,
   SecretHasher
 } from "@atrium/domain"
-import { MailerMemory, PasswordHasherMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { afterAll, assert, beforeAll, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -61,17 +57,12 @@ const logLines: Array<string> = []
 // Identity and push over the real Postgres ports, sending through the real Expo client; the migrations and the services
 // share one secret box and digest, as in the app.
 const domain = <A, E>(ports: Layer.Layer<A, E, MigrationServices>) =>
-  Layer.mergeAll(IdentityServices, EngagementServices, mailServices(defaultMailPolicy("https://app.atrium.test"))).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      ports.pipe(Layer.provideMerge(Layer.merge(Primitives(), SecretBox.layerRandom))),
-      PasswordHasherMemory,
-      MailerMemory,
-      Layer.unwrap(Effect.sync(() => ExpoPushService.layer({ baseUrl: expoUrl, accessToken: Redacted.make(accessToken) }))).pipe(
-        Layer.provide(FetchHttpClient.layer)
-      )
-    )),
-    Layer.provideMerge(Logger.layer([Logger.formatJson.pipe(Logger.map((line) => void logLines.push(line)))]))
-  )
+  Domain.layerOver(ports.pipe(Layer.provideMerge(Layer.merge(Primitives.layer, SecretBox.layerMemory))), {
+    publicUrl: "https://app.atrium.test",
+    replace: Layer.unwrap(Effect.sync(() => ExpoPushService.layer({ baseUrl: expoUrl, accessToken: Redacted.make(accessToken) }))).pipe(
+      Layer.provide(FetchHttpClient.layer)
+    )
+  }).pipe(Layer.provideMerge(Logger.layer([Logger.formatJson.pipe(Logger.map((line) => void logLines.push(line)))])))
 
 const databaseUrl = process.env.DATABASE_URL
 const targets = [

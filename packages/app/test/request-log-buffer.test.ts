@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "@atrium/adapters-http"
 import { ApiKeyId, RequestLogs, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Ref, Scope } from "effect"
 import { RequestLogBuffer } from "../src/request-log-buffer.ts"
@@ -48,7 +48,7 @@ describe("the request-log buffer", () => {
       observe(entry({ requestId: "d" }))
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual([...(yield* stored)].sort(), ["a", "b", "c", "d"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("the request-log buffer behind a database slower than the traffic", () => {
@@ -63,7 +63,7 @@ describe("the request-log buffer behind a database slower than the traffic", () 
       assert.isAtMost(kept.length, 10)
       // The newest lines, with no gap: the oldest went first.
       assert.deepStrictEqual(kept, Array.from({ length: kept.length }, (_, i) => String(25 - kept.length + i).padStart(2, "0")))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a full buffer does not make each request move the backlog: a million lines past 200,000 pending take seconds at most, not minutes", () =>
     Effect.gen(function*() {
@@ -76,5 +76,5 @@ describe("the request-log buffer behind a database slower than the traffic", () 
       // Moving the backlog on every request (one shift of 200,000 lines each) took 273 s here; dropping in bulk, a fraction of a second.
       assert.isBelow(performance.now() - started, 10_000)
       yield* Scope.close(scope, Exit.void)
-    }).pipe(Effect.provide(DomainMemory)), 60_000)
+    }).pipe(Effect.provide(Domain.layerMemory)), 60_000)
 })

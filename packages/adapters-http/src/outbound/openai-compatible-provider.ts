@@ -14,14 +14,14 @@ export interface OpenAiCompatibleOptions {
 }
 
 /** The default limit of one call, the same as the task runner's. */
-export const defaultProviderTimeout = Duration.seconds(60)
+const defaultProviderTimeout = Duration.seconds(60)
 
 const decodeResponse = Schema.decodeUnknownEffect(ChatCompletionResponse)
 
 /** Runs completions on an OpenAI-compatible `POST {baseUrl}/chat/completions`; the key goes only into `Authorization`. */
 export class OpenAiCompatibleProvider {
   /** The provider over the app's `HttpClient`. */
-  static readonly layer = (options: OpenAiCompatibleOptions): Layer.Layer<AiProvider, never, HttpClient.HttpClient> =>
+  static readonly layerWith = (options: OpenAiCompatibleOptions): Layer.Layer<AiProvider, never, HttpClient.HttpClient> =>
     Layer.effect(
       AiProvider,
       Effect.gen(function*() {

@@ -22,7 +22,7 @@ export const routeProviders = (byKind: ProvidersByKind): AiProvider["Service"] =
 /** Routing `AiProvider` layers. */
 export const AiProviderRouter = {
   /** Routes to `local` and, when given, to the OpenAI-compatible provider layer. */
-  layer: <E = never, R = never>(providers: {
+  layerWith: <E = never, R = never>(providers: {
     readonly local: Layer.Layer<AiProvider>
     readonly openaiCompatible: Option.Option<Layer.Layer<AiProvider, E, R>>
   }): Layer.Layer<AiProvider, E, R> =>

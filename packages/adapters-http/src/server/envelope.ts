@@ -1,6 +1,7 @@
 import { CurrentRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
+import { SecureRandom } from "effect/crypto"
 import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
@@ -25,7 +26,7 @@ const acceptableRequestId = /^[A-Za-z0-9._-]{1,128}$/
 const requestIdFor = (incoming: string | undefined): string =>
   incoming !== undefined && acceptableRequestId.test(incoming)
     ? incoming
-    : `req_${globalThis.crypto.randomUUID().replaceAll("-", "")}`
+    : `req_${SecureRandom.uuidV4Unsafe().replaceAll("-", "")}`
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

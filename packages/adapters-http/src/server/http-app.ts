@@ -41,7 +41,7 @@ export interface HttpAppOptions extends EnvelopeOptions {
  * process, a Redis-backed one to share the counts among processes.
  */
 export const ApiMiddlewareLayer = (options: HttpAppOptions) =>
-  Layer.merge(GatesLive(options.rateLimit), Throttles.layer({ ...defaultThrottleLimits, ...options.throttles }))
+  Layer.merge(GatesLive(options.rateLimit), Throttles.layerWith({ ...defaultThrottleLimits, ...options.throttles }))
 
 /** Routes served beside the API (pages), with the paths they answer so the envelope tells 404 from 405. */
 export interface ExtraRoutes<E, R> {

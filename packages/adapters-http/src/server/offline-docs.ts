@@ -12,7 +12,7 @@ import { docsAccessibilityScript, docsContrastCss } from "./docs-accessibility.t
 import type { KnownRoute } from "./route-table.ts"
 
 /** Where the docs page is served. */
-export const docsPagePath = "/api/docs"
+const docsPagePath = "/api/docs"
 const assetsPath = "/api/docs/assets"
 
 // The bundled Scalar script names CDN URLs it never loads (an unused `cdn` option default, a comment): blanked, so

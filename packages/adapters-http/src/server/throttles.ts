@@ -53,7 +53,7 @@ export class Throttles extends Context.Service<Throttles, {
   readonly redeemLink: (address: string) => Check
 }>()("@atrium/adapters-http/Throttles") {
   /** The throttles over the app's `RateLimiter`. */
-  static readonly layer = (limits: ThrottleLimits) =>
+  static readonly layerWith = (limits: ThrottleLimits) =>
     Layer.effect(
       Throttles,
       Effect.gen(function*() {

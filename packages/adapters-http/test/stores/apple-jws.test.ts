@@ -1,5 +1,5 @@
 import { NotificationInbox, Purchases, StoreNotificationId } from "@atrium/domain"
-import { domainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -90,7 +90,7 @@ describe("App Store JWS verification (node:crypto, against a test CA made here)"
 // The domain's notification intake over the App Store adapter and the real verifier: bundle and environment after the signature.
 const withRealSignatures = (environments: ReadonlyArray<"production" | "sandbox">) => {
   const apple = { bundleId, environments }
-  return domainMemory({ stores: storesOverFakes({ apple }) }).pipe(
+  return Domain.layerMemoryWith({ replace: storesOverFakes({ apple }) }).pipe(
     Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, AppleSignatures.layer(Option.some(pki.root.cert.toString())))),
     Layer.provideMerge(FakeStoreApis.layer)
   )

@@ -1,5 +1,5 @@
 import { InvalidSignature, type StoreProduct, StoreRejected, StoreUnreachable } from "@atrium/domain"
-import { domainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { Context, Effect, Layer, Option, Redacted, Ref } from "effect"
 import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
 import type { AppStoreSettings } from "../../src/outbound/app-store/app-store.ts"
@@ -147,7 +147,7 @@ export const storesOverFakes = (settings: FakeStoreSetup) =>
 
 /** The whole domain in memory with the real store adapters over the fake store APIs. */
 export const domainOverFakeStores = (setup: FakeStoreSetup = {}) =>
-  domainMemory({ products: setup.products, stores: storesOverFakes(setup) }).pipe(Layer.provideMerge(FakeStoreApisLayer))
+  Domain.layerMemoryWith({ stores: { products: setup.products }, replace: storesOverFakes(setup) }).pipe(Layer.provideMerge(FakeStoreApisLayer))
 
 /** A notification as the door hands it over: the JSON body decoded, and the `Authorization` header. */
 export const delivery = (body: string, authorization = "") => ({ authorization, body: JSON.parse(body) })

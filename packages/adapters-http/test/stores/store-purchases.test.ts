@@ -17,7 +17,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain as Testing, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
@@ -777,7 +777,7 @@ describe("store notification intake and worker faults", () => {
       AppleSignatures,
       Effect.map(Effect.service(AppleSignatures), (fake) => AppleSignatures.of({ verify: (jws, at) => Effect.sync(() => void verified++).pipe(Effect.andThen(fake.verify(jws, at))) }))
     ).pipe(Layer.provide(AppleSignaturesFake))
-    const counted = domainMemory({ products, stores: storesOverFakes({ apple }) }).pipe(
+    const counted = Testing.layerMemoryWith({ stores: { products }, replace: storesOverFakes({ apple }) }).pipe(
       Layer.provideMerge(Layer.mergeAll(AppStoreServerApiFake, PlayDeveloperApiFake, GooglePushTokensFake, counting)),
       Layer.provideMerge(FakeStoreApis.layer)
     )

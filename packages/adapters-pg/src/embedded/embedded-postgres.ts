@@ -25,7 +25,7 @@ const host = "127.0.0.1"
  * load) on the same machine as the app, whose cores it shares; a few keep those cores busy. One of the three is the
  * workers' LISTEN connection, so two run queries (as many as when each worker listened on one of four).
  */
-export const embeddedMaxConnections = 3
+const embeddedMaxConnections = 3
 
 // Every user of the server names its connections `atrium-<pid>-<n>`, so the last one out can tell whether anyone else
 // is still using it; the users of this process that are still open are listed here.

@@ -24,7 +24,7 @@ export const isUnavailable = (error: SqlError): boolean => {
 }
 
 /** The domain error for a database that cannot answer. */
-export const databaseUnavailable = (): Unavailable => new Unavailable({ dependency: "database" })
+const databaseUnavailable = (): Unavailable => new Unavailable({ dependency: "database" })
 
 /** Maps a SQL failure to `Unavailable` when the database is down, and to a defect otherwise (a bug, not a state). */
 export const sqlFailure = (error: SqlError): Effect.Effect<never, Unavailable> =>

@@ -7,6 +7,6 @@ import type { StoresConfig } from "./store-config.ts"
 /** The catalog and the stores' adapters (which say what is configured), from the app's configuration. */
 export const storesLayer = (stores: StoresConfig) =>
   Layer.mergeAll(
-    StoreProducts.layerFrom(stores.products),
+    StoreProducts.layerWith(stores.products),
     StoresHttp.layer({ apple: stores.apple, google: stores.google }).pipe(Layer.provide(FetchHttpClient.layer))
   )

@@ -1,4 +1,5 @@
 import { problemType } from "@atrium/adapters-http"
+import { SecureRandom } from "effect/crypto"
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http"
 
 /** A Node HTTP server that never leaves a connection it accepted unanswered, and that lets go of its connections on stop. */
@@ -10,7 +11,7 @@ export interface GatedServer {
 
 // Answered once the app's handler is gone (stopping) while a connection still carries a request: never silence.
 const unavailable = (res: ServerResponse) => {
-  const requestId = `req_${globalThis.crypto.randomUUID().replaceAll("-", "")}`
+  const requestId = `req_${SecureRandom.uuidV4Unsafe().replaceAll("-", "")}`
   const body = JSON.stringify({
     type: problemType("unavailable"),
     title: "Service unavailable",

@@ -6,7 +6,7 @@ import { SqlClient } from "effect/sql/SqlClient"
 import { Lifecycle } from "./lifecycle.ts"
 
 /** The paths a balancer or orchestrator checks; outside the versioned API and its documents. */
-export const healthPaths = { live: "/healthz", ready: "/readyz" } as const
+const healthPaths = { live: "/healthz", ready: "/readyz" } as const
 
 const noStore = { "cache-control": "no-store" }
 

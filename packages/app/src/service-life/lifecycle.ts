@@ -37,5 +37,5 @@ export class Lifecycle extends Context.Service<Lifecycle, LifeState>()("@atrium/
   }
 
   /** A layer holding `state`, so the signal handler and the layers see the same one. */
-  static readonly layerOf = (state: LifeState) => Layer.succeed(Lifecycle, state)
+  static readonly layerWith = (state: LifeState) => Layer.succeed(Lifecycle, state)
 }

@@ -29,7 +29,7 @@ export class AiProvider extends Context.Service<AiProvider, {
    * The embedded default: runs `local` models deterministically with no I/O; refuses models of other providers
    * (never pretend to be a paid model), without retry.
    */
-  static readonly layerLocal = Layer.succeed(AiProvider, AiProvider.of({
+  static readonly layer = Layer.succeed(AiProvider, AiProvider.of({
     complete: (request) =>
       request.spec.provider === "local"
         ? Effect.succeed(completeLocally(request))

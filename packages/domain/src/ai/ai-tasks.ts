@@ -1,4 +1,5 @@
 import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
+import { Digest } from "effect/crypto"
 import { type Actor, CurrentRequestId, makeBatchedCall } from "../shared/index.ts"
 import { exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
@@ -86,11 +87,6 @@ const canonicalRequest = (request: AiTaskRequest) => {
   return JSON.stringify([request.model, input, request.maxOutputTokens ?? null, metadata])
 }
 
-const sha256Hex = (text: string) =>
-  globalThis.crypto.subtle.digest("SHA-256", utf8.encode(text)).then((buffer) =>
-    Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("")
-  )
-
 /** A checked, priced submission waiting for its reservation, with the request it came in (for its audit entry). */
 interface PendingSubmission {
   readonly task: AiTask
@@ -108,14 +104,16 @@ interface KeyUse {
 
 // The key uses of a batch, in its order, digested all at once before its transaction: one wait for the crypto thread a
 // batch. A digest each before joining spread the submissions' arrivals, and keyed batches were a third the size.
-const keyUsesOf = (pending: ReadonlyArray<PendingSubmission>): Effect.Effect<ReadonlyArray<KeyUse | undefined>> =>
-  pending.some(({ idempotency }) => idempotency !== undefined)
-    ? Effect.promise(() =>
-      Promise.all(pending.map(({ idempotency }) =>
-        idempotency === undefined ? undefined : sha256Hex(idempotency.request).then((requestHash): KeyUse => ({ key: idempotency.key, requestHash }))
-      ))
-    )
-    : Effect.succeed([])
+const keyUsesOf = (
+  digest: Digest.Digest["Service"],
+  pending: ReadonlyArray<PendingSubmission>
+): Effect.Effect<ReadonlyArray<KeyUse | undefined>> =>
+  !pending.some(({ idempotency }) => idempotency !== undefined) ? Effect.succeed([]) : Effect.forEach(pending, ({ idempotency }) =>
+    idempotency === undefined
+      ? Effect.undefined
+      : digest.digestHex(Digest.sha256, utf8.encode(idempotency.request)).pipe(
+        Effect.map((requestHash): KeyUse => ({ key: idempotency.key, requestHash }))
+      ), { concurrency: "unbounded" })
 
 /** A submission's answer from its batch. */
 type SubmissionOutcome = Result.Result<SubmittedAiTask, ReservationRefusal | IdempotencyKeyReused>
@@ -147,8 +145,6 @@ export class AiTasks extends Context.Service<AiTasks, {
    * stay in the logs, the workspace sees `internal_error`. Settles once, like every outcome.
    */
   readonly failDefect: (task: AiTask) => Effect.Effect<AiTask, Unavailable>
-  /** One worker pass: claim what is due and execute each (sequentially). */
-  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
 }>()("@atrium/domain/AiTasks") {
   static readonly layerWith = (policy: AiTaskPolicy) =>
     Layer.effect(
@@ -160,6 +156,7 @@ export class AiTasks extends Context.Service<AiTasks, {
         const tx = yield* Transactor
         const ids = yield* IdGenerator
         const changes = yield* ChangeLog
+        const digest = yield* Digest.Digest
 
         const invalid = (detail: string) => new InvalidInput({ detail })
 
@@ -243,7 +240,7 @@ export class AiTasks extends Context.Service<AiTasks, {
         // workspace's billing lock is taken once per batch rather than once per task.
         const submissions = yield* makeBatchedCall(
           (pending: Arr.NonEmptyReadonlyArray<PendingSubmission>) =>
-            keyUsesOf(pending).pipe(Effect.flatMap((uses) => tx.withTransaction(reserveAll(pending, uses)))),
+            keyUsesOf(digest, pending).pipe(Effect.flatMap((uses) => tx.withTransaction(reserveAll(pending, uses)))),
           submissionBatching
         )
 
@@ -304,7 +301,7 @@ export class AiTasks extends Context.Service<AiTasks, {
           // caller inside a transaction (a schedule firing) reserves in it instead: the task commits with the caller's
           // change, and no batch waits for the caller's locks while the caller waits for the batch.
           const outcome = (yield* tx.inTransaction)
-            ? yield* keyUsesOf([pending]).pipe(Effect.flatMap((uses) => reserveAll([pending], uses)), Effect.flatMap(([alone]) =>
+            ? yield* keyUsesOf(digest, [pending]).pipe(Effect.flatMap((uses) => reserveAll([pending], uses)), Effect.flatMap(([alone]) =>
               alone === undefined ? Effect.die(new Error("a reservation batch of one answered nothing")) : Effect.succeed(alone)
             ))
             : yield* submissions.call(pending)
@@ -372,17 +369,13 @@ export class AiTasks extends Context.Service<AiTasks, {
           return yield* settle(task, failedWith(error.code, error.message))
         })
 
-        const runDue = Effect.fn("AiTasks.runDue")(function*(limit: number) {
-          return yield* Effect.forEach(yield* claim(limit), execute)
-        })
-
         const failDefect = Effect.fn("AiTasks.failDefect")(function*(task: AiTask) {
           return yield* settle(task, failedWith("internal_error", "The task could not be completed"))
         })
 
-        return AiTasks.of({ submit, get, claim, execute, failDefect, runDue })
+        return AiTasks.of({ submit, get, claim, execute, failDefect })
       })
-    )
+    ).pipe(Layer.provide(Digest.layerWebCrypto))
 
   static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
 

@@ -10,3 +10,4 @@ export { type AiTaskPolicy, AiTasks, defaultAiTaskPolicy, type SubmitAiTaskError
 export { defaultModelCatalog, ModelCatalog, ModelCatalogJson, modelFeatures, ModelSpec, ProviderKind } from "./model-catalog.ts"
 export { type SubmissionBudget } from "./ai-reservation.ts"
 export { ReservationsNotWritten } from "./reservations-not-written.ts"
+export { aiWork } from "./ai-work.ts"

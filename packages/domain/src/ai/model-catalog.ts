@@ -63,7 +63,7 @@ export class ModelCatalog extends Context.Service<ModelCatalog, {
   readonly find: (model: string) => Effect.Effect<Option.Option<ModelSpec>>
 }>()("@atrium/domain/ModelCatalog") {
   /** A catalog of the given entries. */
-  static readonly layerFrom = (specs: ReadonlyArray<ModelSpec>) => {
+  static readonly layerWith = (specs: ReadonlyArray<ModelSpec>) => {
     const byId = new Map<string, ModelSpec>(specs.map((spec) => [spec.model, spec]))
     return Layer.succeed(ModelCatalog, ModelCatalog.of({
       list: Effect.succeed(specs),
@@ -71,7 +71,7 @@ export class ModelCatalog extends Context.Service<ModelCatalog, {
     }))
   }
   /** The built-in catalog. */
-  static readonly layer = ModelCatalog.layerFrom(defaultModelCatalog)
+  static readonly layer = ModelCatalog.layerWith(defaultModelCatalog)
 }
 
 /** What the models contribute to the feature catalog: each required feature once, naming the models it runs. */

@@ -30,8 +30,5 @@ export class EventSubscribers extends Context.Service<EventSubscribers, Readonly
   "@atrium/domain/EventSubscribers"
 ) {
   /** Subscribers built from services in context (each area's fan-out service exposes its `subscriber`). */
-  static readonly layerFrom = <R>(subscribers: Effect.Effect<ReadonlyArray<EventSubscriber>, never, R>) => Layer.effect(EventSubscribers, subscribers)
-
-  /** No subscribers: events reach the outbox only. */
-  static readonly layerNone = Layer.succeed(EventSubscribers, [])
+  static readonly layerWith = <R>(subscribers: Effect.Effect<ReadonlyArray<EventSubscriber>, never, R>) => Layer.effect(EventSubscribers, subscribers)
 }

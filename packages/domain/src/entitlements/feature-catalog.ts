@@ -40,6 +40,6 @@ export const makeFeatureCatalog = (contributions: ReadonlyArray<ReadonlyArray<Fe
  */
 export class FeatureCatalog extends Context.Service<FeatureCatalog, FeatureCatalogShape>()("@atrium/domain/FeatureCatalog") {
   /** A catalog of the given contributions. */
-  static readonly layerFrom = (contributions: ReadonlyArray<ReadonlyArray<FeatureSpec>>) =>
+  static readonly layerWith = (contributions: ReadonlyArray<ReadonlyArray<FeatureSpec>>) =>
     Layer.succeed(FeatureCatalog, FeatureCatalog.of(makeFeatureCatalog(contributions)))
 }

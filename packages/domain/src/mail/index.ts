@@ -1,6 +1,7 @@
-export { defaultMailPolicy, MailDelivery, type MailPolicy, mailQueue } from "./mail-delivery.ts"
+export { defaultMailPolicy, MailDelivery, type MailPolicy } from "./mail-delivery.ts"
 export { MailAddress, MailContent, MailMessage, MailStatus, type MailTemplate } from "./mail-message.ts"
 export { MailOutbox, type MailRequest } from "./mail-outbox.ts"
 export { MailRepository } from "./mail-repository.ts"
 export { type RenderedMail, renderMail } from "./mail-templates.ts"
 export { Mailer, MailSendFailure, type OutgoingMail } from "./mailer.ts"
+export { mailWork } from "./mail-work.ts"

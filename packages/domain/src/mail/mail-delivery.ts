@@ -1,6 +1,5 @@
 import { type Cause, Context, DateTime, Duration, Effect, Layer, Option, Random, Redacted } from "effect"
 import { SecretBox, type Unavailable } from "../shared/index.ts"
-import type { WorkQueue } from "../shared/index.ts"
 import { afterAttempt, type MailMessage, type SendOutcome } from "./mail-message.ts"
 import { MailRepository } from "./mail-repository.ts"
 import { mailRetryDelays, retryDelayAfter } from "./mail-retry.ts"
@@ -111,14 +110,3 @@ export class MailDelivery extends Context.Service<MailDelivery, {
       })
     )
 }
-
-/** The outbox as a leased work queue for `runWorker`: one item, one attempt; an unexpected failure is retried later. */
-export const mailQueue: Effect.Effect<WorkQueue<MailMessage>, never, MailDelivery> = Effect.gen(function*() {
-  const delivery = yield* MailDelivery
-  return {
-    name: "mail",
-    claim: delivery.claim,
-    step: delivery.deliver,
-    onDefect: delivery.recordDefect
-  }
-})

@@ -8,3 +8,4 @@ export { NotificationInbox, NotificationOutcome, NotificationSource, StoreNotifi
 export { StoreProduct, StoreProducts, StoreProductsJson } from "./store-product.ts"
 export { type Availability, type OfferedProduct, type UnavailableReason } from "./availability.ts"
 export { type QueuedSync, type SyncRequest, type SyncResult } from "./purchase-sync.ts"
+export { purchaseWork } from "./purchase-work.ts"

@@ -22,14 +22,11 @@ export class StoreProducts extends Context.Service<StoreProducts, {
   readonly find: (store: Store, productId: string) => Option.Option<StoreProduct>
 }>()("@atrium/domain/StoreProducts") {
   /** A catalog of the given products. */
-  static readonly layerFrom = (products: ReadonlyArray<StoreProduct>) =>
+  static readonly layerWith = (products: ReadonlyArray<StoreProduct>) =>
     Layer.succeed(StoreProducts, StoreProducts.of({
       list: (store) => products.filter((product) => product.store === store),
       find: (store, productId) => Option.fromNullishOr(products.find((product) => product.store === store && product.productId === productId))
     }))
-
-  /** No products: nothing is for sale. */
-  static readonly layerEmpty = StoreProducts.layerFrom([])
 
   /** Decodes the catalog from its JSON form (for tests and the CLI). */
   static readonly decode = Schema.decodeUnknownEffect(StoreProductsJson)

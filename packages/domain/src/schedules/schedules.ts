@@ -16,7 +16,6 @@ import {
   type TaskId,
   Transactor,
   type Unavailable,
-  type WorkQueue,
   type WorkspaceId
 } from "../shared/index.ts"
 import { parseScheduleCron, type ScheduleCron, upcomingOccurrences, latestOccurrence } from "./schedule-cron.ts"
@@ -443,11 +442,3 @@ export class Schedules extends Context.Service<Schedules, {
 /** Who a resumed schedule runs as: its creator, unless it was paused because the creator left (then the one resuming). */
 const runAsAfterResume = (schedule: Schedule, principal: Principal): Actor =>
   Option.exists(schedule.pausedReason, (reason) => reason === "creator_removed") ? actorOf(principal) : schedule.createdBy
-
-/** The schedules' firing as a queue for `runWorker`: leased occurrences, each fired in one step. */
-export const scheduleWorkQueue = (schedules: Schedules["Service"]): WorkQueue<ScheduleRun> => ({
-  name: "schedules",
-  claim: schedules.claim,
-  step: schedules.fire,
-  keyOf: (run) => run.scheduleId
-})

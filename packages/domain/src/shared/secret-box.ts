@@ -1,4 +1,12 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { Aead, SecureRandom } from "effect/crypto"
+
+const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+// AES-GCM's standard nonce: 96 bits, random per seal.
+const nonceBytes = 12
 
 /** Port: seals secrets the server must read back later (webhook signing secrets, store and push tokens, mail links), so a database dump alone reveals nothing. */
 export class SecretBox extends Context.Service<SecretBox, {
@@ -7,38 +15,39 @@ export class SecretBox extends Context.Service<SecretBox, {
   /** Opens a sealed value; a value sealed under another key is a defect (wrong server key), never a silent empty secret. */
   readonly open: (sealed: string) => Effect.Effect<Redacted.Redacted<string>>
 }>()("@atrium/domain/SecretBox") {
-  /** A box under a 32-byte key given as base64 (Web Crypto, no import). */
-  static readonly layer = (key: Redacted.Redacted<string>) =>
+  /** A box under a 32-byte key given as base64 (`effect/crypto`'s AEAD on Web Crypto). */
+  static readonly layerWith = (key: Redacted.Redacted<string>) =>
     Layer.effect(
       SecretBox,
       Effect.gen(function*() {
-        const raw = Uint8Array.from(atob(Redacted.value(key)), (c) => c.charCodeAt(0))
+        const raw = fromBase64(Redacted.value(key))
         if (raw.length !== 32) return yield* Effect.die(new Error("the secret key must be 32 bytes, base64-encoded"))
-        const cryptoKey = yield* Effect.promise(() => globalThis.crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]))
-        const encoder = new TextEncoder()
-        const decoder = new TextDecoder()
-        const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
-        const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
+        const aead = yield* Aead.Aead
+        const random = yield* SecureRandom.SecureRandom
+        const aesKey = yield* Effect.orDie(Aead.key(Aead.aes256Gcm, raw))
         return SecretBox.of({
           seal: (secret) =>
-            Effect.promise(async () => {
-              const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
-              const sealed = await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, cryptoKey, encoder.encode(Redacted.value(secret)))
-              return `v1.${toBase64(iv)}.${toBase64(new Uint8Array(sealed))}`
-            }),
+            Effect.gen(function*() {
+              const nonce = yield* random.randomBytes(nonceBytes)
+              const sealed = yield* aead.encrypt(aesKey, encoder.encode(Redacted.value(secret)), { nonce })
+              return `v1.${toBase64(nonce)}.${toBase64(sealed)}`
+            }).pipe(Effect.orDie),
           open: (sealed) =>
-            Effect.promise(async () => {
-              const [version, iv, data] = sealed.split(".")
-              if (version !== "v1" || iv === undefined || data === undefined) return Promise.reject(new Error("unknown sealed secret format"))
-              const opened = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, cryptoKey, fromBase64(data))
+            Effect.gen(function*() {
+              const [version, nonce, data] = sealed.split(".")
+              if (version !== "v1" || nonce === undefined || data === undefined) return yield* Effect.die(new Error("unknown sealed secret format"))
+              const opened = yield* Effect.orDie(aead.decrypt(aesKey, fromBase64(data), { nonce: fromBase64(nonce) }))
               return Redacted.make(decoder.decode(opened), { label: "sealed secret" })
             })
         })
       })
-    )
+    ).pipe(Layer.provide(Aead.layerWebCrypto.pipe(Layer.provideMerge(SecureRandom.layerWebCrypto))))
 
   /** A box under a fresh random key, for tests and in-memory use. */
-  static readonly layerRandom = Layer.unwrap(
-    Effect.sync(() => SecretBox.layer(Redacted.make(btoa(String.fromCharCode(...globalThis.crypto.getRandomValues(new Uint8Array(32)))))))
-  )
+  static readonly layerMemory = Layer.unwrap(
+    SecureRandom.SecureRandom.pipe(
+      Effect.flatMap((random) => random.randomBytes(32)),
+      Effect.map((bytes) => SecretBox.layerWith(Redacted.make(toBase64(bytes))))
+    )
+  ).pipe(Layer.provide(SecureRandom.layerWebCrypto))
 }

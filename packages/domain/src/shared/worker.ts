@@ -208,3 +208,21 @@ export const runWorker = <Item, R, Done = unknown>(
       yield* Effect.addFinalizer(() => Fiber.interrupt(loop).pipe(Effect.andThen(FiberSet.awaitEmpty(running)), Effect.timeoutOption(grace)))
     }
   })
+
+/**
+ * One kind of background work as data, for the one worker registry (`Domain.work`): its queue, how hard one process
+ * works it, and the channel that announces new items (Postgres `NOTIFY`), when there is one.
+ */
+export interface Work {
+  readonly name: string
+  readonly announcedOn: string | undefined
+  /** Runs the queue on `runWorker` until its scope closes; `wakeUp` opens when `announcedOn` announces new items. */
+  readonly run: (wakeUp: Latch.Latch | undefined, tuning?: Partial<WorkerOptions>) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** `queue` as a `Work`, worked with `options` (a host's tuning goes over them). */
+export const declareWork = <Item, Done>(queue: WorkQueue<Item, never, Done>, options: Partial<WorkerOptions>, announcedOn?: string): Work => ({
+  name: queue.name,
+  announcedOn,
+  run: (wakeUp, tuning) => runWorker({ ...queue, wakeUp }, { ...options, ...tuning })
+})

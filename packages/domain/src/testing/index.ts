@@ -1,7 +1,6 @@
 import { Layer } from "effect"
-import { AiServices, CustomDomainServices, DomainServices, EngagementServices, IdentityServices, mailServices, Primitives, PurchaseServices, RequestLogServices, ScheduleServices } from "../layers.ts"
-import { defaultMailPolicy } from "../mail/index.ts"
-import { type Store, type StoreProduct, StoreProducts, type Stores } from "../purchases/index.ts"
+import { Domain as CoreDomain, type DomainOptions, Primitives } from "../domain.ts"
+import { type Store, type StoreProduct, StoreProducts } from "../purchases/index.ts"
 import { MailerMemory, MailRepositoryMemory } from "./memory-mail.ts"
 import { SecretBox } from "../shared/index.ts"
 import { ModelCatalog } from "../ai/index.ts"
@@ -15,7 +14,7 @@ import { PasswordHasherMemory } from "./memory-password-hasher.ts"
 import { ScheduleRepositoryMemory } from "./memory-schedules.ts"
 import { MemoryStore, TransactorMemory } from "./memory-store.ts"
 import { NotificationInboxMemory, PurchaseRepositoryMemory } from "./memory-purchases.ts"
-import { FakeStores, StoresMemory } from "./memory-stores.ts"
+import { StoresMemory } from "./memory-stores.ts"
 import { WebhookTransportMemory } from "./memory-webhook-transport.ts"
 import { FeatureRequestRepositoryMemory } from "./memory-feedback.ts"
 import { PushDeviceRepositoryMemory, PushMessageRepositoryMemory } from "./memory-notifications.ts"
@@ -65,52 +64,83 @@ export const PortsMemory = Layer.mergeAll(
   TransactorMemory
 ).pipe(Layer.provideMerge(MemoryStore.layer))
 
-/** The base of links in messages sent by `DomainMemory`. */
+/** The base of links in messages sent by `Domain.layerMemory`. */
 export const memoryPublicUrl = "https://atrium.test"
 
 /** The stores as a test configures them: products for sale and which stores are set up. */
-export interface StoreSetup<R = never> {
+export interface StoreSetup {
   readonly products?: ReadonlyArray<StoreProduct> | undefined
-  /** The stores the scripted `Stores` sells through (none unless given). */
+  /** The stores the scripted `Stores` sells through (none unless given); a test of the real adapters `replace`s `Stores`. */
   readonly configured?: ReadonlyArray<Store> | undefined
-  /** The stores' adapters instead of the scripted ones (the adapters' tests pass theirs, over fake store APIs). */
-  readonly stores?: Layer.Layer<Stores, never, R> | undefined
+}
+
+/** A memory domain as a test sets it up: policies and stores. */
+export interface MemorySetup extends Partial<DomainOptions> {
+  readonly stores?: StoreSetup | undefined
+}
+
+/** A memory domain with ports that take the place of the memory ones (a failing repository, a real resolver). */
+export interface MemorySetupReplacing<Replaced, ReplaceError, ReplaceNeeds> extends MemorySetup {
+  /** Built over the other ports, so it may wrap them. */
+  readonly replace: Layer.Layer<Replaced, ReplaceError, ReplaceNeeds>
+}
+
+// Every port outside storage, scripted: webhook receiver, mailbox, AI provider, stores, DNS, fast password hasher.
+const outsideMemory = (stores: StoreSetup) =>
+  Layer.mergeAll(
+    Primitives.layer,
+    ModelCatalog.layer,
+    WebhookTransportMemory,
+    AiProviderMemory,
+    SecretBox.layerMemory,
+    PasswordHasherMemory,
+    DnsResolverMemory,
+    MailerMemory,
+    StoresMemory(stores.configured ?? []),
+    StoreProducts.layerWith(stores.products ?? [])
+  )
+
+const build = <Storage, StorageError, StorageNeeds, Replaced, ReplaceError, ReplaceNeeds>(
+  storage: Layer.Layer<Storage, StorageError, StorageNeeds>,
+  replace: Layer.Layer<Replaced, ReplaceError, ReplaceNeeds>,
+  { stores = {}, ...options }: MemorySetup
+) =>
+  CoreDomain.layerWith({ publicUrl: memoryPublicUrl, ...options }).pipe(
+    Layer.provideMerge(replace.pipe(Layer.provideMerge(Layer.merge(storage, outsideMemory(stores)))))
+  )
+
+type Over<S, SE, SN, R, RE, RN> = ReturnType<typeof build<S, SE, SN, R, RE, RN>>
+
+/**
+ * The domain over `storage` (a contract suite's Postgres ports, or `Layer.empty` to leave them to the caller) with
+ * every other port in memory.
+ */
+function layerOver<S, SE, SN>(storage: Layer.Layer<S, SE, SN>, setup?: MemorySetup): Over<S, SE, SN, never, never, never>
+function layerOver<S, SE, SN, R, RE, RN>(storage: Layer.Layer<S, SE, SN>, setup: MemorySetupReplacing<R, RE, RN>): Over<S, SE, SN, R, RE, RN>
+function layerOver<S, SE, SN, R, RE, RN>(storage: Layer.Layer<S, SE, SN>, setup: MemorySetup | MemorySetupReplacing<R, RE, RN> = {}) {
+  return "replace" in setup ? build(storage, setup.replace, setup) : build(storage, Layer.empty, setup)
+}
+
+type PortsInMemory = Layer.Success<typeof PortsMemory>
+
+/** The domain with every port in memory, set up as a test needs. */
+function layerMemoryWith(setup?: MemorySetup): Over<PortsInMemory, never, never, never, never, never>
+function layerMemoryWith<R, RE, RN>(setup: MemorySetupReplacing<R, RE, RN>): Over<PortsInMemory, never, never, R, RE, RN>
+function layerMemoryWith<R, RE, RN>(setup: MemorySetup | MemorySetupReplacing<R, RE, RN> = {}) {
+  return "replace" in setup ? build(PortsMemory, setup.replace, setup) : build(PortsMemory, Layer.empty, setup)
 }
 
 /**
- * The whole domain with no I/O: services (identity, mail, schedules, custom domains and purchases included), memory
- * ports, a fast test password hasher, a scripted webhook receiver, a scripted mailbox, a scripted AI provider that acts
- * as the local provider until a test scripts it, scripted stores (`FakeStores`), a scripted DNS
- * (`DnsZone`), primitives and the built-in model catalog. No store is configured unless `stores` says so.
+ * The composition root (`Domain.layerWith`) with the memory layers: `Domain.layerMemory` is the whole domain with no
+ * I/O — memory ports, a fast test password hasher, a scripted webhook receiver, mailbox, AI provider (the local provider
+ * until a test scripts it), scripted stores (`FakeStores`), a scripted DNS (`DnsZone`), primitives and
+ * the built-in model catalog, no store configured; `Domain.layerMemoryWith(setup)` changes what a test needs, and
+ * `Domain.layerOver(storage, setup)` puts other storage (a contract suite's database) under the same memory outside.
  */
-export const domainMemory = <R = never>(stores: StoreSetup<R> = {}) =>
-  PurchaseServices.pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      DomainServices,
-      AiServices,
-      IdentityServices,
-      EngagementServices,
-      CustomDomainServices,
-      RequestLogServices,
-      ScheduleServices.pipe(Layer.provideMerge(AiServices)),
-      mailServices(defaultMailPolicy(memoryPublicUrl))
-    )),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        PortsMemory,
-        Primitives(),
-        ModelCatalog.layer,
-        WebhookTransportMemory,
-        AiProviderMemory,
-        SecretBox.layerRandom,
-        PasswordHasherMemory,
-        DnsResolverMemory,
-        MailerMemory,
-        stores.stores === undefined ? StoresMemory(stores.configured ?? []) : Layer.merge(stores.stores, FakeStores.layer),
-        StoreProducts.layerFrom(stores.products ?? [])
-      )
-    )
-  )
-
-/** The whole domain with no I/O and no store configured. */
-export const DomainMemory = domainMemory()
+export const Domain = {
+  ...CoreDomain,
+  layerMemoryWith,
+  layerMemory: layerMemoryWith(),
+  layerOver
+}
+export * from "./worker-passes.ts"

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Redacted, Ref } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
 import { PasswordHasher } from "../identity/index.ts"
 
 /** What the test password hasher was asked to do, in order, so tests can prove every sign-in path costs one hash. */
@@ -6,8 +7,8 @@ export class PasswordHasherCalls extends Context.Service<PasswordHasherCalls, Re
   "@atrium/domain/testing/PasswordHasherCalls"
 ) {}
 
-const toHex = (buffer: ArrayBuffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("")
-const sha256 = (text: string) => Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(Effect.map(toHex))
+const toHex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+const encoder = new TextEncoder()
 
 /**
  * A fast stand-in for Argon2id: salted SHA-256 in a PHC-like `$test$<salt>$<hex>` string. Never for production —
@@ -17,13 +18,16 @@ export const PasswordHasherMemory = Layer.effect(
   PasswordHasher,
   Effect.gen(function*() {
     const calls = yield* PasswordHasherCalls
+    const digest = yield* Digest.Digest
+    const random = yield* SecureRandom.SecureRandom
+    const sha256 = (text: string) => digest.digestHex(Digest.sha256, encoder.encode(text))
     const record = (call: "hash" | "verify" | "verifyDummy") => Ref.update(calls, (all) => [...all, call])
     const derive = (salt: string, password: Redacted.Redacted<string>) => sha256(`${salt}:${Redacted.value(password)}`)
     return PasswordHasher.of({
       hash: (password) =>
         Effect.gen(function*() {
           yield* record("hash")
-          const salt = toHex(globalThis.crypto.getRandomValues(new Uint8Array(16)).buffer)
+          const salt = toHex(yield* random.randomBytes(16))
           return `$test$${salt}$${yield* derive(salt, password)}`
         }),
       verify: (password, stored) =>
@@ -42,4 +46,7 @@ export const PasswordHasherMemory = Layer.effect(
         })
     })
   })
-).pipe(Layer.provideMerge(Layer.effect(PasswordHasherCalls, Ref.make<ReadonlyArray<"hash" | "verify" | "verifyDummy">>([]))))
+).pipe(
+  Layer.provide(Layer.merge(Digest.layerWebCrypto, SecureRandom.layerWebCrypto)),
+  Layer.provideMerge(Layer.effect(PasswordHasherCalls, Ref.make<ReadonlyArray<"hash" | "verify" | "verifyDummy">>([])))
+)

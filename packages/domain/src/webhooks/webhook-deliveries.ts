@@ -84,10 +84,6 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
    * less the receiver's response body and headers; otherwise as a failed attempt without an answer.
    */
   readonly recordDefect: (claimed: OpenedDelivery, sent: Option.Option<SentAttempt>) => Effect.Effect<DeliveryAttempt, Unavailable>
-  /** One whole attempt: `send` then `record`. */
-  readonly deliver: (claimed: OpenedDelivery) => Effect.Effect<DeliveryAttempt, Unavailable>
-  /** One pass by hand (tests, tools): claims up to `limit`, sends each in turn and records them together. */
-  readonly runDue: (limit: number) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, Unavailable>
 }>()("@atrium/domain/WebhookDeliveries") {
   static readonly layerWith = (policy: DeliveryPolicy) =>
     Layer.effect(
@@ -285,17 +281,7 @@ export class WebhookDeliveries extends Context.Service<WebhookDeliveries, {
           return recorded ?? (yield* Effect.die(new Error("a broken attempt was recorded without its result")))
         })
 
-        const deliver = Effect.fn("WebhookDeliveries.deliver")(function*(claimed: OpenedDelivery) {
-          const [attempt] = yield* record([yield* send(claimed)])
-          return attempt ?? (yield* Effect.die(new Error("an attempt was recorded without its result")))
-        })
-
-        const runDue = Effect.fn("WebhookDeliveries.runDue")(function*(limit: number) {
-          const [first, ...rest] = yield* Effect.forEach(yield* claim(limit), send)
-          return first === undefined ? [] : yield* record([first, ...rest])
-        })
-
-        return WebhookDeliveries.of({ claim, send, record, recordDefect, deliver, runDue })
+        return WebhookDeliveries.of({ claim, send, record, recordDefect })
       })
     )
 

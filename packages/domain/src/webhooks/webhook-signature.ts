@@ -1,4 +1,5 @@
-import { Context, Effect, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { Mac, SecureRandom as CryptoRandom } from "effect/crypto"
 import { SecureRandom } from "../shared/index.ts"
 
 const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
@@ -28,17 +29,20 @@ export interface WebhookSignerShape {
   readonly importKey: (key: Uint8Array<ArrayBuffer>) => Effect.Effect<SigningKey>
 }
 
-/** Web Crypto signing (asynchronous `subtle.sign`), for runtimes without a faster signer. */
+// `effect/crypto`'s HMAC on Web Crypto; its key generation (unused here) wants randomness.
+const webCryptoMac = Mac.layerWebCrypto.pipe(Layer.provide(CryptoRandom.layerWebCrypto))
+
+/** `effect/crypto`'s HMAC-SHA256 on Web Crypto (asynchronous), for runtimes without a faster signer. */
 export const webCryptoSigner: WebhookSignerShape = {
   importKey: (bytes) =>
-    Effect.promise(() => globalThis.crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])).pipe(
-      Effect.map((key): SigningKey => ({
-        sign: (content) =>
-          Effect.promise(() => globalThis.crypto.subtle.sign("HMAC", key, encoder.encode(content))).pipe(
-            Effect.map((signature) => toBase64(new Uint8Array(signature)))
-          )
-      }))
-    )
+    Effect.gen(function*() {
+      const mac = yield* Mac.Mac
+      const key = yield* Mac.key(Mac.hmacSha256, bytes)
+      const signingKey: SigningKey = {
+        sign: (content) => mac.sign(key, encoder.encode(content)).pipe(Effect.map(toBase64), Effect.orDie)
+      }
+      return signingKey
+    }).pipe(Effect.orDie, Effect.provide(webCryptoMac))
 }
 
 /** The signer of webhook attempts; Web Crypto unless an adapter provides a faster one (the Node transport does). */

@@ -14,7 +14,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, providerCompletes, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, runDueTasks, ScriptedProvider } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -56,7 +56,7 @@ const submit = (input: SubmitAiTaskInput) =>
   })
 
 const runDue = Effect.gen(function*() {
-  return yield* (yield* AiTasks).runDue(100)
+  return yield* runDueTasks(100)
 })
 
 const account = (workspaceId: WorkspaceId) =>
@@ -81,14 +81,14 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const s = yield* state
       assert.strictEqual(s.aiTasks.size, 0)
       assert.strictEqual(s.billingAccounts.get(ws)?.reservedMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a model missing from the catalog is refused before entitlement and credits are looked at", () =>
     Effect.gen(function*() {
       const ws = yield* setup(0, { entitled: false })
       const error = yield* submit(hello(ws, { model: "gpt-9" })).pipe(Effect.flip)
       assert.strictEqual(error.code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a workspace without the model's feature is 403 not_entitled, even with credits", () =>
     Effect.gen(function*() {
@@ -100,13 +100,13 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       // Entitled to a different feature is still not entitled to this model's.
       const other = yield* submit(hello(ws, { model: "gpt-4o" })).pipe(Effect.flip)
       assert.deepInclude(other, { code: "not_entitled", feature: "ai.advanced" })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("not entitled comes before the credit check", () =>
     Effect.gen(function*() {
       const ws = yield* setup(0, { entitled: false })
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "not_entitled")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a revoked entitlement stops submissions and emits entitlement.revoked", () =>
     Effect.gen(function*() {
@@ -119,7 +119,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.deepStrictEqual(events.map((e) => e.data), [{ feature: "ai.basic", source: "plan", expiresAt: "1970-01-01T00:00:00.000Z", purchaseId: null }])
       const again = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor }).pipe(Effect.flip)
       assert.strictEqual(again.code, "not_found")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worst case exactly at the spend cap is accepted and reserved", () =>
     Effect.gen(function*() {
@@ -132,7 +132,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(usage.reservedMicros, worstHello)
       assert.strictEqual(usage.taskCount, 1)
       assert.strictEqual(usage.availableCreditMicros, 10_000 - worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worst case one micro over the spend cap is 402 usage_cap_reached", () =>
     Effect.gen(function*() {
@@ -141,7 +141,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "UsageCapReached", code: "usage_cap_reached", meter: "ai_spend" })
       assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("reservations count against the cap: a second task that would exceed it is refused", () =>
     Effect.gen(function*() {
@@ -149,7 +149,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       yield* (yield* Usage).setCaps(ws, { spendCapMicros: 2 * worstHello - 1 }, actor)
       yield* submit(hello(ws))
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the monthly task cap is 402 usage_cap_reached on the ai_tasks meter", () =>
     Effect.gen(function*() {
@@ -158,7 +158,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       yield* submit(hello(ws))
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { code: "usage_cap_reached", meter: "ai_tasks" })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("credits one micro short of the worst case are 402 insufficient_credits; exactly enough is accepted", () =>
     Effect.gen(function*() {
@@ -169,7 +169,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const { task } = yield* submit(hello(exact))
       assert.strictEqual(task.reservedMicros, worstHello)
       assert.strictEqual((yield* (yield* Usage).current(exact)).availableCreditMicros, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a smaller maxOutputTokens reserves less; above the model's maximum is 400", () =>
     Effect.gen(function*() {
@@ -179,7 +179,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(task.maxOutputTokens, 10)
       const error = yield* submit(hello(ws, { maxOutputTokens: 4_001 })).pipe(Effect.flip)
       assert.strictEqual(error.code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("input over 64 KiB of UTF-8 and malformed metadata are 400", () =>
     Effect.gen(function*() {
@@ -194,7 +194,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const metadata = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, "v"]))
       assert.strictEqual((yield* submit(hello(ws, { metadata })).pipe(Effect.flip)).code, "invalid_request")
       assert.strictEqual((yield* submit(hello(ws, { metadata: { ["k".repeat(41)]: "v" } })).pipe(Effect.flip)).code, "invalid_request")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("50 concurrent submissions racing for credits worth 10 worst cases: exactly 10 win", () =>
     Effect.gen(function*() {
@@ -218,7 +218,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
       assert.strictEqual(settled.reservedMicros, 0)
       assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("AiTasks.submit: Idempotency-Key", () => {
@@ -232,7 +232,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.strictEqual(again.task.id, first.task.id)
       assert.strictEqual((yield* state).aiTasks.size, 1)
       assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the same key with a different body is 409 idempotency_key_reused", () =>
     Effect.gen(function*() {
@@ -243,7 +243,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const metadata = yield* submit(hello(ws, { idempotencyKey: "order-1", metadata: { a: "b" } })).pipe(Effect.flip)
       assert.strictEqual(metadata.code, "idempotency_key_reused")
       assert.strictEqual((yield* state).aiTasks.size, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("keys are per workspace", () =>
     Effect.gen(function*() {
@@ -253,7 +253,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const other = yield* submit(hello(b, { idempotencyKey: "k" }))
       assert.isFalse(other.replayed)
       assert.notStrictEqual(other.task.id, first.task.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("concurrent duplicates create one task", () =>
     Effect.gen(function*() {
@@ -266,7 +266,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.strictEqual(results.filter((r) => !r.replayed).length, 1)
       assert.strictEqual((yield* state).aiTasks.size, 1)
       assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a refused submission leaves its key unused, so a retry after topping up goes through", () =>
     Effect.gen(function*() {
@@ -276,7 +276,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const { replayed, task } = yield* submit(hello(ws, { idempotencyKey: "retry" }))
       assert.isFalse(replayed)
       assert.strictEqual(task.status, "queued")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a submission inside the caller's transaction commits with it (no batch waits behind the caller): rolled back, it leaves neither task nor key", () =>
     Effect.gen(function*() {
@@ -293,7 +293,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       assert.isTrue(again.replayed)
       assert.strictEqual(again.task.id, committed.task.id)
       assert.strictEqual((yield* account(ws))?.reservedMicros, worstHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a key expires after 24 hours", () =>
     Effect.gen(function*() {
@@ -305,7 +305,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
       const later = yield* submit(hello(ws, { idempotencyKey: "daily", input: { prompt: "a new day" } }))
       assert.isFalse(later.replayed)
       assert.notStrictEqual(later.task.id, first.task.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("AiTasks execution", () => {
@@ -346,7 +346,7 @@ describe("AiTasks execution", () => {
       )
       // Submission itself emits no event.
       assert.isFalse(s.events.some((e) => e.type.startsWith("ai_task.") && e.type !== "ai_task.succeeded"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("chat input: the local model answers the last user message", () =>
     Effect.gen(function*() {
@@ -356,7 +356,7 @@ describe("AiTasks execution", () => {
       }))
       const [done] = yield* runDue
       assert.deepStrictEqual(done?.output, Option.some("[atrium-local-1] ping"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider reporting more than 2^31-1 tokens (or negative, or fractional) fails that task as provider_invalid_response, charging nothing", () =>
     Effect.gen(function*() {
@@ -372,7 +372,7 @@ describe("AiTasks execution", () => {
       assert.deepStrictEqual(done.map((task) => Option.map(task.error, (e) => e.code)), answers.map(() => Option.some("provider_invalid_response")))
       assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
       assert.strictEqual((yield* account(ws))?.creditBalanceMicros, 10_000)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("another workspace's task is not found", () =>
     Effect.gen(function*() {
@@ -383,7 +383,7 @@ describe("AiTasks execution", () => {
       assert.deepInclude(error, { _tag: "NotFound", code: "not_found" })
       const missing = yield* (yield* AiTasks).get(a, TaskId.make("task_missing")).pipe(Effect.flip)
       assert.strictEqual(missing.code, "not_found")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider failure fails the task at no charge and releases the reservation", () =>
     Effect.gen(function*() {
@@ -404,7 +404,7 @@ describe("AiTasks execution", () => {
       assert.deepStrictEqual(s.events.filter((e) => e.type === "ai_task.failed").map((e) => e.data), [{
         task: { id: task.id, model: "atrium-local-1", status: "failed", error: { code: "provider_rejected", message: "content policy" }, finishedAt: "1970-01-01T00:00:00.000Z" }
       }])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a retryable failure requeues the task with a backoff, then succeeds, charged once", () =>
     Effect.gen(function*() {
@@ -423,7 +423,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(third?.attempts, 3)
       assert.strictEqual((yield* account(ws))?.creditBalanceMicros, 10_000 - costHello)
       assert.strictEqual((yield* state).usageRecords.length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("retryable failures on every attempt fail the task after three attempts, at no charge", () =>
     Effect.gen(function*() {
@@ -439,7 +439,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(last?.attempts, 3)
       assert.strictEqual((yield* Ref.get((yield* ScriptedProvider).calls)).length, 3)
       assert.deepInclude(yield* account(ws), { creditBalanceMicros: 10_000, reservedMicros: 0 })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a provider that hangs is cut off by the 60 s timeout and retried", () =>
     Effect.gen(function*() {
@@ -452,7 +452,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(timedOut?.status, "queued")
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* runDue)[0]?.status, "succeeded")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worker that crashes mid-task: the task is claimed again after the lease and charged once", () =>
     Effect.gen(function*() {
@@ -481,7 +481,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(s.usageRecords.length, 1)
       assert.strictEqual(s.events.filter((e) => e.type === "ai_task.succeeded").length, 1)
       assert.strictEqual((yield* (yield* Usage).current(ws)).aiSpendMicros, costHello)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a task whose workers keep crashing fails after the attempt limit, at no charge", () =>
     Effect.gen(function*() {
@@ -497,5 +497,5 @@ describe("AiTasks execution", () => {
       assert.strictEqual(Option.getOrNull(last?.error ?? Option.none())?.code, "provider_error")
       assert.strictEqual((yield* Ref.get((yield* ScriptedProvider).calls)).length, 0)
       assert.deepInclude(yield* account(ws), { creditBalanceMicros: 10_000, reservedMicros: 0 })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

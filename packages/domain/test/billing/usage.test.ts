@@ -18,7 +18,7 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore, runDueTasks } from "@atrium/domain/testing"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -50,7 +50,7 @@ const runTiny = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
     yield* tasks.submit(tiny(workspaceId))
-    return yield* tasks.runDue(10)
+    return yield* runDueTasks(10)
   })
 
 const capEvents = Effect.gen(function*() {
@@ -121,7 +121,7 @@ describe("Usage", () => {
       assert.deepStrictEqual((yield* usage.current(ws)).caps, { aiSpendMicros: null, aiTasks: 10 })
       const actions = (yield* state).audit.map((a) => a.action)
       assert.includeMembers(actions, ["billing.credits_added", "billing.caps_changed"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("credits must be positive integers, caps non-negative integers", () =>
     Effect.gen(function*() {
@@ -132,7 +132,7 @@ describe("Usage", () => {
       }
       assert.strictEqual((yield* usage.setCaps(ws, { taskCap: -1 }, actor).pipe(Effect.flip)).code, "invalid_request")
       assert.strictEqual((yield* usage.current(ws)).creditBalanceMicros, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("reaching the spend cap is announced once per month, and again the next month", () =>
     Effect.gen(function*() {
@@ -156,7 +156,7 @@ describe("Usage", () => {
         { meter: "ai_spend", cap: 12, used: 12, month: "1970-02" }
       ])
       assert.strictEqual((yield* state).audit.filter((a) => a.action === "usage.cap_reached").length, 2)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("reaching the task cap is announced once", () =>
     Effect.gen(function*() {
@@ -167,7 +167,7 @@ describe("Usage", () => {
       assert.deepStrictEqual(yield* capEvents, [{ meter: "ai_tasks", cap: 2, used: 2, month: "1970-01" }])
       assert.strictEqual((yield* (yield* AiTasks).submit(tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
       assert.strictEqual((yield* capEvents).length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("month rollover resets spend, reservations and task count, but not credits", () =>
     Effect.gen(function*() {
@@ -191,7 +191,7 @@ describe("Usage", () => {
       })
       const [done] = yield* runTiny(ws)
       assert.strictEqual(done?.status, "succeeded")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a task submitted before the month ends counts, and settles, in the month it was submitted", () =>
     Effect.gen(function*() {
@@ -200,12 +200,12 @@ describe("Usage", () => {
       yield* TestClock.setTime(Date.UTC(1970, 0, 31, 23, 59, 59, 999))
       yield* (yield* AiTasks).submit(tiny(ws))
       yield* TestClock.adjust("1 millis")
-      yield* (yield* AiTasks).runDue(10)
+      yield* runDueTasks(10)
       assert.deepInclude(yield* usage.current(ws), { month: UsageMonth.make("1970-02"), aiSpendMicros: 0, reservedMicros: 0 })
       const january = (yield* state).monthlyUsage.get(`${ws}/1970-01`)
       assert.deepInclude(january, { spentMicros: tinyCost, reservedMicros: 0, taskCount: 1 })
       assert.deepStrictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.map((r) => r.month), ["1970-01"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("tasks of two months settled together charge the one account for all, each month its own, and announce each month's cap once", () =>
     Effect.gen(function*() {
@@ -230,5 +230,5 @@ describe("Usage", () => {
         { meter: "ai_spend", cap: 8, used: 8, month: "1970-02" }
       ])
       assert.strictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.length, 4)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -22,7 +22,7 @@ import {
   type Role,
   Conflict
 } from "@atrium/domain"
-import { DnsZone, DomainMemory, lookupFails, lookupHangs, MemoryStore, records, setZone } from "@atrium/domain/testing"
+import { DnsZone, Domain, lookupFails, lookupHangs, MemoryStore, records, setZone } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -88,7 +88,7 @@ describe("custom domains: creation, roles, entitlement, workspaces", () => {
       assert.deepStrictEqual(yield* auditActions, ["workspace.created", "entitlement.granted", "domain.created"])
       const again = yield* add(admin).pipe(Effect.flip)
       assert.instanceOf(again, Conflict)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("members read but cannot change; keys read with `read` and never change (domains.manage is for members)", () =>
     Effect.gen(function*() {
@@ -109,7 +109,7 @@ describe("custom domains: creation, roles, entitlement, workspaces", () => {
       assert.instanceOf(yield* domains.create(writeKey, { hostname: "k.example.com" }).pipe(Effect.flip), Forbidden)
       assert.instanceOf(yield* domains.verify(writeKey, domain.id).pipe(Effect.flip), Forbidden)
       assert.strictEqual((yield* domains.create(admin, { hostname: "k.example.com" })).createdBy.type, "user")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("creation needs the domains.custom feature (not_entitled), at most 20 per workspace, and a valid, allowed hostname", () =>
     Effect.gen(function*() {
@@ -127,7 +127,7 @@ describe("custom domains: creation, roles, entitlement, workspaces", () => {
       assert.instanceOf(yield* add(other, "203.0.113.7").pipe(Effect.flip), InvalidInput)
       assert.instanceOf(yield* add(other, "nas.local").pipe(Effect.flip), InvalidInput)
       assert.strictEqual((yield* add(other, "Bücher.example")).hostname, "xn--bcher-kva.example")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("another workspace's domain id is not found, for reading, verifying and deleting", () =>
     Effect.gen(function*() {
@@ -145,7 +145,7 @@ describe("custom domains: creation, roles, entitlement, workspaces", () => {
       yield* domains.remove(theirs.admin, domain.id)
       assert.instanceOf(yield* domains.get(theirs.admin, domain.id).pipe(Effect.flip), NotFound)
       assert.include(yield* auditActions, "domain.deleted")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("custom domains: verification", () => {
@@ -161,7 +161,7 @@ describe("custom domains: verification", () => {
       assert.deepStrictEqual(after.observed.pipe(Option.map((o) => o.txt.length)), Option.some(3))
       assert.deepStrictEqual(yield* events, [{ type: "domain.verified", workspaceId: ws.id }])
       assert.include(yield* auditActions, "domain.verified")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a mismatching value keeps it pending and records exactly what was seen", () =>
     Effect.gen(function*() {
@@ -177,7 +177,7 @@ describe("custom domains: verification", () => {
       assert.deepStrictEqual(observed.cname, Option.some("target.example.net"))
       assert.deepStrictEqual(observed.error, Option.none())
       assert.deepStrictEqual(yield* events, [])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("SERVFAIL and a hanging resolver keep a verified domain verified and record the error", () =>
     Effect.gen(function*() {
@@ -196,7 +196,7 @@ describe("custom domains: verification", () => {
       }
       assert.strictEqual((yield* stored(domain.id)).status, "verified")
       assert.deepStrictEqual((yield* events).map((e) => e.type), ["domain.verified"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a lookup that never answers times out as an error, without a verdict", () =>
     Effect.gen(function*() {
@@ -210,7 +210,7 @@ describe("custom domains: verification", () => {
       const after = Option.getOrThrow(yield* Fiber.join(hung))
       assert.strictEqual(after.status, "verified")
       assert.deepStrictEqual(after.observed.pipe(Option.flatMap((o) => o.error)), Option.some("timeout: no answer within 10s"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a verified domain without its proof keeps 72 hours of grace, then is misconfigured; the proof back verifies it again", () =>
     Effect.gen(function*() {
@@ -239,7 +239,7 @@ describe("custom domains: verification", () => {
         { type: "domain.misconfigured", workspaceId: ws.id },
         { type: "domain.verified", workspaceId: ws.id }
       ])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a check can be asked for at most every 10 seconds", () =>
     Effect.gen(function*() {
@@ -254,7 +254,7 @@ describe("custom domains: verification", () => {
       yield* publish(domain.proofValue)
       assert.strictEqual((yield* domains.verify(admin, domain.id)).status, "verified")
       assert.includeMembers(yield* auditActions, ["domain.checked", "domain.verified"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("custom domains: ownership", () => {
@@ -297,7 +297,7 @@ describe("custom domains: ownership", () => {
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* domains.verify(first.admin, first.domain.id)).status, "verified")
       assert.strictEqual((yield* stored(claim.id)).status, "misconfigured")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("custom domains: the check schedule", () => {
@@ -330,7 +330,7 @@ describe("custom domains: the check schedule", () => {
       yield* publish(failed.proofValue)
       yield* TestClock.adjust("10 seconds")
       assert.strictEqual((yield* (yield* CustomDomains).verify(admin, domain.id)).status, "verified")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("runWorker drives the same schedule on the clock, and a verified domain is rechecked daily", () =>
     Effect.gen(function*() {
@@ -347,5 +347,5 @@ describe("custom domains: the check schedule", () => {
       yield* TestClock.adjust("1 day")
       assert.strictEqual((yield* checkTimes).length, before + 1)
       assert.strictEqual((yield* checkTimes).at(-1), 81 + 24 * 60)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

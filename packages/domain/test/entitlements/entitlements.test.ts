@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Entitlements, Feature, FeatureCatalog, systemActor, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Predicate, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -26,7 +26,7 @@ describe("Entitlements", () => {
       const events = (yield* Ref.get((yield* MemoryStore).state)).events
       assert.deepStrictEqual(events.map((e) => e.type), ["entitlement.granted", "entitlement.granted"])
       assert.deepStrictEqual(events[1]?.data, { feature: "ai.advanced", source: "trial", expiresAt: "1970-01-15T00:00:00.000Z", purchaseId: null })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("grants are per workspace", () =>
     Effect.gen(function*() {
@@ -34,7 +34,7 @@ describe("Entitlements", () => {
       const b = yield* (yield* Workspaces).create({ name: "B", actor })
       yield* (yield* Entitlements).grant({ workspaceId: a.id, feature: Feature.make("ai.basic"), source: "plan", actor })
       assert.deepStrictEqual(yield* (yield* Entitlements).active(b.id), [])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a purchase's grant and a manual grant of one feature live side by side; ending one leaves the other", () =>
     Effect.gen(function*() {
@@ -73,7 +73,7 @@ describe("Entitlements", () => {
         ["entitlement.granted", "pur_1"],
         ["entitlement.revoked", "pur_1"]
       ])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("revoking by source ends only that source's grant; revoking without one ends them all", () =>
     Effect.gen(function*() {
@@ -87,7 +87,7 @@ describe("Entitlements", () => {
       yield* entitlements.grant({ workspaceId: workspace.id, feature: pro, source: "trial", actor })
       assert.strictEqual((yield* entitlements.revoke({ workspaceId: workspace.id, feature: pro, actor })).length, 2)
       assert.deepStrictEqual(yield* entitlements.active(workspace.id), [])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("one feature catalog, contributed by every area: each model's feature and domains.custom are granted; an unknown one is invalid input and grants nothing", () =>
     Effect.gen(function*() {
@@ -100,5 +100,5 @@ describe("Entitlements", () => {
       assert.strictEqual(refused._tag, "InvalidInput")
       assert.match(refused._tag === "InvalidInput" ? refused.detail : "", /^unknown feature "domains.customs"; the catalog knows ai.basic, ai.standard, ai.advanced, domains.custom$/)
       assert.deepStrictEqual((yield* entitlements.active(workspace.id)).map((e) => e.feature), ["domains.custom"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

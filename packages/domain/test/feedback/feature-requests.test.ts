@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, systemActor, titleSimilarity } from "@atrium/domain"
-import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { Domain, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, principalOf, team } from "../support/identity.ts"
@@ -8,7 +8,7 @@ import { signUp, principalOf, team } from "../support/identity.ts"
 const page = { limit: 20, cursor: undefined }
 const board = FeatureRequests
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
-const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
+const withPush = Domain.layerMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const token = (n: number) => `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`
 const registration = (n: number) => ({ expoPushToken: Redacted.make(token(n)), platform: "ios" as const, appVersion: "1.0.0", locale: "en-GB" })
 
@@ -27,7 +27,7 @@ describe("Feature requests", () => {
       const none = yield* (yield* board).unvote(bob.principal, id)
       assert.strictEqual(none.request.voteCount, 0)
       assert.isFalse(none.viewerHasVoted)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("merging moves votes to the target and counts a user who voted on both once", () =>
     Effect.gen(function*() {
@@ -49,7 +49,7 @@ describe("Feature requests", () => {
       // The merged request leaves the default board.
       const listed = yield* (yield* board).list(carol.principal, { status: undefined, sort: "top" }, page)
       assert.deepStrictEqual(listed.data.map((r) => r.request.id), [target.id])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("at most 10 requests per user in any 24 hours; the 11th is rate limited until the first ages out", () =>
     Effect.gen(function*() {
@@ -64,7 +64,7 @@ describe("Feature requests", () => {
       yield* TestClock.adjust("24 hours")
       const allowed = yield* (yield* board).create(ownerPrincipal, { title: "Finally allowed", details: "" }, Option.none())
       assert.strictEqual(allowed.request.status, "open")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the same Idempotency-Key replays the request; with another body it is refused", () =>
     Effect.gen(function*() {
@@ -75,7 +75,7 @@ describe("Feature requests", () => {
       const other = yield* (yield* board).create(ownerPrincipal, { title: "Something else", details: "a" }, Option.some("k1")).pipe(Effect.flip)
       assert.strictEqual(other._tag, "IdempotencyKeyReused")
       assert.strictEqual(Array.from((yield* state).featureRequests.values()).length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("creating a request offers existing ones with similar titles as possible duplicates", () =>
     Effect.gen(function*() {
@@ -86,7 +86,7 @@ describe("Feature requests", () => {
       assert.deepStrictEqual(created.possibleDuplicates.map((d) => d.request.id), [existing.request.id])
       assert.isTrue(titleSimilarity("Dark mode for the mobile app", "Mobile app dark mode") >= 0.5)
       assert.isTrue(titleSimilarity("Dark mode", "Invoices by email") < 0.5)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a status change emits feature_request.status_changed to the author's workspace and pushes to voters who allow it", () =>
     Effect.gen(function*() {
@@ -133,7 +133,7 @@ describe("Feature requests", () => {
       assert.deepStrictEqual(queued.map((message) => [message.userId, message.status, message.data.featureRequestId]), [
         [bob.principal.userId, "pending", created.request.id]
       ])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a message no process sent within 24 hours is dropped unsent, not delivered as old news", () =>
     Effect.gen(function*() {
@@ -162,7 +162,7 @@ describe("Feature requests", () => {
       assert.strictEqual(refused._tag, "InvalidInput")
       const self = yield* (yield* board).merge(b.id, b.id, systemActor("test")).pipe(Effect.flip)
       assert.strictEqual(self._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an unknown request is not found", () =>
     Effect.gen(function*() {
@@ -170,5 +170,5 @@ describe("Feature requests", () => {
       const principal = yield* principalOf(someone.session)
       const missing = yield* (yield* board).get(principal, FeatureRequestId.make("fr_doesnotexist")).pipe(Effect.flip)
       assert.strictEqual(missing._tag, "NotFound")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -2,15 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Accounts,
   hasTokenShape,
-  IdentityServices,
   MembershipRepository,
   Members,
   parseApiKey,
-  Primitives,
-  SecretBox,
   Unavailable
 } from "@atrium/domain"
-import { DomainMemory, MembershipRepositoryMemory, MemoryStore, PasswordHasherCalls, PasswordHasherMemory, PortsMemory } from "@atrium/domain/testing"
+import { Domain, MemoryStore, PasswordHasherCalls } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "../support/identity.ts"
@@ -42,14 +39,14 @@ describe("Accounts: sign-up", () => {
       ])
       assert.strictEqual(s.audit[2]?.target, user.id)
       assert.deepStrictEqual(s.events.map((e) => [e.type, e.data]), [["member.joined", { member: { id: membership.id, userId: user.id, role: "owner" } }]])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a second account of the same person gets a suffixed slug", () =>
     Effect.gen(function*() {
       yield* signUp("a@example.com", "Ada")
       const second = yield* signUp("b@example.com", "Ada")
       assert.match(second.workspace.slug, /^ada-[0-9a-z]{8}$/)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("normalises emails, so the same address in another case is email_taken", () =>
     Effect.gen(function*() {
@@ -58,7 +55,7 @@ describe("Accounts: sign-up", () => {
       assert.strictEqual(error._tag, "EmailTaken")
       assert.strictEqual(error.code, "email_taken")
       assert.strictEqual((yield* state).workspaces.size, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("refuses malformed emails, empty names and passwords outside 10–256 characters", () =>
     Effect.gen(function*() {
@@ -72,17 +69,16 @@ describe("Accounts: sign-up", () => {
       yield* accounts.signUp({ email: "ada@example.com", password: Redacted.make("1234567890"), name: "Ada" })
       yield* accounts.signUp({ email: "bob@example.com", password: Redacted.make("é".repeat(256)), name: "Bob" })
       assert.strictEqual((yield* state).users.size, 2)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a failure anywhere in sign-up rolls back the user, the workspace and the audit entries", () => {
     // The memory ports, except that adding a membership fails like a lost connection.
-    const ports = Layer.mergeAll(PortsMemory, Primitives(), PasswordHasherMemory, SecretBox.layerRandom)
     const failingMemberships = Layer.effect(
       MembershipRepository,
       Effect.map(MembershipRepository, (real) =>
         MembershipRepository.of({ ...real, insert: () => Effect.fail(new Unavailable({ dependency: "database" })) }))
-    ).pipe(Layer.provide(MembershipRepositoryMemory), Layer.provide(ports))
-    const layer = IdentityServices.pipe(Layer.provideMerge(Layer.merge(ports, failingMemberships)))
+    )
+    const layer = Domain.layerMemoryWith({ replace: failingMemberships })
     return Effect.gen(function*() {
       const error = yield* signUp("ada@example.com").pipe(Effect.flip)
       assert.strictEqual(error._tag, "Unavailable")
@@ -118,7 +114,7 @@ describe("Accounts: sign-in", () => {
       assert.deepStrictEqual(afterWrong, ["verify"])
       assert.deepStrictEqual(afterUnknown, ["verifyDummy"])
       assert.deepStrictEqual(afterMalformed, ["verifyDummy"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("signs in with the email in any case and acts in the personal workspace", () =>
     Effect.gen(function*() {
@@ -129,7 +125,7 @@ describe("Accounts: sign-in", () => {
       assert.deepStrictEqual(signedIn.session.session.userAgent, Option.some("Atrium iOS/1.0"))
       const principal = yield* principalOf(signedIn.session)
       assert.strictEqual(principal.role, "owner")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("Accounts: tokens", () => {
@@ -155,7 +151,7 @@ describe("Accounts: tokens", () => {
       for (const token of tokens) assert.notInclude(stored, token)
       assert.notInclude(stored, Redacted.value(password))
       assert.notInclude(String(session.accessToken), tokens[0] ?? "-")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("refresh rotates both tokens; the old access token says session_expired, the new one works", () =>
     Effect.gen(function*() {
@@ -177,7 +173,7 @@ describe("Accounts: tokens", () => {
       for (const token of [session.accessToken, next.accessToken, third.accessToken]) {
         assert.strictEqual((yield* accounts.authenticate(token).pipe(Effect.flip)).code, "invalid_session")
       }
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the just-rotated refresh token, presented again within 30 seconds, answers with the same successor", () =>
     Effect.gen(function*() {
@@ -198,7 +194,7 @@ describe("Accounts: tokens", () => {
       const stale = yield* accounts.refresh(session.refreshToken).pipe(Effect.flip)
       assert.strictEqual(stale.code, "invalid_session")
       assert.deepStrictEqual((yield* state).sessions.get(session.session.id)?.revokeReason, Option.some("refresh_token_reused"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("presenting a used refresh token after the leeway revokes the whole session (RFC 9700 reuse detection)", () =>
     Effect.gen(function*() {
@@ -213,7 +209,7 @@ describe("Accounts: tokens", () => {
       assert.strictEqual((yield* accounts.refresh(next.refreshToken).pipe(Effect.flip)).code, "invalid_session")
       const stored = (yield* state).sessions.get(session.session.id)
       assert.deepStrictEqual(stored?.revokeReason, Option.some("refresh_token_reused"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("two concurrent refreshes with one token both get the same successor; the session lives", () =>
     Effect.gen(function*() {
@@ -229,7 +225,7 @@ describe("Accounts: tokens", () => {
       assert.strictEqual(stored?.generation, 1)
       yield* accounts.authenticate(a.accessToken)
       yield* accounts.refresh(b.refreshToken)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("access tokens expire after 15 minutes (session_expired), refresh tokens after 30 days (invalid_session)", () =>
     Effect.gen(function*() {
@@ -247,7 +243,7 @@ describe("Accounts: tokens", () => {
       yield* TestClock.adjust("30 days")
       assert.strictEqual((yield* accounts.refresh(later.refreshToken).pipe(Effect.flip)).code, "invalid_session")
       assert.strictEqual((yield* accounts.authenticate(later.accessToken).pipe(Effect.flip)).code, "invalid_session")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("unknown, malformed, missing, swapped and signed-out tokens are invalid_session (missing: missing_credentials)", () =>
     Effect.gen(function*() {
@@ -265,7 +261,7 @@ describe("Accounts: tokens", () => {
       // Even an expired access token of a signed-out session must not invite a refresh.
       yield* TestClock.adjust("16 minutes")
       assert.strictEqual(yield* code(Redacted.value(session.accessToken)), "invalid_session")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a database that is down answers Unavailable, never a rejection, for authenticate, refresh and sign-in", () =>
     Effect.gen(function*() {
@@ -279,7 +275,7 @@ describe("Accounts: tokens", () => {
       yield* up
       // Nothing was consumed while it was down: the same refresh token still rotates.
       yield* accounts.refresh(session.refreshToken)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("lists own live sessions and revokes one; another user's session is not found", () =>
     Effect.gen(function*() {
@@ -298,7 +294,7 @@ describe("Accounts: tokens", () => {
       assert.strictEqual((yield* accounts.authenticate(first.session.accessToken).pipe(Effect.flip)).code, "invalid_session")
       assert.strictEqual((yield* accounts.listSessions(current)).length, 1)
       assert.strictEqual((yield* accounts.current(current)).email, "ada@example.com")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a member removed from the active workspace fails closed with forbidden, and the session stays valid", () =>
     Effect.gen(function*() {
@@ -309,5 +305,5 @@ describe("Accounts: tokens", () => {
       const error = yield* accounts.authenticate(bob.session.accessToken).pipe(Effect.flip)
       assert.strictEqual(error._tag, "Forbidden")
       yield* accounts.authenticateSession(bob.session.accessToken)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Appearance, appearanceEtag, defaultAppearance, parseAppearanceEtag } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { principalOf, signUp, team } from "../support/identity.ts"
@@ -26,7 +26,7 @@ describe("Appearance", () => {
       assert.deepStrictEqual(parseAppearanceEtag(appearanceEtag(read.version)), Option.some(1))
       assert.deepStrictEqual(parseAppearanceEtag("W/\"v1\""), Option.some(1))
       assert.isTrue(Option.isNone(parseAppearanceEtag("*")))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a stale If-Match is precondition_failed and the newer bundle is kept", () =>
     Effect.gen(function*() {
@@ -46,7 +46,7 @@ describe("Appearance", () => {
       assert.strictEqual(kept.version, 1)
       const retried = yield* appearance.put(principal, { ...defaultAppearance, theme: "light" }, Option.some(1))
       assert.strictEqual(retried.version, 2)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("refuses invalid bundles and oversized extras without writing", () =>
     Effect.gen(function*() {
@@ -67,7 +67,7 @@ describe("Appearance", () => {
       assert.strictEqual((yield* appearance.get(principal)).version, 0)
       const ok = yield* appearance.put(principal, { ...defaultAppearance, extras: Object.fromEntries(Object.entries(tooMany).slice(0, 32)) }, Option.none())
       assert.strictEqual(ok.version, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("is per member and per workspace", () =>
     Effect.gen(function*() {
@@ -78,5 +78,5 @@ describe("Appearance", () => {
       assert.strictEqual((yield* appearance.get(ownerPrincipal)).version, 0)
       const personal = yield* principalOf(bob.session).pipe(Effect.map((p) => p.workspaceId))
       assert.strictEqual(personal, bob.principal.workspaceId)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Invitations, Members } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, team } from "../support/identity.ts"
@@ -33,7 +33,7 @@ describe("Invitations", () => {
       })
       const listed = yield* invitations.list(ownerPrincipal, page)
       assert.deepStrictEqual(listed.data.map(({ invitation: i }) => i.statusAt(i.createdAt)), ["accepted"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("expires after 7 days", () =>
     Effect.gen(function*() {
@@ -45,7 +45,7 @@ describe("Invitations", () => {
       const error = yield* invitations.accept(carol.user.id, token).pipe(Effect.flip)
       assert.strictEqual(error._tag, "Conflict")
       assert.strictEqual((yield* state).memberships.size, 2)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a revoked invitation is not found; revoking twice is harmless; an accepted one cannot be revoked", () =>
     Effect.gen(function*() {
@@ -61,7 +61,7 @@ describe("Invitations", () => {
       assert.strictEqual((yield* invitations.revoke(ownerPrincipal, second.invitation.id).pipe(Effect.flip))._tag, "Conflict")
       const s = yield* state
       assert.strictEqual(s.audit.filter((e) => e.action === "invitation.revoked").length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a user whose email is not the invitation's is forbidden, and nothing changes", () =>
     Effect.gen(function*() {
@@ -77,7 +77,7 @@ describe("Invitations", () => {
       // The rightful invitee can still accept.
       const carol = yield* signUp("CAROL@example.com")
       yield* invitations.accept(carol.user.id, token)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an accepted invitation cannot be accepted again; unknown and malformed tokens are not found", () =>
     Effect.gen(function*() {
@@ -89,7 +89,7 @@ describe("Invitations", () => {
       assert.strictEqual((yield* invitations.accept(carol.user.id, token).pipe(Effect.flip))._tag, "Conflict")
       assert.strictEqual((yield* invitations.accept(carol.user.id, Redacted.make(`it_${"a".repeat(33)}`)).pipe(Effect.flip))._tag, "NotFound")
       assert.strictEqual((yield* invitations.accept(carol.user.id, Redacted.make("nonsense")).pipe(Effect.flip))._tag, "NotFound")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("admins invite members and admins but not owners; members invite nobody; existing members are a conflict", () =>
     Effect.gen(function*() {
@@ -104,7 +104,7 @@ describe("Invitations", () => {
       assert.strictEqual((yield* invitations.create(ownerPrincipal, { email: "BOB@example.com", role: "admin" }).pipe(Effect.flip))._tag, "Conflict")
       assert.strictEqual((yield* invitations.create(ownerPrincipal, { email: "nope", role: "admin" }).pipe(Effect.flip))._tag, "InvalidInput")
       yield* invitations.create(ownerPrincipal, { email: "y@example.com", role: "owner" })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("someone removed can be invited and join again", () =>
     Effect.gen(function*() {
@@ -114,5 +114,5 @@ describe("Invitations", () => {
       const again = yield* (yield* Invitations).create(ownerPrincipal, { email: "bob@example.com", role: "member" })
       yield* (yield* Invitations).accept(bob.user.id, again.token)
       yield* (yield* Accounts).authenticate(bob.session.accessToken)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

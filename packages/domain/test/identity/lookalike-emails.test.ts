@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, emailKey, Invitations, normalizeEmail } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Option, Ref } from "effect"
 import { password, principalOf, signUp } from "../support/identity.ts"
 
@@ -68,7 +68,7 @@ describe("lookalike sign-ups", () => {
       // Signing in through the normal form reaches the one account.
       const signedIn = yield* accounts.signIn({ email: "ａｄａ@example.com", password })
       assert.strictEqual(signedIn.user.id, original.user.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an invitation to a lookalike address is stored in the normal form, or refused", () =>
     Effect.gen(function*() {
@@ -79,5 +79,5 @@ describe("lookalike sign-ups", () => {
       assert.strictEqual(invited.invitation.email, "bob@example.com")
       const refused = yield* invitations.create(principal, { email: "b\u043Eb@example.com", role: "member" }).pipe(Effect.flip)
       assert.strictEqual(refused._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

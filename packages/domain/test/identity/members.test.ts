@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Members } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
 import { team } from "../support/identity.ts"
 
@@ -19,7 +19,7 @@ describe("Members", () => {
         [["bob@example.com", "member"], ["owner@example.com", "owner"]]
       )
       assert.strictEqual((yield* (yield* Members).list(bob.principal, page).pipe(Effect.flip))._tag, "Forbidden")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("admins change members' roles and emit member.role_changed with the previous role", () =>
     Effect.gen(function*() {
@@ -33,7 +33,7 @@ describe("Members", () => {
       assert.strictEqual(last?.type, "member.role_changed")
       assert.deepStrictEqual(last?.data, { member: { id: bob.membership.id, userId: bob.user.id, role: "admin" }, previousRole: "member" })
       assert.strictEqual(state.audit[state.audit.length - 1]?.action, "member.role_changed")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("admins cannot demote, remove or create owners; members cannot manage anyone", () =>
     Effect.gen(function*() {
@@ -49,7 +49,7 @@ describe("Members", () => {
       assert.strictEqual((yield* members.changeRole(bob.principal, admin.membership.id, "member").pipe(Effect.flip))._tag, "Forbidden")
       assert.strictEqual((yield* members.remove(bob.principal, admin.membership.id).pipe(Effect.flip))._tag, "Forbidden")
       assert.deepStrictEqual(yield* events, before)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the last owner cannot demote themselves or leave; with a second owner they can", () =>
     Effect.gen(function*() {
@@ -63,7 +63,7 @@ describe("Members", () => {
       yield* members.changeRole(second.principal, owner.membership.id, "admin")
       // Now `second` is the only owner and the same rule protects them.
       assert.strictEqual((yield* members.remove(second.principal, second.membership.id).pipe(Effect.flip))._tag, "Conflict")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an owner removes another owner; anyone may leave; removal emits member.removed", () =>
     Effect.gen(function*() {
@@ -77,7 +77,7 @@ describe("Members", () => {
       assert.deepStrictEqual(types.slice(-2), ["member.removed", "member.removed"])
       const listed = yield* members.list(ownerPrincipal, page)
       assert.deepStrictEqual(listed.data.map((m) => m.user.email), ["owner@example.com"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a membership of another workspace is not found", () =>
     Effect.gen(function*() {
@@ -93,5 +93,5 @@ describe("Members", () => {
       if (personal === undefined) return
       assert.strictEqual((yield* members.remove(first.ownerPrincipal, personal.id).pipe(Effect.flip))._tag, "NotFound")
       assert.strictEqual((yield* members.changeRole(first.ownerPrincipal, personal.id, "admin").pipe(Effect.flip))._tag, "NotFound")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

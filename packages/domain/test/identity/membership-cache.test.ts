@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Invitations, Members, Membership, Organization } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, team } from "../support/identity.ts"
@@ -21,7 +21,7 @@ describe("organization cache (each user's workspaces, ≤ 1 s)", () => {
       assert.deepStrictEqual(yield* viewOf(bob.session.accessToken), first)
       yield* TestClock.adjust("1001 millis")
       assert.strictEqual((yield* Effect.flip(viewOf(bob.session.accessToken)))._tag, "Unavailable")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a role change and a removal in this process show at once", () =>
     Effect.gen(function*() {
@@ -35,7 +35,7 @@ describe("organization cache (each user's workspaces, ≤ 1 s)", () => {
       const removed = yield* viewOf(bob.session.accessToken)
       assert.isTrue(Option.isNone(removed.role))
       assert.isFalse(removed.memberships.some((m) => m.workspace.id === workspace.id))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("joining another workspace in this process shows at once", () =>
     Effect.gen(function*() {
@@ -48,7 +48,7 @@ describe("organization cache (each user's workspaces, ≤ 1 s)", () => {
       const invited = yield* invitations.create(ownerPrincipal, { email: "bob@example.com", role: "member" })
       yield* invitations.accept(bob.user.id, invited.token)
       assert.deepStrictEqual((yield* viewOf(bob.session.accessToken)).memberships.map((m) => m.workspace.id), [bob.workspace.id, workspace.id])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a change by another process (behind this cache) shows within 1 s", () =>
     Effect.gen(function*() {
@@ -63,5 +63,5 @@ describe("organization cache (each user's workspaces, ≤ 1 s)", () => {
       assert.deepStrictEqual((yield* viewOf(bob.session.accessToken)).role, Option.some("member"))
       yield* TestClock.adjust("1001 millis")
       assert.deepStrictEqual((yield* viewOf(bob.session.accessToken)).role, Option.some("admin"))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Members, Organization, WorkspaceId } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { Effect, Option } from "effect"
 import { signUp, team } from "../support/identity.ts"
 
@@ -15,7 +15,7 @@ describe("Organization", () => {
       assert.deepStrictEqual(view.role, Option.some("admin"))
       const roles = new Map(view.memberships.map((m) => [m.workspace.id, m.membership.role]))
       assert.deepStrictEqual(roles, new Map([[bob.workspace.id, "owner"], [workspace.id, "admin"]]))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("switches only to a workspace the member belongs to; others, existing or not, are not found", () =>
     Effect.gen(function*() {
@@ -30,7 +30,7 @@ describe("Organization", () => {
       assert.strictEqual(foreign._tag, "NotFound")
       const principal = yield* accounts.authenticate(ada.session.accessToken)
       assert.strictEqual(principal.workspaceId, ada.workspace.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("after a switch every request acts in the new workspace with the role there", () =>
     Effect.gen(function*() {
@@ -47,7 +47,7 @@ describe("Organization", () => {
       // A refresh keeps the active workspace.
       const refreshed = yield* accounts.refresh(bob.session.refreshToken)
       assert.strictEqual((yield* accounts.authenticate(refreshed.accessToken)).workspaceId, bob.workspace.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a removed member still sees their memberships, with no active workspace, and can switch away", () =>
     Effect.gen(function*() {
@@ -62,5 +62,5 @@ describe("Organization", () => {
       assert.deepStrictEqual(view.memberships.map((m) => m.workspace.id), [bob.workspace.id])
       yield* (yield* Organization).switchActive(session, bob.workspace.id)
       yield* accounts.authenticate(bob.session.accessToken)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, PasswordReset, Session } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { lastMailTo, sendDue, tokenIn } from "../support/mail.ts"
@@ -22,7 +22,7 @@ describe("verified-session cache (≤ 1 s)", () => {
       assert.strictEqual((yield* accounts.authenticateSession(accessToken)).activeWorkspaceId.slice(0, 3), "ws_")
       yield* TestClock.adjust("1001 millis")
       assert.strictEqual((yield* Effect.flip(accounts.authenticateSession(accessToken)))._tag, "Unavailable")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("sign-out in this process drops the session at once", () =>
     Effect.gen(function*() {
@@ -32,7 +32,7 @@ describe("verified-session cache (≤ 1 s)", () => {
       yield* accounts.signOut(session.id)
       const refused = yield* Effect.flip(accounts.authenticateSession(accessToken))
       assert.strictEqual(refused._tag === "SessionRejected" ? refused.code : refused._tag, "invalid_session")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a password reset in this process drops every session of the account at once", () =>
     Effect.gen(function*() {
@@ -50,7 +50,7 @@ describe("verified-session cache (≤ 1 s)", () => {
         const refused = yield* Effect.flip(accounts.authenticateSession(issued.accessToken))
         assert.strictEqual(refused._tag === "SessionRejected" ? refused.code : refused._tag, "invalid_session")
       }
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a revocation by another process (behind this cache) takes effect within 1 s", () =>
     Effect.gen(function*() {
@@ -68,5 +68,5 @@ describe("verified-session cache (≤ 1 s)", () => {
       assert.strictEqual((yield* accounts.authenticateSession(accessToken)).id, session.id)
       yield* TestClock.adjust("1001 millis")
       assert.strictEqual((yield* Effect.flip(accounts.authenticateSession(accessToken)))._tag, "SessionRejected")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

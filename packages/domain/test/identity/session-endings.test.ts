@@ -2,7 +2,6 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   Accounts,
   ChangeLog,
-  ChangeLogLive,
   Invitations,
   type IssuedSession,
   PasswordReset,
@@ -13,13 +12,13 @@ import {
   Transactor,
   type UserId
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { Domain, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "../support/identity.ts"
 import { lastMailTo, sendDue, tokenIn } from "../support/mail.ts"
 
-const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
+const withPush = Domain.layerMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const registration = (n: number) => ({ expoPushToken: Redacted.make(`ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`), platform: "ios" as const, appVersion: "3.0.0", locale: "en" })
 
@@ -103,7 +102,7 @@ describe("a session that ends takes its push devices with it", () => {
         yield* push.register(yield* principalOf(session), `device-${n}`, registration(10 + n))
         // Recorded as any revoker would: through the change log, in a transaction.
         const recordEnd = Effect.flatMap(ChangeLog, (changes) => changes.record(sessionEnded(session.session, reason)))
-        yield* (yield* Transactor).withTransaction(recordEnd.pipe(Effect.provide(ChangeLogLive)))
+        yield* (yield* Transactor).withTransaction(recordEnd)
         assert.isFalse((yield* devicesOf(user.id)).some((d) => d.sessionId === session.session.id), reason)
       }
     }).pipe(Effect.provide(withPush)))

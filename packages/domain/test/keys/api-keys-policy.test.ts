@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ApiKeyId, ApiKeyPrincipal, ApiKeys, type Acting, SessionId, SessionPrincipal, systemActor, UserId, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
 
 // The domain asks `api_keys.manage` itself: an embedder calling ApiKeys with a principal that lacks it is refused by the
@@ -34,7 +34,7 @@ describe("ApiKeys enforces api_keys.manage itself", () => {
         }
       }
       assert.strictEqual((yield* Ref.get(state)).apiKeys.size, before)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("lets an admin, an owner and the system manage keys in their own workspace", () =>
     Effect.gen(function*() {
@@ -46,5 +46,5 @@ describe("ApiKeys enforces api_keys.manage itself", () => {
       assert.strictEqual((yield* keys.list(systemPrincipal(workspaceId), { limit: 10, cursor: undefined })).data.length, 2)
       const rolled = yield* keys.roll(admin, { id: existing })
       yield* keys.revoke(systemPrincipal(workspaceId), rolled.apiKey.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

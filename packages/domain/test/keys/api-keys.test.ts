@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ApiKeys, ApiKeyRepository, DomainEvent, parseApiKey, systemActor, WorkspaceId, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -25,7 +25,7 @@ describe("ApiKeys", () => {
       const principal = yield* (yield* ApiKeys).authenticate(plaintext)
       assert.strictEqual(principal.workspaceId, workspace.id)
       assert.deepStrictEqual(principal.scopes, ["read"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("refuses missing, malformed, wrong-checksum and unknown keys with distinct codes", () =>
     Effect.gen(function*() {
@@ -45,7 +45,7 @@ describe("ApiKeys", () => {
       const store = yield* MemoryStore
       yield* Ref.update(store.state, (s) => ({ ...s, apiKeys: new Map([...s.apiKeys].filter(([, k]) => !other.startsWith(k.displayPrefix))) }))
       assert.strictEqual(yield* code(other), "invalid_api_key")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("revocation takes effect on the next request and records audit + event in the same change", () =>
     Effect.gen(function*() {
@@ -59,7 +59,7 @@ describe("ApiKeys", () => {
       assert.deepStrictEqual(state.events.map((e: DomainEvent) => e.type), ["api_key.created", "api_key.revoked"])
       assert.deepStrictEqual(state.audit.map((e) => e.action), ["workspace.created", "api_key.created", "api_key.revoked"])
       assert.notInclude(JSON.stringify(state.events), apiKey.digest)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("another workspace's key is not found, and revoking it changes nothing", () =>
     Effect.gen(function*() {
@@ -67,7 +67,7 @@ describe("ApiKeys", () => {
       const error = yield* (yield* ApiKeys).revoke(systemPrincipal(WorkspaceId.make("ws_someoneelse")), apiKey.id).pipe(Effect.flip)
       assert.strictEqual(error._tag, "NotFound")
       yield* (yield* ApiKeys).authenticate(plaintext)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an expired key is refused once its expiry passes", () =>
     Effect.gen(function*() {
@@ -78,7 +78,7 @@ describe("ApiKeys", () => {
       yield* TestClock.adjust("11 minutes")
       const error = yield* (yield* ApiKeys).authenticate(plaintext).pipe(Effect.flip)
       assert.strictEqual(error.code, "api_key_expired")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a database failure is Unavailable, never a rejection", () =>
     Effect.gen(function*() {
@@ -86,7 +86,7 @@ describe("ApiKeys", () => {
       yield* Ref.set((yield* MemoryStore).down, true)
       const error = yield* (yield* ApiKeys).authenticate(plaintext).pipe(Effect.flip)
       assert.strictEqual(error._tag, "Unavailable")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("last-used time is written at most once a minute", () =>
     Effect.gen(function*() {
@@ -106,7 +106,7 @@ describe("ApiKeys", () => {
       yield* keys.authenticate(plaintext)
       yield* Effect.yieldNow
       assert.notDeepEqual(yield* lastUsed, first)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("ApiKeys: expiry at creation", () => {
@@ -129,7 +129,7 @@ describe("ApiKeys: expiry at creation", () => {
       assert.strictEqual((yield* Ref.get((yield* MemoryStore).state)).apiKeys.size, 0)
       const fine = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", expiresAt: DateTime.add(now, { days: 30 }) })
       assert.deepStrictEqual(fine.apiKey.expiresAt, Option.some(DateTime.add(now, { days: 30 })))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("ApiKeys: roll with grace", () => {
@@ -168,7 +168,7 @@ describe("ApiKeys: roll with grace", () => {
       assert.include(payload, rolled.apiKey.id)
       assert.notInclude(payload, Redacted.value(rolled.plaintext))
       assert.notInclude(payload, rolled.apiKey.digest)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the grace is 0 s to 7 days and never lengthens an earlier expiry; revoked, rolled or unknown keys are refused", () =>
     Effect.gen(function*() {
@@ -193,5 +193,5 @@ describe("ApiKeys: roll with grace", () => {
       const instant = yield* keys.roll(systemPrincipal(workspace.id), { id: fresh.apiKey.id, graceSeconds: 0 })
       assert.strictEqual((yield* keys.authenticate(fresh.plaintext).pipe(Effect.flip)).code, "api_key_expired")
       yield* keys.authenticate(instant.plaintext)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

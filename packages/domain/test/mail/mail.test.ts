@@ -11,7 +11,7 @@ import {
   renderMail,
   SecretHasher
 } from "@atrium/domain"
-import { DomainMemory, memoryPublicUrl, MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
+import { Domain, memoryPublicUrl, MemoryStore, ScriptedMailbox } from "@atrium/domain/testing"
 import { DateTime, Effect, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp } from "../support/identity.ts"
@@ -48,7 +48,7 @@ describe("email verification", () => {
       assert.strictEqual(stored[0]?.digest, yield* (yield* SecretHasher).digest(token))
       assert.isTrue(Array.from(s.mailMessages.values()).every((m) => m.status === "sent" && Option.isNone(m.sealedToken)))
       assert.isTrue(Option.isSome(s.users.get(user.id)?.user.emailVerifiedAt ?? Option.none()))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a link expires after 24 hours; a resent one works, and resending to a verified address is refused", () =>
     Effect.gen(function*() {
@@ -65,7 +65,7 @@ describe("email verification", () => {
       yield* TestClock.adjust("23 hours")
       assert.isTrue((yield* verification.verify(second)).emailVerified)
       assert.strictEqual((yield* verification.resend(user.id).pipe(Effect.flip)).code, "email_already_verified")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("tokens of the wrong shape or purpose are refused without a lookup", () =>
     Effect.gen(function*() {
@@ -79,7 +79,7 @@ describe("email verification", () => {
       for (const bad of ["", "ev_short", `pr_${"a".repeat(33)}`, `ev_${"a".repeat(33)}`]) {
         assert.strictEqual((yield* verification.verify(Redacted.make(bad)).pipe(Effect.flip)).code, "invalid_token")
       }
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("password reset", () => {
@@ -103,7 +103,7 @@ describe("password reset", () => {
       const after = yield* messages
       assert.strictEqual(after.length, before + 1)
       assert.deepStrictEqual(after.filter((m) => m.template === "password_reset").map((m) => m.to), ["dee@example.com"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the link sets the password once, revokes every session, verifies the address, and dies after an hour", () =>
     Effect.gen(function*() {
@@ -133,7 +133,7 @@ describe("password reset", () => {
       const late = tokenIn((yield* lastMailTo("eve@example.com"))?.text ?? "")
       yield* TestClock.adjust("1 hour")
       assert.strictEqual((yield* reset.confirm(late, Redacted.make("too late password")).pipe(Effect.flip)).code, "invalid_token")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("invitations by mail", () => {
@@ -152,7 +152,7 @@ describe("invitations by mail", () => {
       const finn = yield* signUp("finn@example.com", "Finn")
       const accepted = yield* (yield* Invitations).accept(finn.user.id, token)
       assert.strictEqual(accepted.membership.role, "admin")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("the outbox and the sender", () => {
@@ -169,7 +169,7 @@ describe("the outbox and the sender", () => {
       assert.isTrue(Option.isSome(yield* outbox.enqueue(request)))
       assert.isTrue(Option.isNone(yield* outbox.enqueue(request)))
       assert.strictEqual((yield* messages).length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a temporary failure is retried after a backoff and then sent; a permanent one is recorded and never retried", () =>
     Effect.gen(function*() {
@@ -197,7 +197,7 @@ describe("the outbox and the sender", () => {
       yield* TestClock.adjust("1 day")
       assert.deepStrictEqual(yield* sendDue, [])
       assert.strictEqual((yield* mailbox).length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("temporary failures until the schedule runs out fail the message for good", () =>
     Effect.gen(function*() {
@@ -217,7 +217,7 @@ describe("the outbox and the sender", () => {
         yield* TestClock.adjust("10 hours")
       }
       assert.deepStrictEqual(last.map((m) => [m.status, m.attempts]), [["failed", 9]])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a TLS failure is retried only up to its bound, then failed for good with the reason; each failed attempt is logged without the token", () =>
     Effect.gen(function*() {
@@ -245,7 +245,7 @@ describe("the outbox and the sender", () => {
       assert.include(warnings[0], "CERT_HAS_EXPIRED")
       assert.notInclude(logLines.join("\n"), token)
       assert.notInclude(JSON.stringify(yield* state), token)
-    }).pipe(Effect.provide(DomainMemory), Effect.provide(collectLogs)))
+    }).pipe(Effect.provide(Domain.layerMemory), Effect.provide(collectLogs)))
 
   it.effect("a message whose link expired before it could be sent is failed, not sent dead", () =>
     Effect.gen(function*() {
@@ -261,7 +261,7 @@ describe("the outbox and the sender", () => {
       assert.deepStrictEqual(reset?.lastError, Option.some("the link expired before the message could be sent"))
       // The verification link (24 h) was still good and went out.
       assert.deepStrictEqual((yield* mailbox).map((m) => m.subject), ["Confirm your email address"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a claimed message is leased: a second sender does not see it until the lease runs out", () =>
     Effect.gen(function*() {
@@ -274,7 +274,7 @@ describe("the outbox and the sender", () => {
       assert.strictEqual(again?.to, "lou@example.com")
       const repo = yield* MailRepository
       assert.deepStrictEqual((yield* repo.listByRecipient("lou@example.com", 10)).map((m) => m.id), [again?.id])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("templates", () => {

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Accounts, Invitations, PushDevice, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
-import { DomainMemory, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { Domain, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
 import { Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "../support/identity.ts"
 
-const withPush = DomainMemory.pipe(Layer.provideMerge(PushServiceMemory))
+const withPush = Domain.layerMemory.pipe(Layer.provideMerge(PushServiceMemory))
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 const token = (n: number) => `ExponentPushToken[device${n}xxxxxxxxxxxxxxx]`
 const registration = (n: number) => ({ expoPushToken: Redacted.make(token(n)), platform: "android" as const, appVersion: "2.1.0", locale: "de-DE" })

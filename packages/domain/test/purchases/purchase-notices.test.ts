@@ -15,7 +15,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { domainMemory, fakeNotice, FakeStores, MemoryStore, StoresMemory } from "@atrium/domain/testing"
+import { Domain as Testing, fakeNotice, FakeStores, MemoryStore, StoresMemory } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -68,7 +68,7 @@ describe("a store's verdict, read for a product's kind", () => {
 })
 
 describe("store notices through the inbox", () => {
-  const Domain = domainMemory({ products, configured: ["app_store", "play_store"] })
+  const Domain = Testing.layerMemoryWith({ stores: { products, configured: ["app_store", "play_store"] } })
 
   it.effect("the inbox keeps the verified notice, sealed; the worker applies it without asking the store again", () =>
     Effect.gen(function*() {
@@ -119,6 +119,6 @@ describe("worker faults", () => {
       assert.deepStrictEqual([Option.getOrNull(boom?.outcome ?? Option.none()), boom?.attempts], [null, 1])
       assert.strictEqual(Option.getOrNull(ok?.outcome ?? Option.none()), "ignored")
       assert.isTrue(lines.some((line) => line.includes("could not be processed") && line.includes("URIError")), lines.join("\n"))
-    }).pipe(Effect.provide(domainMemory({ products, stores: faulty })), Effect.provide(capture(lines)))
+    }).pipe(Effect.provide(Testing.layerMemoryWith({ stores: { products }, replace: faulty })), Effect.provide(capture(lines)))
   })
 })

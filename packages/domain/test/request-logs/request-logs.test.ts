@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ApiKeyId, type RequestLogRecord, RequestLogs, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -41,13 +41,13 @@ describe("request logs", () => {
       const second = yield* logs.list(admin(ours), {}, { limit: 1, cursor: first.nextCursor ?? undefined })
       assert.deepStrictEqual([...first.data, ...second.data].map((line) => line.requestId), ["r2", "r1"])
       assert.isNull(second.nextCursor)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("members may not read them", () =>
     Effect.gen(function*() {
       const refused = yield* Effect.flip((yield* RequestLogs).list(admin(ours, "member"), {}, page))
       assert.strictEqual(refused._tag, "Forbidden")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a pruning step removes what is older than seven days and keeps the rest", () =>
     Effect.gen(function*() {
@@ -60,5 +60,5 @@ describe("request logs", () => {
       yield* TestClock.adjust("1 day")
       assert.strictEqual(yield* logs.prune, 1)
       assert.deepStrictEqual((yield* logs.list(admin(ours), {}, page)).data.map((line) => line.requestId), ["new"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,5 +1,5 @@
 import { nextOccurrence, parseScheduleCron, Schedules, upcomingOccurrences } from "@atrium/domain"
-import { DomainMemory } from "@atrium/domain/testing"
+import { Domain } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Cron, DateTime, Effect, Option, Result, Schema } from "effect"
 import { latestOccurrence } from "../../src/schedules/schedule-cron.ts"
@@ -94,7 +94,7 @@ const acrossSwitch = (cron: string, timezone: string, from: string, to: string) 
     assert.strictEqual(tasks.length, fired.length, "one task per run")
     assert.isTrue(runs.every((run) => run.status === "succeeded"))
     return fired
-  }).pipe(Effect.provide(DomainMemory))
+  }).pipe(Effect.provide(Domain.layerMemory))
 
 describe("firing across daylight saving switches (TestClock)", () => {
   it.effect("Berlin spring: 02:30 daily fires at 02:30 CET, 03:00 CEST (the gap), 02:30 CEST", () =>

@@ -13,7 +13,7 @@ import {
   UpdateScheduleInput,
   Usage
 } from "@atrium/domain"
-import { DomainMemory, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer, Option, Ref, Schema } from "effect"
 import { team } from "../support/identity.ts"
@@ -45,7 +45,7 @@ describe("Schedules: access", () => {
       assert.strictEqual((yield* schedules.list(me, { limit: 10, cursor: undefined })).data.length, 0)
       // Untouched in its own workspace.
       assert.strictEqual((yield* schedules.get(keyOf(theirs), created.id)).name, "Weekly summary")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a key needs schedules:write to change and read to read; write implies both", () =>
     Effect.gen(function*() {
@@ -56,7 +56,7 @@ describe("Schedules: access", () => {
       const created = yield* schedules.create(keyOf(ws, ["write"]), body())
       assert.deepInclude(yield* Effect.flip(schedules.get(keyOf(ws, ["schedules:write"]), created.id)), { requiredScope: "read" })
       assert.strictEqual((yield* schedules.get(keyOf(ws, ["read"]), created.id)).id, created.id)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("members read, only admins change", () =>
     Effect.gen(function*() {
@@ -70,7 +70,7 @@ describe("Schedules: access", () => {
       assert.strictEqual((yield* schedules.get(member.principal, created.id)).id, created.id)
       assert.strictEqual((yield* Effect.flip(schedules.create(member.principal, body())))._tag, "Forbidden")
       assert.strictEqual((yield* Effect.flip(schedules.pause(member.principal, created.id)))._tag, "Forbidden")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("at most 50 schedules per workspace; bad cron, zone or model are invalid input", () =>
     Effect.gen(function*() {
@@ -85,7 +85,7 @@ describe("Schedules: access", () => {
       const model = yield* Effect.flip(schedules.create(keyOf(other), body({ task: { model: "gpt-9", input: { prompt: "x" } } })))
       assert.strictEqual(model._tag, "InvalidInput")
       assert.strictEqual((yield* Effect.flip(schedules.preview("0 9 * * *", "Mars/Base")))._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("Schedules: what is refused at once", () => {
@@ -107,7 +107,7 @@ describe("Schedules: what is refused at once", () => {
       // Once entitled, the same schedule is accepted.
       yield* (yield* Entitlements).grant({ workspaceId: ws, feature: Feature.make("ai.advanced"), source: "plan", actor })
       assert.strictEqual((yield* schedules.update(keyOf(ws), kept.id, { task: advanced })).task.model, "gpt-4o")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a cron longer than 256 characters is invalid input, in the schema and in the service", () =>
     Effect.gen(function*() {
@@ -120,7 +120,7 @@ describe("Schedules: what is refused at once", () => {
       assert.strictEqual(refused._tag, "InvalidInput")
       assert.match(refused._tag === "InvalidInput" ? refused.detail : "", /^cron: .*at most 256 characters/)
       assert.strictEqual((yield* Effect.flip(schedules.preview(long, "UTC")))._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it("maxRuns beyond 1,000,000 and times outside years 1 to 9999 fail the input schema", () => {
     const decode = Schema.decodeUnknownExit(CreateScheduleInput)
@@ -161,7 +161,7 @@ describe("Schedules: firing", () => {
       assert.strictEqual(Option.map(after.nextRunAt, DateTime.formatIso).pipe(Option.getOrNull), "2026-05-18T07:00:00.000Z")
       const runs = yield* schedules.runs(keyOf(ws), created.id, { limit: 10, cursor: undefined })
       assert.deepStrictEqual(runs.data.map((run) => [run.status, Option.getOrNull(run.taskId)]), [["succeeded", task!.id]])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("after 3 hours down, catchUp latest runs once for the latest occurrence; none runs nothing; either leaves the missed one as skipped (missed)", () =>
     Effect.gen(function*() {
@@ -196,7 +196,7 @@ describe("Schedules: firing", () => {
         // A missed occurrence is no failure.
         assert.strictEqual(s.consecutiveFailures, 0)
       }
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("overlap skip: no new run while the previous task is still running; queue submits anyway", () =>
     Effect.gen(function*() {
@@ -216,7 +216,7 @@ describe("Schedules: firing", () => {
       assert.deepStrictEqual(yield* eventsOf("schedule.run_skipped"), [{ scheduleId: skip.id, scheduledFor: "2026-05-04T10:00:00.000Z", reason: "overlap" }])
       // An overlap is not a failure.
       assert.strictEqual((yield* schedules.get(keyOf(ws), skip.id)).consecutiveFailures, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("five refused firings in a row pause the schedule (not_entitled) with schedule.paused", () =>
     Effect.gen(function*() {
@@ -240,7 +240,7 @@ describe("Schedules: firing", () => {
       const resumed = yield* schedules.resume(keyOf(ws), created.id)
       assert.strictEqual(resumed.consecutiveFailures, 0)
       assert.strictEqual(Option.map(resumed.nextRunAt, DateTime.formatIso).pipe(Option.getOrNull), "2026-05-04T15:00:00.000Z")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("failed tasks count too: the configured number of failures in a row pauses it as failing", () =>
     Effect.gen(function*() {
@@ -258,7 +258,7 @@ describe("Schedules: firing", () => {
       assert.strictEqual(Option.getOrNull(paused.pausedReason), "failing")
       assert.strictEqual((yield* tasks).length, 3)
       assert.deepStrictEqual(yield* eventsOf("schedule.paused"), [{ scheduleId: created.id, reason: "failing" }])
-    }).pipe(Effect.provide(Layer.provideMerge(DomainMemory, Layer.succeed(CurrentSchedulePolicy, { ...defaultSchedulePolicy, failuresBeforePause: 3 })))))
+    }).pipe(Effect.provide(Layer.provideMerge(Domain.layerMemory, Layer.succeed(CurrentSchedulePolicy, { ...defaultSchedulePolicy, failuresBeforePause: 3 })))))
 
   it.effect("a success in between resets the failure count", () =>
     Effect.gen(function*() {
@@ -275,7 +275,7 @@ describe("Schedules: firing", () => {
       assert.strictEqual((yield* schedules.get(keyOf(ws), created.id)).consecutiveFailures, 0)
       const runs = yield* schedules.runs(keyOf(ws), created.id, { limit: 10, cursor: undefined })
       assert.deepStrictEqual(runs.data.map((run) => run.status), ["succeeded", "failed"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("removing the creator, or demoting them below admin, pauses their schedules (creator_removed)", () =>
     Effect.gen(function*() {
@@ -306,7 +306,7 @@ describe("Schedules: firing", () => {
       // An admin resuming it takes it over.
       const resumed = yield* schedules.resume(ownerPrincipal, a.id)
       assert.deepStrictEqual(resumed.createdBy, { type: "user", id: ownerPrincipal.userId })
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("run-now fires at once under the same rules; a paused schedule refuses it", () =>
     Effect.gen(function*() {
@@ -327,7 +327,7 @@ describe("Schedules: firing", () => {
       // The pending occurrence went with the pause: nothing fires at 09:00.
       yield* setTime("2026-05-04T09:00:00Z")
       assert.strictEqual(yield* firePass, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("editing the cron moves the next occurrence and drops the old one", () =>
     Effect.gen(function*() {
@@ -343,7 +343,7 @@ describe("Schedules: firing", () => {
       assert.deepStrictEqual(pending.map((r) => DateTime.formatIso(r.scheduledFor)), ["2026-05-05T06:30:00.000Z"])
       yield* schedules.remove(keyOf(ws), created.id)
       assert.strictEqual((yield* state).scheduleRuns.size, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a hanging provider keeps the task running, so the next occurrence is skipped as overlap", () =>
     Effect.gen(function*() {
@@ -360,5 +360,5 @@ describe("Schedules: firing", () => {
       yield* firePass
       const runs = yield* schedules.runs(keyOf(ws), created.id, { limit: 10, cursor: undefined })
       assert.deepStrictEqual(runs.data.map((r) => r.status), ["skipped", "started"])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

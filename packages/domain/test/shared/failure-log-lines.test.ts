@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AiTasks, Entitlements, Feature, systemActor, Usage, WebhookDeliveries, WebhookEndpoints, Workspaces } from "@atrium/domain"
-import { answer, DomainMemory, ownerPrincipal, providerFails, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
+import { answer, deliverOne, Domain, ownerPrincipal, providerFails, runDueTasks, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
 import { Effect, Logger, Ref } from "effect"
 
 const actor = systemActor("test")
@@ -25,7 +25,7 @@ describe("a log line per failure", () => {
       const deliveries = yield* WebhookDeliveries
       // One whole step per claimed delivery: sign, send through the transport, record.
       const pass = Effect.gen(function*() {
-        for (const claimed of yield* deliveries.claim(10)) yield* deliveries.deliver(claimed)
+        for (const claimed of yield* deliveries.claim(10)) yield* deliverOne(claimed)
       })
       yield* pass
       const failures = log.lines.filter((line) => line.includes("webhook attempt failed"))
@@ -34,7 +34,7 @@ describe("a log line per failure", () => {
       assert.include(failures[0], "\"attempt\":1")
       assert.include(failures[0], "non_2xx")
       for (const line of log.lines) assert.notInclude(line, "s3cr3t")
-    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+    }).pipe(Effect.provide(Domain.layerMemory), Effect.provide(log.layer))
   })
 
   it.effect("each AI task that ends failed is logged once with its id, model and error code", () => {
@@ -45,12 +45,12 @@ describe("a log line per failure", () => {
       yield* (yield* Usage).addCredits(workspace.id, 1_000_000, actor)
       const { task } = yield* (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hello" } })
       yield* Ref.set((yield* ScriptedProvider).script, [providerFails("provider_rejected", false, "content policy")])
-      yield* (yield* AiTasks).runDue(10)
+      yield* runDueTasks(10)
       const failures = log.lines.filter((line) => line.includes("AI task failed"))
       assert.strictEqual(failures.length, 1)
       assert.include(failures[0], task.id)
       assert.include(failures[0], "provider_rejected")
       assert.include(failures[0], "atrium-local-1")
-    }).pipe(Effect.provide(DomainMemory), Effect.provide(log.layer))
+    }).pipe(Effect.provide(Domain.layerMemory), Effect.provide(log.layer))
   })
 })

@@ -20,7 +20,7 @@ import {
   WorkspaceName,
   Workspaces
 } from "@atrium/domain"
-import { DomainMemory, MemoryStore, ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 
 const actor = systemActor("test")
@@ -91,7 +91,7 @@ describe("domain services refuse unsafe text before storing anything", () => {
         [after.users.size, after.workspaces.size, after.apiKeys.size, after.endpoints.size, after.aiTasks.size, after.events.length],
         [before.users.size, before.workspaces.size, before.apiKeys.size, before.endpoints.size, before.aiTasks.size, before.events.length]
       )
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a user agent with control characters is not kept on the session", () =>
     Effect.gen(function*() {
@@ -102,11 +102,11 @@ describe("domain services refuse unsafe text before storing anything", () => {
         userAgent: "Atrium\u0000iOS"
       })
       assert.isTrue(Option.isNone(signed.session.session.userAgent))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a sign-in with a poisoned email is the usual invalid_credentials, not a crash", () =>
     Effect.gen(function*() {
       const error = yield* (yield* Accounts).signIn({ email: "a\u0000@x.com", password: Redacted.make("xxxxxxxxxxxx") }).pipe(Effect.flip)
       assert.strictEqual(error._tag, "InvalidCredentials")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

@@ -1,5 +1,4 @@
 import {
-  AiTasks,
   ApiKeyPrincipal,
   type ApiKeyScope,
   ApiKeyId,
@@ -12,7 +11,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore } from "@atrium/domain/testing"
+import { MemoryStore, runDueTasks } from "@atrium/domain/testing"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -53,7 +52,7 @@ export const firePass = Effect.gen(function*() {
 
 /** Runs every queued AI task to its end. */
 export const runTasks = Effect.gen(function*() {
-  return yield* (yield* AiTasks).runDue(100)
+  return yield* runDueTasks(100)
 })
 
 /** The memory state. */

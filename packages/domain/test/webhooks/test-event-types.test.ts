@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { EventType, systemActor, WebhookEndpoints, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore, ownerPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
 
 const actor = systemActor("test")
@@ -24,7 +24,7 @@ describe("a test event of a chosen type", () => {
       const deliveries = Array.from(state.deliveries.values())
       assert.strictEqual(deliveries.length, EventType.literals.length)
       assert.isFalse(deliveries.some((delivery) => delivery.endpointId === other.id))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("without a type the test event is webhook.test", () =>
     Effect.gen(function*() {
@@ -34,5 +34,5 @@ describe("a test event of a chosen type", () => {
       const delivery = yield* endpoints.sendTest(ownerPrincipal(workspace.id), endpoint.id)
       const found = yield* endpoints.delivery(ownerPrincipal(workspace.id), delivery.id)
       assert.strictEqual(found.event._tag === "Some" ? found.event.value.type : "", "webhook.test")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

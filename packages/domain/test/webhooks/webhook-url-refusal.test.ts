@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DomainServices, ModelCatalog, Primitives, SecretBox, systemActor, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
-import { ownerPrincipal, PortsMemory } from "@atrium/domain/testing"
+import { systemActor, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
+import { Domain, ownerPrincipal } from "@atrium/domain/testing"
 import { Effect, Layer, Logger } from "effect"
 
 const actor = systemActor("test")
@@ -31,7 +31,7 @@ describe("a webhook URL refused by the SSRF guard", () => {
       assert.notInclude(JSON.stringify(created), "10.1.2.3")
       assert.isTrue(lines.some((line) => line.includes("10.1.2.3")), "the address is logged server-side")
     }).pipe(
-      Effect.provide(DomainServices.pipe(Layer.provideMerge(Layer.mergeAll(PortsMemory, Primitives(), ModelCatalog.layer, refusingTransport, SecretBox.layerRandom)))),
+      Effect.provide(Domain.layerMemoryWith({ replace: refusingTransport })),
       Effect.provide(Logger.layer([capture]))
     )
   })

@@ -14,7 +14,7 @@ import {
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { answer, DomainMemory, MemoryStore, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
+import { answer, Domain, MemoryStore, ownerPrincipal, runDueDeliveries, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Duration, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
@@ -37,7 +37,7 @@ const realTime = Effect.suspend(() => TestClock.setTime(Date.now()))
 
 /** One worker pass: claim what is due, send it, record each attempt. */
 const workerPass = Effect.gen(function*() {
-  return yield* (yield* WebhookDeliveries).runDue(100)
+  return yield* runDueDeliveries(100)
 })
 
 const script = (...statuses: ReadonlyArray<number>) =>
@@ -64,7 +64,7 @@ describe("webhook fan-out", () => {
       assert.deepStrictEqual(Array.from((yield* state).deliveries.values()).map((d) => d.eventType), ["api_key.created"])
       yield* (yield* ApiKeys).revoke(systemPrincipal(workspace.id), apiKey.id)
       assert.strictEqual((yield* state).deliveries.size, 3)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a rolled-back change leaves no event and no delivery", () =>
     Effect.gen(function*() {
@@ -76,7 +76,7 @@ describe("webhook fan-out", () => {
       const after = yield* state
       assert.strictEqual(after.events.length, before.events.length)
       assert.strictEqual(after.deliveries.size, before.deliveries.size)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("webhook delivery", () => {
@@ -94,7 +94,7 @@ describe("webhook delivery", () => {
       const event = (yield* state).events.find((e) => e.type === "api_key.created")
       assert.strictEqual(request.headers["webhook-id"], event?.id)
       assert.notInclude(request.body, "whsec_")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a receiver failing twice then succeeding: three attempts recorded on the schedule", () =>
     Effect.gen(function*() {
@@ -120,7 +120,7 @@ describe("webhook delivery", () => {
       assert.strictEqual(delivery?.status, "succeeded")
       assert.deepStrictEqual(s.attempts.map((a) => Option.getOrNull(a.statusCode)), [500, 503, 200])
       assert.deepStrictEqual(s.attempts.map((a) => Option.getOrNull(a.errorKind)), ["non_2xx", "non_2xx", null])
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a 429 Retry-After is honoured within bounds", () =>
     Effect.gen(function*() {
@@ -131,7 +131,7 @@ describe("webhook delivery", () => {
       const [attempt] = yield* workerPass
       const delay = Option.map(attempt?.nextAttemptAt ?? Option.none(), (t) => DateTime.toEpochMillis(t) - DateTime.toEpochMillis(attempt?.startedAt ?? t))
       assert.deepStrictEqual(delay, Option.some(120_000))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("after eight failed attempts the delivery is failed", () =>
     Effect.gen(function*() {
@@ -145,7 +145,7 @@ describe("webhook delivery", () => {
       const s = yield* state
       assert.strictEqual(s.attempts.length, 8)
       assert.strictEqual(Array.from(s.deliveries.values())[0]?.status, "failed")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a claimed delivery whose worker died is claimed again when its lease ends", () =>
     Effect.gen(function*() {
@@ -156,7 +156,7 @@ describe("webhook delivery", () => {
       assert.strictEqual((yield* deliveries.claim(10)).length, 0)
       yield* TestClock.adjust("61 seconds")
       assert.strictEqual((yield* deliveries.claim(10)).length, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an attempt written twice (a repeated write) is stored once and moves its delivery once", () =>
     Effect.gen(function*() {
@@ -173,7 +173,7 @@ describe("webhook delivery", () => {
       const s = yield* state
       assert.deepStrictEqual(s.attempts.map((a) => a.id), [sent.id])
       assert.strictEqual(Array.from(s.deliveries.values())[0]?.attemptCount, 1)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("410 Gone disables the endpoint and tells the workspace's other endpoints", () =>
     Effect.gen(function*() {
@@ -189,7 +189,7 @@ describe("webhook delivery", () => {
       const notice = Array.from(s.deliveries.values()).filter((d) => d.eventType === "webhook_endpoint.disabled")
       assert.deepStrictEqual(notice.map((d) => d.endpointId), [other.endpoint.id])
       assert.isTrue(s.audit.some((a) => a.action === "webhook_endpoint.disabled" && a.target === endpoint.id))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("an endpoint failing continuously for five days is disabled", () =>
     Effect.gen(function*() {
@@ -201,7 +201,7 @@ describe("webhook delivery", () => {
         yield* TestClock.adjust("1 day")
       }
       assert.isFalse((yield* (yield* WebhookEndpoints).get(ownerPrincipal(workspace.id), endpoint.id)).enabled)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 
 describe("webhook endpoints", () => {
@@ -233,7 +233,7 @@ describe("webhook endpoints", () => {
       assert.strictEqual(after.headers["webhook-signature"]?.split(" ").length, 1)
       assert.isFalse(signs(oldSecret, after))
       assert.isTrue(signs(newSecret, after))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("secrets are sealed at rest and appear in no event or audit entry", () =>
     Effect.gen(function*() {
@@ -244,7 +244,7 @@ describe("webhook endpoints", () => {
       assert.notInclude(dump, Redacted.value(secret))
       assert.notInclude(dump, "whsec_")
       assert.isTrue(s.secrets.every((stored) => stored.sealed.startsWith("v1.")))
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("refuses blocked URLs, a grace period over 7 days, and a 21st endpoint", () =>
     Effect.gen(function*() {
@@ -259,7 +259,7 @@ describe("webhook endpoints", () => {
       for (let i = 1; i < 20; i++) yield* endpoints.create(ownerPrincipal(workspace.id), { url: `https://hooks.example.com/${i}` })
       const overLimit = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/21" }).pipe(Effect.flip)
       assert.strictEqual(overLimit._tag, "Conflict")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("the service asks the access policy itself: a plain member or a read-only key cannot manage endpoints", () =>
     Effect.gen(function*() {
@@ -273,7 +273,7 @@ describe("webhook endpoints", () => {
       assert.strictEqual((yield* Effect.flip(endpoints.remove(reader, endpoint.id)))._tag, "InsufficientScope")
       assert.strictEqual((yield* endpoints.get(reader, endpoint.id)).id, endpoint.id)
       assert.strictEqual((yield* endpoints.update(admin, endpoint.id, { description: "by an admin" })).description, "by an admin")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("another workspace's endpoint and delivery ids are not found", () =>
     Effect.gen(function*() {
@@ -294,7 +294,7 @@ describe("webhook endpoints", () => {
       if (delivery === undefined) return assert.fail("no delivery")
       assert.strictEqual((yield* Effect.flip(endpoints.delivery(ownerPrincipal(other.id), delivery.id)))._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(endpoints.replay(ownerPrincipal(other.id), delivery.id)))._tag, "NotFound")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("replay starts a new attempt chain with the same webhook-id; recover re-sends failures since a time", () =>
     Effect.gen(function*() {
@@ -321,6 +321,6 @@ describe("webhook endpoints", () => {
       assert.deepStrictEqual(recovered.map((d) => d.eventId), [failed.eventId])
       const tooOld = yield* endpoints.recover(ownerPrincipal(workspace.id), endpoint.id, DateTime.subtract(now, { days: 15 })).pipe(Effect.flip)
       assert.strictEqual(tooOld._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { systemActor, Transactor, Workspaces } from "@atrium/domain"
-import { DomainMemory, MemoryStore } from "@atrium/domain/testing"
+import { Domain, MemoryStore } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
 
 const actor = systemActor("test")
@@ -17,7 +17,7 @@ describe("Workspaces", () => {
       assert.strictEqual(taken._tag, "Conflict")
       const invalid = yield* workspaces.create({ name: "Other", slug: "Not A Slug", actor }).pipe(Effect.flip)
       assert.strictEqual(invalid._tag, "InvalidInput")
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a failed transaction leaves no state, audit entry or event behind", () =>
     Effect.gen(function*() {
@@ -35,5 +35,5 @@ describe("Workspaces", () => {
       assert.strictEqual(state.workspaces.size, 0)
       assert.deepStrictEqual(state.audit, [])
       assert.strictEqual(yield* workspaces.count, 0)
-    }).pipe(Effect.provide(DomainMemory)))
+    }).pipe(Effect.provide(Domain.layerMemory)))
 })

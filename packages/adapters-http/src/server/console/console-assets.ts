@@ -1,4 +1,5 @@
 import { Effect, FileSystem, Path } from "effect"
+import { Digest } from "effect/crypto"
 import { Base64Url } from "effect/encoding"
 
 /** One file of the console, read once at start, with its validator. */
@@ -18,8 +19,9 @@ const contentTypes: Readonly<Record<string, string>> = {
 
 // A strong validator from the bytes: a file changed by a deploy gets a new ETag, an unchanged one answers 304.
 const etagOf = (body: Uint8Array) =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new Uint8Array(body))).pipe(
-    Effect.map((digest) => `"${Base64Url.encode(new Uint8Array(digest)).slice(0, 27)}"`)
+  Effect.flatMap(Digest.Digest, (digest) => digest.digest(Digest.sha256, body)).pipe(
+    Effect.map((digest) => `"${Base64Url.encode(digest).slice(0, 27)}"`),
+    Effect.provide(Digest.layerWebCrypto)
   )
 
 /** The folder the console ships in, inside this package: plain HTML, CSS and ES modules, never compiled. */

@@ -4,11 +4,11 @@ import type { KnownRoute } from "../route-table.ts"
 import { type ConsoleAsset, consoleDirectory, loadConsoleAssets } from "./console-assets.ts"
 
 /** Where the Settings → Developers console is served. */
-export const consolePath = "/settings/developers"
+const consolePath = "/settings/developers"
 const assetsPath = `${consolePath}/assets`
 
 /** The pages mailed links open (verify an address, reset a password, accept an invitation); the token is in the fragment. */
-export const accountPagePaths = ["/verify-email", "/reset-password", "/accept-invitation"] as const
+const accountPagePaths = ["/verify-email", "/reset-password", "/accept-invitation"] as const
 
 /** The console's routes, for the envelope's 404/405 table. */
 export const consoleRoutes: ReadonlyArray<KnownRoute> = [
