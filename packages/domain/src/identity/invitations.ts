@@ -13,7 +13,7 @@ import { InvitationRepository } from "./invitation-repository.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
 import { UserRepository } from "./user-repository.ts"
-import type { SessionPrincipal } from "../access/index.ts"
+import { actorOf, type SessionPrincipal, type SystemPrincipal } from "../access/index.ts"
 import type { Actor, WorkspaceId } from "../shared/index.ts"
 import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
@@ -51,12 +51,11 @@ export interface AcceptedInvitation {
 export class Invitations extends Context.Service<Invitations, {
   /** Admins invite members and admins; only owners invite owners. The token expires in 7 days and is mailed to the invitee. */
   readonly create: (principal: SessionPrincipal, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
-  /** The operator (CLI) invites into any workspace, any role; the same mail, in the same transaction. */
+  /** The operator (CLI) invites into the principal's workspace, any role; the same mail, in the same transaction. */
   readonly createAsOperator: (
-    workspaceId: WorkspaceId,
-    input: CreateInvitationInput,
-    actor: Actor
-  ) => Effect.Effect<CreatedInvitation, InvalidInput | Conflict | NotFound | Unavailable>
+    principal: SystemPrincipal,
+    input: CreateInvitationInput
+  ) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | NotFound | Unavailable>
   readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<ListedInvitation>, Forbidden | Unavailable>
   /** Revoking twice is harmless; an accepted invitation cannot be revoked (remove the member instead). */
   readonly revoke: (principal: SessionPrincipal, id: InvitationId) => Effect.Effect<Invitation, Forbidden | NotFound | Conflict | Unavailable>
@@ -142,9 +141,11 @@ export class Invitations extends Context.Service<Invitations, {
         return yield* issue(principal.workspaceId, input, memberActor(principal), principal.userId)
       })
 
-      const createAsOperator = Effect.fn("Invitations.createAsOperator")(function*(workspaceId: WorkspaceId, input: CreateInvitationInput, actor: Actor) {
-        if (Option.isNone(yield* workspaces.findById(workspaceId))) return yield* new NotFound({ resource: "workspace" })
-        return yield* issue(workspaceId, input, actor, undefined)
+      const createAsOperator = Effect.fn("Invitations.createAsOperator")(function*(principal: SystemPrincipal, input: CreateInvitationInput) {
+        yield* permits(principal, "invitations.manage")
+        if (input.role === "owner") yield* permits(principal, "owners.manage")
+        if (Option.isNone(yield* workspaces.findById(principal.workspaceId))) return yield* new NotFound({ resource: "workspace" })
+        return yield* issue(principal.workspaceId, input, actorOf(principal), undefined)
       })
 
       const list = Effect.fn("Invitations.list")(function*(principal: SessionPrincipal, page: PageRequest) {

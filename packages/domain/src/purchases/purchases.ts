@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { type Forbidden, type InsufficientScope, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
+import { type Acting, type Forbidden, memberOf, type InsufficientScope, type OperatorPrincipal, permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Usage } from "../billing/index.ts"
 import { Entitlements } from "../entitlements/index.ts"
@@ -66,9 +66,9 @@ const epoch = DateTime.makeUnsafe(0)
  * and a reconciler. Every change of a purchase, its grants and its credits commits in one transaction.
  */
 export class Purchases extends Context.Service<Purchases, {
-  readonly availability: (member: SessionPrincipal, platform: string) => Effect.Effect<Availability, Unavailable>
+  readonly availability: (member: Acting, platform: string) => Effect.Effect<Availability, Forbidden | Unavailable>
   readonly sync: (
-    member: SessionPrincipal,
+    member: Acting,
     request: SyncRequest,
     idempotencyKey?: string
   ) => Effect.Effect<
@@ -93,7 +93,7 @@ export class Purchases extends Context.Service<Purchases, {
   /** A client sync that answered pending, by its id (`purchases.read`; another workspace's is not found). */
   readonly syncStatus: (principal: Principal, id: StoreNotificationId) => Effect.Effect<QueuedSync, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Queues a stored notification again (operator CLI). */
-  readonly replay: (id: StoreNotificationId) => Effect.Effect<void, NotFound | Unavailable>
+  readonly replay: (principal: OperatorPrincipal, id: StoreNotificationId) => Effect.Effect<void, Forbidden | NotFound | Unavailable>
 }>()("@atrium/domain/Purchases") {
   static readonly layer = Layer.effect(
     Purchases,
@@ -331,7 +331,8 @@ export class Purchases extends Context.Service<Purchases, {
         return pending
       })
 
-      const sync = Effect.fn("Purchases.sync")(function*(member: SessionPrincipal, request: SyncRequest, idempotencyKey?: string) {
+      const sync = Effect.fn("Purchases.sync")(function*(acting: Acting, request: SyncRequest, idempotencyKey?: string) {
+        const member = yield* memberOf(acting)
         yield* permits(member, "purchases.manage")
         if (!isConfigured(configuration, request.store)) return yield* new StoreNotConfigured({ store: request.store })
         if (idempotencyKey !== undefined) {
@@ -371,14 +372,17 @@ export class Purchases extends Context.Service<Purchases, {
         const synced: SyncResult = {
           status: "synced",
           purchases: [Option.getOrElse(yield* repo.findById(member.workspaceId, applied.purchase.id), () => applied.purchase)],
-          entitlements: yield* entitlements.active(member.workspaceId)
+          // A member session is never refused for want of a key scope.
+          entitlements: yield* entitlements.active(member).pipe(Effect.catchTag("InsufficientScope", Effect.die))
         }
         return synced
       })
 
       // ---- availability, reads ----------------------------------------------------------------------------------------
 
-      const availability = Effect.fn("Purchases.availability")(function*(member: SessionPrincipal, platform: string) {
+      const availability = Effect.fn("Purchases.availability")(function*(acting: Acting, platform: string) {
+        const member = yield* memberOf(acting)
+        yield* permits(member, "purchases.read")
         const store = storeOf(platform)
         const refuse = (reason: UnavailableReason, offered: ReadonlyArray<OfferedProduct> = []): Availability => ({
           available: false,
@@ -636,7 +640,8 @@ export class Purchases extends Context.Service<Purchases, {
         if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
       })
 
-      const replay = Effect.fn("Purchases.replay")(function*(id: StoreNotificationId) {
+      const replay = Effect.fn("Purchases.replay")(function*(principal: OperatorPrincipal, id: StoreNotificationId) {
+        yield* permits(principal, "purchases.manage")
         if (!(yield* inbox.requeue(id, yield* DateTime.now))) return yield* new NotFound({ resource: "store_notification" })
       })
 
