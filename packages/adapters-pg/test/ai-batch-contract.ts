@@ -1,12 +1,11 @@
-import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, systemActor, Transactor, Usage, type WorkspaceId, Workspaces } from "@atrium/domain"
+import { type Acting, AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, Transactor, Usage, type WorkspaceId, Workspaces } from "@atrium/domain"
+import { operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber, Latch, type Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { domain, hello, setup, worstHello } from "./ai-domain-contract.ts"
 import { StorageProbe } from "./storage-probe.ts"
-
-const actor = systemActor("test")
 
 /**
  * Runs `queued` while `workspaceId`'s billing lock (in memory: the one transaction) is held and both submission
@@ -21,7 +20,7 @@ const inOneBatch = <A, E, R>(workspaceId: WorkspaceId, queued: Effect.Effect<A, 
     const release = yield* Latch.make(false)
     const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(Effect.andThen(holding.open), Effect.andThen(release.await))))
     yield* holding.await
-    const writers = yield* Effect.forkChild(Effect.all([tasks.submit(hello(workspaceId)), tasks.submit(hello(workspaceId))], { concurrency: "unbounded" }))
+    const writers = yield* Effect.forkChild(Effect.all([tasks.submit(...hello(workspaceId)), tasks.submit(...hello(workspaceId))], { concurrency: "unbounded" }))
     yield* Effect.sleep("200 millis")
     const batch = yield* Effect.forkChild(queued)
     yield* Effect.sleep("200 millis")
@@ -34,10 +33,10 @@ const inOneBatch = <A, E, R>(workspaceId: WorkspaceId, queued: Effect.Effect<A, 
 const outcomeOf = (result: Result.Result<unknown, SubmitAiTaskError>) =>
   Result.isSuccess(result) ? "accepted" : result.failure._tag === "UsageCapReached" ? `${result.failure._tag}:${result.failure.meter}` : result.failure._tag
 
-const submitAll = (inputs: ReadonlyArray<SubmitAiTaskInput>) =>
+const submitAll = (submissions: ReadonlyArray<readonly [Acting, SubmitAiTaskInput]>) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
-    return yield* Effect.all(inputs.map((input) => Effect.result(tasks.submit(input))), { concurrency: "unbounded" })
+    return yield* Effect.all(submissions.map((submission) => Effect.result(tasks.submit(...submission))), { concurrency: "unbounded" })
   })
 
 /** One batch of submissions over one database target: each answered on its own, and written whole or not at all. */
@@ -49,10 +48,10 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const probe = yield* StorageProbe
         const funded = yield* setup(10 * worstHello)
         const capped = yield* setup(10 * worstHello)
-        yield* usage.setCaps(capped, { taskCap: 1 }, actor)
+        yield* usage.setCaps(systemPrincipal(capped), { taskCap: 1 })
         const short = yield* setup(worstHello)
-        const unentitled = (yield* (yield* Workspaces).create({ name: "No plan", actor })).id
-        yield* usage.addCredits(unentitled, 10 * worstHello, actor)
+        const unentitled = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "No plan" })).id
+        yield* usage.addCredits(systemPrincipal(unentitled), 10 * worstHello)
         const answers = yield* inOneBatch(funded, submitAll([
           hello(funded), hello(capped), hello(short), hello(unentitled), hello(capped), hello(short), hello(funded)
         ]))
@@ -62,8 +61,8 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         // Two submissions went before the batch (the writers held up behind the lock), two in it.
         const stored = [funded, capped, short, unentitled]
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => probe.count("ai_tasks", ws)), [4, 1, 1, 0])
-        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
-        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.taskCount)), [4, 1, 1, 0])
+        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
+        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.taskCount)), [4, 1, 1, 0])
         yield* (yield* AiTasks).runDue(100)
       }).pipe(Effect.provide(domain)))
   })
@@ -92,7 +91,7 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
               SELECT (SELECT count(*)::int FROM ai_tasks WHERE workspace_id = ${workspaceId}) AS tasks,
                      (SELECT count(*)::int FROM audit_entries WHERE workspace_id = ${workspaceId} AND action = 'ai_task.submitted') AS audit
             `
-            const current = yield* usage.current(workspaceId)
+            const current = yield* usage.current(systemPrincipal(workspaceId))
             return { tasks: row?.tasks, audit: row?.audit, reserved: current.reservedMicros, taskCount: current.taskCount }
           })
         const answers = yield* inOneBatch(funded, submitAll([

@@ -13,13 +13,12 @@ import {
   SessionPrincipal,
   StoreConfiguration,
   StoreProducts,
-  systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { fakeSigned, FakeStores, StoresMemory, WebhookTransportMemory } from "@atrium/domain/testing"
+import { fakeSigned, FakeStores, operatorPrincipal, StoresMemory, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -76,7 +75,7 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const purchases = yield* Purchases
-        const ws = (yield* (yield* Workspaces).create({ name: "Race", actor: systemActor("test") })).id
+        const ws = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Race" })).id
         const buyer = owner(ws)
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
         const original = `race-${token()}`
@@ -99,21 +98,21 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
       Effect.gen(function*() {
         const purchases = yield* Purchases
         const entitlements = yield* Entitlements
-        const ws = (yield* (yield* Workspaces).create({ name: "Refund", actor: systemActor("test") })).id
+        const ws = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Refund" })).id
         const buyer = owner(ws)
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
-        yield* entitlements.grant({ workspaceId: ws, feature: pro, source: "manual", actor: systemActor("test") })
+        yield* entitlements.grant(systemPrincipal(ws), { feature: pro, source: "manual" })
         const original = `refund-${token()}`
         const sub = subscription(original, link)
         yield* Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleStatuses: new Map([...s.appleStatuses, [original, sub.statuses]]) })))
         yield* purchases.sync(buyer, { store: "app_store", signedTransaction: sub.signed })
         yield* purchases.receiveApple(notification(`r-${original}`, "REFUND", { ...sub.tx, revocationDate: Date.now() }, Date.now() + 1000))
         yield* purchases.inboxQueue.claim(50).pipe(Effect.flatMap((items) => Effect.forEach(items, purchases.inboxQueue.step, { discard: true })))
-        assert.deepStrictEqual((yield* entitlements.active(ws)).map((e) => e.source), ["manual"])
+        assert.deepStrictEqual((yield* entitlements.active(systemPrincipal(ws))).map((e) => e.source), ["manual"])
 
         const credit = { transactionId: `c-${token()}`, originalTransactionId: `c-${token()}`, bundleId, productId: "credits.small", environment: "Production", signedDate: Date.now() }
         yield* Effect.flatMap(FakeStores, (ref) => Ref.update(ref, (s) => ({ ...s, appleTransactions: new Map([...s.appleTransactions, [credit.transactionId, fakeSigned(credit)]]) })))
         yield* Effect.all(Array.from({ length: 4 }, () => purchases.sync(buyer, { store: "app_store", signedTransaction: fakeSigned(credit) })), { concurrency: "unbounded" })
-        assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 1_000_000)
+        assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).creditBalanceMicros, 1_000_000)
       }))
   })

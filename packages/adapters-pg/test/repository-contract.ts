@@ -12,7 +12,6 @@ import {
   type PageRequest,
   Primitives,
   SecretBox,
-  systemActor,
   Transactor,
   WebhookDeliveries,
   WebhookEndpoints,
@@ -20,7 +19,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal, ScriptedReceiver, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
+import { operatorPrincipal, ownerPrincipal, ScriptedReceiver, systemPrincipal, WebhookTransportMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -257,8 +256,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
 
     it.effect("the domain services run end to end: create, authenticate, revoke, refuse, with events", () =>
       Effect.gen(function*() {
-        const actor = systemActor("test")
-        const workspace = yield* (yield* Workspaces).create({ name: "Acme Corp", actor })
+        const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme Corp" })
         const keys = yield* ApiKeys
         const { apiKey, plaintext } = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", scopes: ["write"] })
         const principal = yield* keys.authenticate(plaintext)
@@ -279,8 +277,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
 
     it.effect("webhooks run end to end: a subscribed change enqueues a delivery that is claimed, signed, sent and recorded", () =>
       Effect.gen(function*() {
-        const actor = systemActor("test")
-        const workspace = yield* (yield* Workspaces).create({ name: "Hooked", actor })
+        const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Hooked" })
         const webhooks = yield* WebhookEndpoints
         const { endpoint } = yield* webhooks.create(ownerPrincipal(workspace.id), {
           url: "https://example.com/hooks",

@@ -367,7 +367,7 @@ const setup = Effect.gen(function*() {
 describe("the domain enforces its policy itself", () => {
   it.effect("every domain service is walked or named as not caller-facing, and every method of a walked one is listed", () =>
     Effect.gen(function*() {
-      const { ownerMembership, workspaceId } = yield* setup
+      const { ownerMembership } = yield* setup
       const services = yield* walk(ownerMembership)
       const unaccounted = domainServices.filter((name) => !(name in services) && !(name in notCallerFacing))
       assert.deepStrictEqual(unaccounted, [], "services neither walked nor named as not caller-facing")

@@ -9,17 +9,15 @@ import {
   Members,
   ScheduleId,
   Schedules,
-  systemActor,
+
   UpdateScheduleInput,
   Usage
 } from "@atrium/domain"
-import { DomainMemory, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { DomainMemory, providerFails, providerHangs, ScriptedProvider, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer, Option, Ref, Schema } from "effect"
 import { team } from "./support/identity.ts"
 import { body, entitledWorkspace, eventsOf, firePass, keyOf, runTasks, setTime, state, tasks } from "./support/schedules.ts"
-
-const actor = systemActor("test")
 
 describe("Schedules: access", () => {
   it.effect("another workspace's schedule is not found, for every operation", () =>
@@ -62,7 +60,7 @@ describe("Schedules: access", () => {
     Effect.gen(function*() {
       const schedules = yield* Schedules
       const { ownerPrincipal, join } = yield* team
-      yield* (yield* Entitlements).grant({ workspaceId: ownerPrincipal.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
       const member = yield* join("member@example.com", "member")
       const admin = yield* join("admin@example.com", "admin")
       const created = yield* schedules.create(admin.principal, body())
@@ -95,7 +93,7 @@ describe("Schedules: what is refused at once", () => {
       const ws = yield* entitledWorkspace()
       // gpt-4o needs ai.advanced, which the workspace lacks: the submission's own refusal, before anything is stored.
       const advanced = { model: "gpt-4o", input: { prompt: "x" } }
-      const direct = yield* Effect.flip((yield* AiTasks).submit({ workspaceId: ws, actor, model: advanced.model, input: advanced.input }))
+      const direct = yield* Effect.flip((yield* AiTasks).submit(systemPrincipal(ws), { model: advanced.model, input: advanced.input }))
       assert.deepInclude(direct, { _tag: "NotEntitled", feature: "ai.advanced" })
       const created = yield* Effect.flip(schedules.create(keyOf(ws), body({ task: advanced })))
       assert.deepInclude(created, { _tag: "NotEntitled", feature: "ai.advanced" })
@@ -105,7 +103,7 @@ describe("Schedules: what is refused at once", () => {
       assert.deepInclude(updated, { _tag: "NotEntitled", feature: "ai.advanced" })
       assert.strictEqual((yield* schedules.get(keyOf(ws), kept.id)).task.model, "atrium-local-1")
       // Once entitled, the same schedule is accepted.
-      yield* (yield* Entitlements).grant({ workspaceId: ws, feature: Feature.make("ai.advanced"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(ws), { feature: Feature.make("ai.advanced"), source: "plan" })
       assert.strictEqual((yield* schedules.update(keyOf(ws), kept.id, { task: advanced })).task.model, "gpt-4o")
     }).pipe(Effect.provide(DomainMemory)))
 
@@ -224,7 +222,7 @@ describe("Schedules: firing", () => {
       const schedules = yield* Schedules
       const ws = yield* entitledWorkspace()
       const created = yield* schedules.create(keyOf(ws), body())
-      yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor })
+      yield* (yield* Entitlements).revoke(systemPrincipal(ws), { feature: Feature.make("ai.basic") })
       for (let hour = 9; hour <= 14; hour++) {
         yield* setTime(`2026-05-04T${String(hour).padStart(2, "0")}:00:00Z`)
         yield* firePass
@@ -283,8 +281,8 @@ describe("Schedules: firing", () => {
       const schedules = yield* Schedules
       const members = yield* Members
       const { ownerPrincipal, join } = yield* team
-      yield* (yield* Entitlements).grant({ workspaceId: ownerPrincipal.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(ownerPrincipal.workspaceId, 1_000_000, actor)
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(ownerPrincipal.workspaceId), 1_000_000)
       const removed = yield* join("removed@example.com", "admin")
       const demoted = yield* join("demoted@example.com", "admin")
       const kept = yield* join("kept@example.com", "admin")
