@@ -21,6 +21,7 @@ import {
   isPermitted,
   memberOf,
   MembershipId,
+  ModelCatalog,
   Members,
   OperatorPrincipal,
   type Permission,
@@ -59,7 +60,6 @@ type Refusal = Effect.Effect<unknown, unknown>
 type Walked =
   | { readonly permission: Permission; readonly acting: (principal: Acting) => Refusal }
   | { readonly permission: Permission; readonly request: (principal: Principal) => Refusal }
-  | { readonly permission: Permission; readonly member: (principal: SessionPrincipal) => Refusal }
   | { readonly permission: Permission; readonly system: (principal: SystemPrincipal) => Refusal }
   | { readonly permission: Permission; readonly operator: (principal: OperatorPrincipal) => Refusal }
   | { readonly permission: Permission; readonly anyone: (principal: Acting | OperatorPrincipal) => Refusal }
@@ -89,6 +89,7 @@ const walk = (ownerMembership: MembershipId) =>
     const board = yield* FeatureRequests
     const push = yield* PushNotifications
     const purchases = yield* Purchases
+    const catalog = yield* ModelCatalog
     const endpoint = WebhookEndpointId.make("whe_walk")
     const schedule = ScheduleId.make("sch_walk")
     const feature = Feature.make("ai.basic")
@@ -109,7 +110,7 @@ const walk = (ownerMembership: MembershipId) =>
       RequestLogs: {
         service: logs,
         methods: {
-          list: { permission: "request_logs.read", member: (p) => logs.list(p, {}, page) },
+          list: { permission: "request_logs.read", acting: (p) => logs.list(p, {}, page) },
           record: { internal: "the HTTP host writing its own access log" },
           prune: worker
         }
@@ -165,7 +166,8 @@ const walk = (ownerMembership: MembershipId) =>
           deliveries: { permission: "webhooks.read", request: (p) => endpoints.deliveries(p, endpoint, undefined, page) },
           delivery: { permission: "webhooks.read", request: (p) => endpoints.delivery(p, DeliveryId.make("msg_walk")) },
           replay: { permission: "webhooks.write", request: (p) => endpoints.replay(p, DeliveryId.make("msg_walk")) },
-          recover: { permission: "webhooks.write", request: (p) => endpoints.recover(p, endpoint, DateTime.makeUnsafe(0)) }
+          recover: { permission: "webhooks.write", request: (p) => endpoints.recover(p, endpoint, DateTime.makeUnsafe(0)) },
+          events: { permission: "webhooks.read", request: (p) => endpoints.events(p, page) }
         }
       },
       CustomDomains: {
@@ -205,28 +207,28 @@ const walk = (ownerMembership: MembershipId) =>
       Members: {
         service: members,
         methods: {
-          list: { permission: "members.manage", member: (p) => members.list(p, page) },
-          changeRole: { permission: "members.manage", member: (p) => members.changeRole(p, ownerMembership, "member") },
-          remove: { permission: "members.manage", member: (p) => members.remove(p, ownerMembership) },
+          list: { permission: "members.manage", acting: (p) => members.list(p, page) },
+          changeRole: { permission: "members.manage", acting: (p) => members.changeRole(p, ownerMembership, "member") },
+          remove: { permission: "members.manage", acting: (p) => members.remove(p, ownerMembership) },
           addAsOperator: { permission: "members.manage", system: (p) => members.addAsOperator(p, { email: "walk@example.com", role: "member" }) }
         }
       },
       Invitations: {
         service: invitations,
         methods: {
-          create: { permission: "invitations.manage", member: (p) => invitations.create(p, { email: "walk@example.com", role: "member" }) },
+          create: { permission: "invitations.manage", acting: (p) => invitations.create(p, { email: "walk@example.com", role: "member" }) },
           createAsOperator: {
             permission: "invitations.manage",
             system: (p) => invitations.createAsOperator(p, { email: "walk@example.com", role: "member" })
           },
-          list: { permission: "invitations.manage", member: (p) => invitations.list(p, page) },
-          revoke: { permission: "invitations.manage", member: (p) => invitations.revoke(p, InvitationId.make("inv_walk")) },
+          list: { permission: "invitations.manage", acting: (p) => invitations.list(p, page) },
+          revoke: { permission: "invitations.manage", acting: (p) => invitations.revoke(p, InvitationId.make("inv_walk")) },
           accept: { internal: "a credential check: the invitation's token admits its invitee" }
         }
       },
       AuditTrail: {
         service: audit,
-        methods: { list: { permission: "audit.read", member: (p) => audit.list(p, page) } }
+        methods: { list: { permission: "audit.read", acting: (p) => audit.list(p, page) } }
       },
       Appearance: {
         service: appearance,
@@ -256,6 +258,14 @@ const walk = (ownerMembership: MembershipId) =>
           devices: { permission: "workspace.read", acting: (p) => push.devices(p) },
           preferences: { permission: "workspace.read", acting: (p) => push.preferences(p) },
           setPreferences: { permission: "workspace.read", acting: (p) => push.setPreferences(p, { ai_tasks: true, invitations: true, feature_requests: true, billing: true, schedules: true }) }
+        }
+      },
+      ModelCatalog: {
+        service: catalog,
+        methods: {
+          requirements: { permission: "models.read", acting: (p) => catalog.requirements(p) },
+          list: { internal: "the catalog for the task path and the feature catalog" },
+          find: { internal: "the catalog for the task path" }
         }
       },
       Purchases: {
@@ -289,7 +299,6 @@ const notCallerFacing: Record<string, string> = {
   EmailVerification: "credentials: a mailed token proves the address",
   PasswordReset: "credentials: a mailed token proves the account",
   Organization: "a session's own memberships, before it acts in any workspace",
-  ModelCatalog: "the service's catalog, the same for every caller and for the task path",
   CurrentPrincipal: "the principal itself",
   WebhookDeliveries: "worker",
   MailDelivery: "worker",
@@ -342,7 +351,6 @@ const lackingCalls = (entry: Walked, workspaceId: WorkspaceId): ReadonlyArray<{ 
     candidates.filter((principal) => !isPermitted(principal, entry.permission)).map((principal) => ({ principal, call: call(principal) }))
   if ("acting" in entry) return lacking<Acting>([...members, ...keys, system], entry.acting)
   if ("request" in entry) return lacking<Principal>([...members, ...keys], entry.request)
-  if ("member" in entry) return lacking(members, entry.member)
   if ("system" in entry) return lacking([system], entry.system)
   if ("operator" in entry) return lacking([operator], entry.operator)
   return lacking<Acting | OperatorPrincipal>([...members, ...keys, system, operator], entry.anyone)

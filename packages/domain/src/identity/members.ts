@@ -8,7 +8,7 @@ import { type Member, Membership, toMemberSummary } from "./membership.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
-import { actorOf, type SessionPrincipal, type SystemPrincipal } from "../access/index.ts"
+import { type Acting, actorOf, memberOf, type SessionPrincipal, type SystemPrincipal } from "../access/index.ts"
 import type { Role } from "../access/index.ts"
 import { normalizeEmail } from "./email.ts"
 import { UserRepository } from "./user-repository.ts"
@@ -18,11 +18,11 @@ const ownersOnly = () => new Forbidden({ detail: "Only an owner can make, change
 
 /** The members of the principal's workspace: list, change role, remove (or leave), under the role policy. */
 export class Members extends Context.Service<Members, {
-  readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<Member>, Forbidden | Unavailable>
+  readonly list: (principal: Acting, page: PageRequest) => Effect.Effect<Page<Member>, Forbidden | Unavailable>
   /** Admins change non-owners between admin and member; only owners make, demote or touch owners; one owner always remains. */
-  readonly changeRole: (principal: SessionPrincipal, id: MembershipId, role: Role) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
+  readonly changeRole: (principal: Acting, id: MembershipId, role: Role) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
   /** Admins remove non-owners, owners remove anyone, anyone may remove themselves (leave); one owner always remains. */
-  readonly remove: (principal: SessionPrincipal, id: MembershipId) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
+  readonly remove: (principal: Acting, id: MembershipId) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
   /** The operator (CLI) adds the account with this email to the principal's workspace, in any role; the account must exist. */
   readonly addAsOperator: (
     principal: SystemPrincipal,
@@ -49,12 +49,14 @@ export class Members extends Context.Service<Members, {
         if (target.role === "owner" && (yield* repo.countOwners(target.workspaceId)) <= 1) return yield* lastOwner()
       })
 
-      const list = Effect.fn("Members.list")(function*(principal: SessionPrincipal, page: PageRequest) {
+      const list = Effect.fn("Members.list")(function*(acting: Acting, page: PageRequest) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "members.manage")
         return yield* repo.listByWorkspace(principal.workspaceId, page)
       })
 
-      const changeRole = Effect.fn("Members.changeRole")(function*(principal: SessionPrincipal, id: MembershipId, role: Role) {
+      const changeRole = Effect.fn("Members.changeRole")(function*(acting: Acting, id: MembershipId, role: Role) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "members.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {
@@ -76,7 +78,8 @@ export class Members extends Context.Service<Members, {
         )
       })
 
-      const remove = Effect.fn("Members.remove")(function*(principal: SessionPrincipal, id: MembershipId) {
+      const remove = Effect.fn("Members.remove")(function*(acting: Acting, id: MembershipId) {
+        const principal = yield* memberOf(acting)
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const target = yield* find(principal, id)

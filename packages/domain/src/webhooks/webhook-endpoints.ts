@@ -103,6 +103,8 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
     id: WebhookEndpointId,
     since: DateTime.Utc
   ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, Refused | NotFound | InvalidInput | Unavailable>
+  /** The workspace's events, newest first: what was (or would be) delivered. */
+  readonly events: (principal: Principal, page: PageRequest) => Effect.Effect<Page<DomainEvent>, Refused | Unavailable>
 }>()("@atrium/domain/WebhookEndpoints") {
   static readonly layer = Layer.effect(
     WebhookEndpoints,
@@ -318,6 +320,11 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         }))
       })
 
+      const events = Effect.fn("WebhookEndpoints.events")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "webhooks.read")
+        return yield* outbox.list(principal.workspaceId, page)
+      })
+
       const recover = Effect.fn("WebhookEndpoints.recover")(
         function*(principal: Principal, id: WebhookEndpointId, since: DateTime.Utc) {
           yield* permits(principal, "webhooks.write")
@@ -349,7 +356,8 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         deliveries: deliveriesOf,
         delivery,
         replay,
-        recover
+        recover,
+        events
       })
     })
   )

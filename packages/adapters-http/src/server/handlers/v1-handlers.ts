@@ -32,7 +32,7 @@ export const V1Handlers = Layer.unwrap(Effect.gen(function*() {
         return { data: active.map(toEntitlementView) }
       }))
       .handle("listModelRequirements", Effect.fn("V1.listModelRequirements")(function*() {
-        const specs = yield* catalog.list
+        const specs = yield* catalog.requirements(yield* CurrentPrincipal)
         return { data: specs.map(toModelRequirementView) }
       }))
       .handle("getUsage", Effect.fn("V1.getUsage")(function*() {
