@@ -14,7 +14,6 @@ import {
   Schedules,
   ScheduleServices,
   SecretBox,
-
   Transactor,
   Usage,
   WorkspaceId,

@@ -12,7 +12,6 @@ import {
   isSafeTextValue,
   SafeMultilineText,
   SafeText,
-
   UserName,
   WebhookDescription,
   WebhookEndpoints,

@@ -9,7 +9,6 @@ import {
   Members,
   ScheduleId,
   Schedules,
-
   UpdateScheduleInput,
   Usage
 } from "@atrium/domain"
@@ -68,6 +67,25 @@ describe("Schedules: access", () => {
       assert.strictEqual((yield* schedules.get(member.principal, created.id)).id, created.id)
       assert.strictEqual((yield* Effect.flip(schedules.create(member.principal, body())))._tag, "Forbidden")
       assert.strictEqual((yield* Effect.flip(schedules.pause(member.principal, created.id)))._tag, "Forbidden")
+    }).pipe(Effect.provide(DomainMemory)))
+
+  it.effect("a run submits as the scheduler (the system narrowed to ai_tasks.submit) and its task is the creator's", () =>
+    Effect.gen(function*() {
+      const schedules = yield* Schedules
+      const { ownerPrincipal, join } = yield* team
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(ownerPrincipal.workspaceId), 1_000_000)
+      const admin = yield* join("admin@example.com", "admin")
+      const created = yield* schedules.create(admin.principal, body())
+      const run = yield* schedules.runNow(admin.principal, created.id)
+      const taskId = Option.getOrUndefined(run.taskId)
+      assert.isDefined(taskId)
+      const task = (yield* state).aiTasks.get(taskId ?? "")
+      assert.deepStrictEqual(task?.submittedBy, { type: "user", id: admin.principal.userId })
+      assert.deepStrictEqual(task?.scheduleId, Option.some(created.id))
+      // Nobody but the system names whom a task is for: a member (even an owner) is refused.
+      const onBehalf = { model: "atrium-local-1", input: { prompt: "hello" }, onBehalfOf: created.createdBy }
+      assert.strictEqual((yield* Effect.flip((yield* AiTasks).submit(ownerPrincipal, onBehalf)))._tag, "Forbidden")
     }).pipe(Effect.provide(DomainMemory)))
 
   it.effect("at most 50 schedules per workspace; bad cron, zone or model are invalid input", () =>

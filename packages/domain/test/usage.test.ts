@@ -11,7 +11,6 @@ import {
   monthOf,
   priceTokens,
   type SubmitAiTaskInput,
-
   type SystemPrincipal,
   Usage,
   UsageMonth,
