@@ -1,10 +1,9 @@
-import { Entitlements, Feature, systemActor, Usage, type WorkspaceId } from "@atrium/domain"
-import { runDueTasks } from "@atrium/domain/testing"
+import { Entitlements, Feature, Usage, type WorkspaceId } from "@atrium/domain"
+import { runDueTasks, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { addKey, AppUnderTest, seedKey, send, sendJson } from "./harness.ts"
 
-const actor = systemActor("test")
 const hello = { model: "atrium-local-1", input: { prompt: "hello" } }
 // The worst case of `hello` on atrium-local-1: 1 µ$ of input plus 4,000 output tokens at 0.4 µ$ each.
 const worstHello = 1601
@@ -14,9 +13,9 @@ const setup = (credits: number, options: { readonly entitled?: boolean } = {}) =
   Effect.gen(function*() {
     const { key, workspace } = yield* seedKey({ scopes: ["read", "ai_tasks:write"] })
     if (options.entitled !== false) {
-      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
     }
-    if (credits > 0) yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    if (credits > 0) yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return { key, workspaceId: workspace.id }
   })
 
@@ -25,7 +24,7 @@ const submit = (key: string, body: unknown = hello, headers?: Record<string, str
 
 const setCaps = (workspaceId: WorkspaceId, caps: { readonly spendCapMicros?: number; readonly taskCap?: number }) =>
   Effect.gen(function*() {
-    yield* (yield* Usage).setCaps(workspaceId, caps, actor)
+    yield* (yield* Usage).setCaps(systemPrincipal(workspaceId), caps)
   })
 
 describe("/api/v1/ai-tasks", () => {

@@ -1,15 +1,13 @@
-import { Entitlements, Feature, systemActor, type WorkspaceId } from "@atrium/domain"
-import { records, setZone } from "@atrium/domain/testing"
+import { Entitlements, Feature, type WorkspaceId } from "@atrium/domain"
+import { records, setZone, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { addKey, AppUnderTest, send, sendJson } from "./harness.ts"
 import { seedTeam } from "./identity-harness.ts"
 
-const actor = systemActor("test")
-
 const entitle = (workspaceId: WorkspaceId) =>
-  Effect.flatMap(Entitlements, (entitlements) => entitlements.grant({ workspaceId, feature: Feature.make("domains.custom"), source: "plan", actor }))
+  Effect.flatMap(Entitlements, (entitlements) => entitlements.grant(systemPrincipal(workspaceId), { feature: Feature.make("domains.custom"), source: "plan" }))
 
 /** A team whose workspace may add custom domains. */
 const entitledTeam = Effect.gen(function*() {

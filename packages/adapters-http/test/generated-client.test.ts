@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { Entitlements, Feature, systemActor, Usage } from "@atrium/domain"
+import { Entitlements, Feature, Usage } from "@atrium/domain"
+import { systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { HttpServer } from "effect/http"
@@ -103,10 +104,9 @@ const tsconfig = {
 describe("a plain TypeScript client generated from the v1 document (openapi-typescript + openapi-fetch)", () => {
   it.effect("type-checks, and calls every v1 operation on a live server with the documented answers", () =>
     Effect.gen(function*() {
-      const actor = systemActor("test")
       const { key, workspace } = yield* seedKey({ scopes: ["write"] })
-      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(workspace.id, 100_000, actor)
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 100_000)
       const served = yield* send("GET", "/api/v1/openapi")
       const document = served.body
       const dir = mkdtempSync(join(packageDir, ".generated-client-"))

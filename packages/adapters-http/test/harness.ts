@@ -1,5 +1,5 @@
-import { ApiKeys, type ApiKeyScope, systemActor, type WorkspaceId, Workspaces } from "@atrium/domain"
-import { Domain, systemPrincipal } from "@atrium/domain/testing"
+import { ApiKeys, type ApiKeyScope, type WorkspaceId, Workspaces } from "@atrium/domain"
+import { Domain, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpRouter } from "effect/http"
@@ -19,8 +19,6 @@ export const serveOverMemory = <A, E, R>(routes: Layer.Layer<A, E, R>, domain: t
 export const AppUnderTest = (options: HttpAppOptions = defaultOptions, domain: typeof Domain.layerMemory = Domain.layerMemory) =>
   serveOverMemory(HttpAppLayerMemory(options), domain)
 
-const actor = systemActor("test")
-
 /** A workspace and an API key in it. */
 export const seedKey = (options?: {
   readonly name?: string
@@ -28,7 +26,7 @@ export const seedKey = (options?: {
   readonly expiresAt?: DateTime.Utc
 }) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: options?.name ?? "Acme", actor })
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: options?.name ?? "Acme" })
     const created = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "test", scopes: options?.scopes, expiresAt: options?.expiresAt })
     return { workspace, apiKey: created.apiKey, key: Redacted.value(created.plaintext) }
   })

@@ -1,4 +1,5 @@
-import { Entitlements, Feature, systemActor, Usage } from "@atrium/domain"
+import { Entitlements, Feature, Usage } from "@atrium/domain"
+import { systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -7,7 +8,6 @@ import { AppUnderTest, seedKey, send, sendJson } from "./harness.ts"
 import { freshEmail, password, seedTeam } from "./identity-harness.ts"
 import { isRecord, member, records } from "./json.ts"
 
-const actor = systemActor("test")
 const bundle = { theme: "dark", accentColor: "#112233", textScalePercent: 110, reducedMotion: true, density: "compact", extras: { beta: true } }
 
 describe("/api/mobile", () => {
@@ -119,9 +119,9 @@ describe("/api/mobile", () => {
       assert.strictEqual(none.status, 200)
       assert.deepInclude(none.body, { access: "none", role: "member", entitlements: [] })
       const entitlements = yield* Entitlements
-      yield* entitlements.grant({ workspaceId: team.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* entitlements.grant(systemPrincipal(team.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
       assert.strictEqual((yield* access()).body.access, "limited")
-      yield* entitlements.grant({ workspaceId: team.workspaceId, feature: Feature.make("ai.advanced"), source: "purchase", actor })
+      yield* entitlements.grant(systemPrincipal(team.workspaceId), { feature: Feature.make("ai.advanced"), source: "purchase" })
       const full = yield* access()
       assert.strictEqual(full.body.access, "full")
       assert.strictEqual(records(full.body.entitlements).length, 2)
@@ -259,8 +259,8 @@ describe("/api/mobile", () => {
       const onV1 = yield* send("GET", "/api/v1/workspaces/current", { key: team.member.token })
       assert.strictEqual(onV1.status, 401)
       assert.strictEqual(onV1.body.code, "malformed_credentials")
-      yield* (yield* Entitlements).grant({ workspaceId: team.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(team.workspaceId, 10_000, actor)
+      yield* (yield* Entitlements).grant(systemPrincipal(team.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(team.workspaceId), 10_000)
       const submitted = yield* sendJson("POST", "/api/v1/ai-tasks", team.member.token, { model: "atrium-local-1", input: { prompt: "hi" } })
       assert.strictEqual(submitted.status, 202, submitted.text)
       const path = `/api/v1/ai-tasks/${String(submitted.body.id)}`

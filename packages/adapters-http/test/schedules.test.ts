@@ -1,17 +1,17 @@
-import { Entitlements, Feature, systemActor, Usage } from "@atrium/domain"
+import { Entitlements, Feature, Usage, type WorkspaceId } from "@atrium/domain"
+import { systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Schema } from "effect"
 import { AppUnderTest, send, sendJson, seedKey } from "./harness.ts"
 import { seedTeam } from "./identity-harness.ts"
 import { records } from "./json.ts"
 
-const actor = systemActor("test")
 const task = { model: "atrium-local-1", input: { prompt: "hello" } }
 
-const entitled = (workspaceId: Parameters<Usage["Service"]["addCredits"]>[0]) =>
+const entitled = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
-    yield* (yield* Entitlements).grant({ workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
-    yield* (yield* Usage).addCredits(workspaceId, 1_000_000, actor)
+    yield* (yield* Entitlements).grant(systemPrincipal(workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+    yield* (yield* Usage).addCredits(systemPrincipal(workspaceId), 1_000_000)
   })
 
 layer(AppUnderTest(), { timeout: "30 seconds" })("schedules over HTTP", (it) => {

@@ -1,4 +1,5 @@
-import { Entitlements, Feature, systemActor } from "@atrium/domain"
+import { Entitlements, Feature } from "@atrium/domain"
+import { systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { AppUnderTest, seedKey, send } from "./harness.ts"
@@ -36,7 +37,7 @@ describe("/api/v1", () => {
       const other = yield* seedKey({ name: "Other" })
       const grant = (workspaceId: typeof workspace.id, feature: string) =>
         Entitlements.use((service) =>
-          service.grant({ workspaceId, feature: Feature.make(feature), source: "plan", actor: systemActor("test") }))
+          service.grant(systemPrincipal(workspaceId), { feature: Feature.make(feature), source: "plan" }))
       yield* grant(workspace.id, "ai.basic")
       yield* grant(other.workspace.id, "ai.advanced")
       const reply = yield* send("GET", "/api/v1/entitlements", { key })

@@ -1,24 +1,11 @@
-import {
-  AiTasks,
-  BillingRepository,
-  type SubmitAiTaskError,
-  type SubmitAiTaskInput,
-  type SubmittedAiTask,
-  systemActor,
-  Transactor,
-  Usage,
-  type WorkspaceId,
-  Workspaces
-} from "@atrium/domain"
-import { runDueTasks } from "@atrium/domain/testing"
+import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, type SubmittedAiTask, Transactor, Usage, type WorkspaceId, Workspaces, type Acting } from "@atrium/domain"
+import { runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Latch, Layer, Ref, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { domain, hello, setup, worstHello } from "./ai-domain-contract.ts"
 import { StorageProbe } from "./storage-probe.ts"
-
-const actor = systemActor("test")
 
 /**
  * Runs `queued` while `workspaceId`'s billing lock (in memory: the one transaction) is held and both submission
@@ -28,7 +15,7 @@ const actor = systemActor("test")
 const inOneBatch = <A, E, R>(
   workspaceId: WorkspaceId,
   queued: Effect.Effect<A, E, R>,
-  ahead: readonly [SubmitAiTaskInput, SubmitAiTaskInput] = [hello(workspaceId), hello(workspaceId)]
+  ahead: readonly [ReturnType<typeof hello>, ReturnType<typeof hello>] = [hello(workspaceId), hello(workspaceId)]
 ) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
@@ -39,9 +26,9 @@ const inOneBatch = <A, E, R>(
     const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(Effect.andThen(holding.open), Effect.andThen(release.await))))
     yield* holding.await
     // One at a time, so that each writer takes one.
-    const first = yield* Effect.forkChild(Effect.result(tasks.submit(ahead[0])))
+    const first = yield* Effect.forkChild(Effect.result(tasks.submit(...ahead[0])))
     yield* Effect.sleep("100 millis")
-    const second = yield* Effect.forkChild(Effect.result(tasks.submit(ahead[1])))
+    const second = yield* Effect.forkChild(Effect.result(tasks.submit(...ahead[1])))
     yield* Effect.sleep("100 millis")
     const batch = yield* Effect.forkChild(queued)
     yield* Effect.sleep("200 millis")
@@ -88,10 +75,10 @@ const taskIdOf = (result: Result.Result<SubmittedAiTask, SubmitAiTaskError> | un
 const outcomeOf = (result: Result.Result<unknown, SubmitAiTaskError>) =>
   Result.isSuccess(result) ? "accepted" : result.failure._tag === "UsageCapReached" ? `${result.failure._tag}:${result.failure.meter}` : result.failure._tag
 
-const submitAll = (inputs: ReadonlyArray<SubmitAiTaskInput>) =>
+const submitAll = (submissions: ReadonlyArray<readonly [Acting, SubmitAiTaskInput]>) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
-    return yield* Effect.all(inputs.map((input) => Effect.result(tasks.submit(input))), { concurrency: "unbounded" })
+    return yield* Effect.all(submissions.map((submission) => Effect.result(tasks.submit(...submission))), { concurrency: "unbounded" })
   })
 
 /** One batch of submissions over one database target: each answered on its own, and written whole or not at all. */
@@ -103,10 +90,10 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const probe = yield* StorageProbe
         const funded = yield* setup(10 * worstHello)
         const capped = yield* setup(10 * worstHello)
-        yield* usage.setCaps(capped, { taskCap: 1 }, actor)
+        yield* usage.setCaps(systemPrincipal(capped), { taskCap: 1 })
         const short = yield* setup(worstHello)
-        const unentitled = (yield* (yield* Workspaces).create({ name: "No plan", actor })).id
-        yield* usage.addCredits(unentitled, 10 * worstHello, actor)
+        const unentitled = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "No plan" })).id
+        yield* usage.addCredits(systemPrincipal(unentitled), 10 * worstHello)
         const { answers } = yield* inOneBatch(funded, submitAll([
           hello(funded), hello(capped), hello(short), hello(unentitled), hello(capped), hello(short), hello(funded)
         ]))
@@ -116,8 +103,8 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         // Two submissions went before the batch (the writers held up behind the lock), two in it.
         const stored = [funded, capped, short, unentitled]
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => probe.count("ai_tasks", ws)), [4, 1, 1, 0])
-        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
-        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(ws), (u) => u.taskCount)), [4, 1, 1, 0])
+        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
+        assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.taskCount)), [4, 1, 1, 0])
         yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
 
@@ -151,11 +138,11 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         // took a transaction of its own.
         assert.isAtMost(transactions, 3)
         assert.deepStrictEqual(yield* Effect.forEach([funded, short], (ws) => probe.count("ai_tasks", ws)), [5, 1])
-        assert.deepStrictEqual(yield* Effect.forEach([funded, short], (ws) => Effect.map(usage.current(ws), (u) => u.reservedMicros)), [5 * worstHello, 5])
+        assert.deepStrictEqual(yield* Effect.forEach([funded, short], (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.reservedMicros)), [5 * worstHello, 5])
         // The keys were stored with the batch: later batches replay them too.
         const tasks = yield* AiTasks
-        assert.strictEqual((yield* tasks.submit(hello(funded, { idempotencyKey: "a" }))).task.id, taskIdOf(answers[0]))
-        assert.strictEqual((yield* tasks.submit(hello(short, { idempotencyKey: "a", ...small }))).task.id, taskIdOf(answers[6]))
+        assert.strictEqual((yield* tasks.submit(...hello(funded, { idempotencyKey: "a" }))).task.id, taskIdOf(answers[0]))
+        assert.strictEqual((yield* tasks.submit(...hello(short, { idempotencyKey: "a", ...small }))).task.id, taskIdOf(answers[6]))
         yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
 
@@ -164,7 +151,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const tasks = yield* AiTasks
         const probe = yield* StorageProbe
         const ws = yield* setup(10 * worstHello)
-        const earlier = yield* tasks.submit(hello(ws, { idempotencyKey: "earlier" }))
+        const earlier = yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier" }))
         // The earlier task ran meanwhile: a replay answers it as it now stands.
         yield* runDueTasks(100)
         const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll([
@@ -181,10 +168,10 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.strictEqual(replay.success.task.status, "succeeded")
         assert.isAtMost(transactions, 3)
         // Across batches again, one after the other.
-        const again = yield* tasks.submit(hello(ws, { idempotencyKey: "later" }))
+        const again = yield* tasks.submit(...hello(ws, { idempotencyKey: "later" }))
         assert.isTrue(again.replayed)
         assert.strictEqual(again.task.id, taskIdOf(answers[2]))
-        const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "later", maxOutputTokens: 10 })).pipe(Effect.flip)
+        const reused = yield* tasks.submit(...hello(ws, { idempotencyKey: "later", maxOutputTokens: 10 })).pipe(Effect.flip)
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
         assert.strictEqual(yield* probe.count("ai_tasks", ws), 4)
         yield* runDueTasks(100)
@@ -204,7 +191,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.strictEqual(new Set(all.map(taskIdOf)).size, 1)
         assert.isAtMost(transactions, 3)
         assert.strictEqual(yield* probe.count("ai_tasks", ws), 1)
-        assert.strictEqual((yield* usage.current(ws)).reservedMicros, worstHello)
+        assert.strictEqual((yield* usage.current(systemPrincipal(ws))).reservedMicros, worstHello)
         yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
   })
@@ -233,7 +220,7 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
               SELECT (SELECT count(*)::int FROM ai_tasks WHERE workspace_id = ${workspaceId}) AS tasks,
                      (SELECT count(*)::int FROM audit_entries WHERE workspace_id = ${workspaceId} AND action = 'ai_task.submitted') AS audit
             `
-            const current = yield* usage.current(workspaceId)
+            const current = yield* usage.current(systemPrincipal(workspaceId))
             return { tasks: row?.tasks, audit: row?.audit, reserved: current.reservedMicros, taskCount: current.taskCount }
           })
         const { answers } = yield* inOneBatch(funded, submitAll([

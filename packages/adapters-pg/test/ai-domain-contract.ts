@@ -1,23 +1,22 @@
 import {
   AiProvider,
   AiTasks,
+  ApiKeyId,
+  ApiKeyPrincipal,
   completeLocally,
   Entitlements,
   Feature,
   runWorker,
   type SubmitAiTaskInput,
-  systemActor,
   Usage,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain, runDueTasks } from "@atrium/domain/testing"
+import { Domain, runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
 import { StorageProbe } from "./storage-probe.ts"
-
-const actor = systemActor("test")
 
 // For atrium-local-1 and the prompt "hello": worst case ceil(5 × 0.1) + ceil(4000 × 0.4) = 1601 micro-USD; the local
 // model then uses 2 input and 6 output tokens, costing 1 + 3 (see the domain's ai-tasks tests).
@@ -41,19 +40,17 @@ const poisonProvider = Layer.succeed(AiProvider, AiProvider.of({
 /** A workspace entitled to `ai.basic`, holding `credits` micro-USD. */
 export const setup = (credits: number) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-    yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+    yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return workspace.id
   })
 
-export const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): SubmitAiTaskInput => ({
-  workspaceId,
-  actor: { type: "api_key", id: "key_test" },
-  model: "atrium-local-1",
-  input: { prompt: "hello" },
-  ...extra
-})
+/** "hello" submitted by an API key of `workspaceId` that may submit tasks: the principal and the input. */
+export const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): readonly [ApiKeyPrincipal, SubmitAiTaskInput] => [
+  new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_test"), workspaceId, scopes: ["ai_tasks:write"] }),
+  { model: "atrium-local-1", input: { prompt: "hello" }, ...extra }
+]
 
 // Counted below the ports, so nothing the domain caches or returns can hide an extra row.
 const storedTasks = (workspaceId: WorkspaceId) => Effect.gen(function*() {
@@ -69,7 +66,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const usage = yield* Usage
         const ws = yield* setup(10 * worstHello)
         const results = yield* Effect.all(
-          Array.from({ length: 50 }, () => tasks.submit(hello(ws)).pipe(Effect.result)),
+          Array.from({ length: 50 }, () => tasks.submit(...hello(ws)).pipe(Effect.result)),
           { concurrency: "unbounded" }
         )
         const won = results.filter((r) => r._tag === "Success")
@@ -77,7 +74,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.strictEqual(won.length, 10)
         assert.strictEqual(lost.length, 40)
         assert.deepStrictEqual(new Set(lost.map((e) => e._tag)), new Set(["InsufficientCredits"]))
-        const held = yield* usage.current(ws)
+        const held = yield* usage.current(systemPrincipal(ws))
         assert.strictEqual(held.reservedMicros, 10 * worstHello)
         assert.strictEqual(held.availableCreditMicros, 0)
         assert.strictEqual(held.taskCount, 10)
@@ -87,15 +84,15 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const ran = (yield* runDueTasks(100)).filter((task) => task.workspaceId === ws)
         assert.strictEqual(ran.length, 10)
         assert.isTrue(ran.every((task) => task.status === "succeeded"))
-        const settled = yield* usage.current(ws)
+        const settled = yield* usage.current(systemPrincipal(ws))
         assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
         assert.strictEqual(settled.reservedMicros, 0)
         assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
-        const records = yield* usage.records(ws, { limit: 100, cursor: undefined })
+        const records = yield* usage.records(systemPrincipal(ws), { limit: 100, cursor: undefined })
         assert.sameMembers(records.data.map((r) => r.taskId), ran.map((t) => t.id))
         // Settling again (a second worker after a lapsed lease) changes nothing.
         yield* Effect.forEach(won, (r) => r._tag === "Success" ? tasks.execute(r.success.task) : Effect.void, { concurrency: "unbounded" })
-        assert.deepStrictEqual(yield* usage.current(ws), settled)
+        assert.deepStrictEqual(yield* usage.current(systemPrincipal(ws)), settled)
       }).pipe(Effect.provide(domain)))
 
     it.effect("concurrent submissions never take a workspace past its spend cap or task cap, nor another workspace's budget", () =>
@@ -103,16 +100,16 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const tasks = yield* AiTasks
         const usage = yield* Usage
         const spendCapped = yield* setup(100 * worstHello)
-        yield* usage.setCaps(spendCapped, { spendCapMicros: 7 * worstHello }, actor)
+        yield* usage.setCaps(systemPrincipal(spendCapped), { spendCapMicros: 7 * worstHello })
         const taskCapped = yield* setup(100 * worstHello)
-        yield* usage.setCaps(taskCapped, { taskCap: 5 }, actor)
+        yield* usage.setCaps(systemPrincipal(taskCapped), { taskCap: 5 })
         const short = yield* setup(3 * worstHello)
         // One interleaved burst, so batches mix the three workspaces.
         const workspaces = [spendCapped, taskCapped, short]
         const results = yield* Effect.all(
           Array.from({ length: 90 }, (_, i) => {
             const ws = workspaces[i % 3] ?? spendCapped
-            return tasks.submit(hello(ws)).pipe(Effect.result, Effect.map((result) => ({ ws, result })))
+            return tasks.submit(...hello(ws)).pipe(Effect.result, Effect.map((result) => ({ ws, result })))
           }),
           { concurrency: "unbounded" }
         )
@@ -126,7 +123,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.deepStrictEqual(outcome(spendCapped), { won: 7, refusals: new Set(["UsageCapReached:ai_spend"]) })
         assert.deepStrictEqual(outcome(taskCapped), { won: 5, refusals: new Set(["UsageCapReached:ai_tasks"]) })
         assert.deepStrictEqual(outcome(short), { won: 3, refusals: new Set(["InsufficientCredits"]) })
-        const held = [yield* usage.current(spendCapped), yield* usage.current(taskCapped), yield* usage.current(short)]
+        const held = [yield* usage.current(systemPrincipal(spendCapped)), yield* usage.current(systemPrincipal(taskCapped)), yield* usage.current(systemPrincipal(short))]
         assert.deepStrictEqual(held.map((h) => h.reservedMicros), [7 * worstHello, 5 * worstHello, 3 * worstHello])
         assert.deepStrictEqual(held.map((h) => h.taskCount), [7, 5, 3])
         assert.deepStrictEqual([yield* storedTasks(spendCapped), yield* storedTasks(taskCapped), yield* storedTasks(short)], [7, 5, 3])
@@ -138,7 +135,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const tasks = yield* AiTasks
         const usage = yield* Usage
         const ws = yield* setup(10 * worstHello)
-        const submitted = yield* Effect.forEach(Array.from({ length: 10 }), () => tasks.submit(hello(ws)))
+        const submitted = yield* Effect.forEach(Array.from({ length: 10 }), () => tasks.submit(...hello(ws)))
         const claimed = (yield* tasks.claim(100)).filter((task) => task.workspaceId === ws)
         assert.strictEqual(claimed.length, submitted.length)
         // Three workers settle each task concurrently; without a row lock each would read it unfinished and charge it.
@@ -148,11 +145,11 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
           { concurrency: "unbounded" }
         )
         assert.isTrue(finished.every((task) => task.status === "succeeded"))
-        const settled = yield* usage.current(ws)
+        const settled = yield* usage.current(systemPrincipal(ws))
         assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
         assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
         assert.strictEqual(settled.reservedMicros, 0)
-        assert.strictEqual((yield* usage.records(ws, { limit: 100, cursor: undefined })).data.length, 10)
+        assert.strictEqual((yield* usage.records(systemPrincipal(ws), { limit: 100, cursor: undefined })).data.length, 10)
       }).pipe(Effect.provide(domain)))
 
     it.effect("concurrent submissions with one Idempotency-Key create one task, reserved once", () =>
@@ -160,15 +157,15 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const tasks = yield* AiTasks
         const ws = yield* setup(100 * worstHello)
         const results = yield* Effect.all(
-          Array.from({ length: 20 }, () => tasks.submit(hello(ws, { idempotencyKey: "order-7" }))),
+          Array.from({ length: 20 }, () => tasks.submit(...hello(ws, { idempotencyKey: "order-7" }))),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter((r) => !r.replayed).length, 1)
         assert.strictEqual(new Set(results.map((r) => r.task.id)).size, 1)
         assert.strictEqual(yield* storedTasks(ws), 1)
-        assert.strictEqual((yield* (yield* Usage).current(ws)).reservedMicros, worstHello)
+        assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).reservedMicros, worstHello)
         // A different body under the same key is refused.
-        const reused = yield* tasks.submit(hello(ws, { idempotencyKey: "order-7", input: { prompt: "hello!" } })).pipe(Effect.flip)
+        const reused = yield* tasks.submit(...hello(ws, { idempotencyKey: "order-7", input: { prompt: "hello!" } })).pipe(Effect.flip)
         assert.strictEqual(reused._tag, "IdempotencyKeyReused")
         yield* runDueTasks(100)
       }).pipe(Effect.provide(domain)))
@@ -179,7 +176,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const usage = yield* Usage
         const poisoned = yield* setup(10 * worstHello)
         const healthy = yield* setup(10 * worstHello)
-        const submit = (ws: WorkspaceId, prompt: string) => tasks.submit(hello(ws, { input: { prompt } })).pipe(Effect.map((s) => s.task.id))
+        const submit = (ws: WorkspaceId, prompt: string) => tasks.submit(...hello(ws, { input: { prompt } })).pipe(Effect.map((s) => s.task.id))
         const bad = yield* submit(poisoned, "poison")
         const dead = yield* submit(poisoned, "die")
         const fine = yield* Effect.forEach(["hello", "hello"], (prompt) => submit(poisoned, prompt))
@@ -187,7 +184,7 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         // The app's worker loop over the app's queue: all eight are claimed in one pass.
         yield* runWorker(yield* AiTasks.queue, { concurrency: 16, idlePoll: "20 millis" })
         const all = [[poisoned, bad], [poisoned, dead], ...fine.map((id) => [poisoned, id] as const), ...others.map((id) => [healthy, id] as const)] as const
-        const finished = Effect.forEach(all, ([ws, id]) => tasks.get(ws, id))
+        const finished = Effect.forEach(all, ([ws, id]) => tasks.get(systemPrincipal(ws), id))
         while (!(yield* finished).every((task) => task.isFinished)) yield* Effect.sleep("20 millis")
 
         const [first, second, ...rest] = yield* finished
@@ -197,9 +194,9 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.deepStrictEqual(Option.map(second?.error ?? Option.none(), (e) => e.code), Option.some("internal_error"))
         assert.deepStrictEqual(rest.map((task) => task.status), Array(6).fill("succeeded"))
         // The failed ones cost nothing and hold nothing; the healthy workspace paid exactly its four tasks.
-        assert.strictEqual((yield* usage.current(poisoned)).reservedMicros, 0)
-        assert.strictEqual((yield* usage.current(poisoned)).aiSpendMicros, 2 * costHello)
-        const other = yield* usage.current(healthy)
+        assert.strictEqual((yield* usage.current(systemPrincipal(poisoned))).reservedMicros, 0)
+        assert.strictEqual((yield* usage.current(systemPrincipal(poisoned))).aiSpendMicros, 2 * costHello)
+        const other = yield* usage.current(systemPrincipal(healthy))
         assert.strictEqual(other.reservedMicros, 0)
         assert.strictEqual(other.aiSpendMicros, 4 * costHello)
       }).pipe(Effect.provide(domainWith(poisonProvider)), Effect.timeout("30 seconds")))

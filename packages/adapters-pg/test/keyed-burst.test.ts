@@ -51,21 +51,21 @@ layer(target, { timeout: "180 seconds", excludeTestServices: true })("keyed AI s
         const ws = yield* setup(1_000_000_000)
         const tasks = yield* AiTasks
         // A few submissions one at a time, then a few at once so that every connection of the pool plans them.
-        for (let i = 0; i < 20; i++) yield* tasks.submit(hello(ws, { maxOutputTokens: 1 }))
-        for (let i = 0; i < 20; i++) yield* tasks.submit(hello(ws, { idempotencyKey: `early-${i}` }))
+        for (let i = 0; i < 20; i++) yield* tasks.submit(...hello(ws, { maxOutputTokens: 1 }))
+        for (let i = 0; i < 20; i++) yield* tasks.submit(...hello(ws, { idempotencyKey: `early-${i}` }))
         for (let round = 0; round < 3; round++) {
-          yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => tasks.submit(hello(ws, { idempotencyKey: `early-${round}-${i}` })), {
+          yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => tasks.submit(...hello(ws, { idempotencyKey: `early-${round}-${i}` })), {
             concurrency: "unbounded",
             discard: true
           })
         }
-        yield* Effect.forEach(Array.from({ length: unkeyed }, (_, i) => i), () => tasks.submit(hello(ws, { maxOutputTokens: 1 })), {
+        yield* Effect.forEach(Array.from({ length: unkeyed }, (_, i) => i), () => tasks.submit(...hello(ws, { maxOutputTokens: 1 })), {
           concurrency: 32,
           discard: true
         })
         const readBefore = yield* keyEntriesRead
         const burst = keyedBurst(ws)
-        const answers = yield* Effect.forEach(burst, (input) => answerOf(tasks.submit(input)), { concurrency: 64 })
+        const answers = yield* Effect.forEach(burst, (submission) => answerOf(tasks.submit(...submission)), { concurrency: 64 })
 
         // Each key of the burst is looked up by its primary key a few times (read, checked, stored): not once per task of
         // the workspace, as the stalled lookup did (millions of entries here, seconds a statement at a few thousand tasks).
@@ -73,7 +73,7 @@ layer(target, { timeout: "180 seconds", excludeTestServices: true })("keyed AI s
 
         // Per key: one task created, every submission with its creator's body answered with that task, any other 409.
         const byKey = new Map<string, Array<{ readonly body: string; readonly answer: Answer }>>()
-        for (const [i, input] of burst.entries()) {
+        for (const [i, [, input]] of burst.entries()) {
           const answer = answers[i]
           if (answer === undefined || input.idempotencyKey === undefined) return assert.fail("an answer is missing")
           const body = "prompt" in input.input ? input.input.prompt : ""

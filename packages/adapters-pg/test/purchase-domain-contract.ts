@@ -7,13 +7,12 @@ import {
   SessionPrincipal,
   type StoreObservation,
   type StoreVerdict,
-  systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain, fakeNotice, FakeStores } from "@atrium/domain/testing"
+import { Domain, fakeNotice, FakeStores, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -86,7 +85,7 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const purchases = yield* Purchases
-        const ws = (yield* (yield* Workspaces).create({ name: "Race", actor: systemActor("test") })).id
+        const ws = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Race" })).id
         const buyer = owner(ws)
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
         const original = `race-${token()}`
@@ -110,10 +109,10 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
       Effect.gen(function*() {
         const purchases = yield* Purchases
         const entitlements = yield* Entitlements
-        const ws = (yield* (yield* Workspaces).create({ name: "Refund", actor: systemActor("test") })).id
+        const ws = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Refund" })).id
         const buyer = owner(ws)
         const link = (yield* purchases.availability(buyer, "ios")).appAccountToken ?? ""
-        yield* entitlements.grant({ workspaceId: ws, feature: pro, source: "manual", actor: systemActor("test") })
+        yield* entitlements.grant(systemPrincipal(ws), { feature: pro, source: "manual" })
         const original = `refund-${token()}`
         const now = Date.now()
         const sub = verdictOf({ original, productId: "pro.monthly", accountToken: link, at: now, expires: now + 30 * 86_400_000 })
@@ -121,11 +120,11 @@ export const purchaseDomainContract = <E>(label: string, target: Layer.Layer<Por
         yield* purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${original}` })
         yield* purchases.receive("app_store", notification(`r-${original}`, { ...sub, storeTime: DateTime.makeUnsafe(now + 1000), withdrawn: Option.some("refunded") }))
         yield* purchases.inboxQueue.claim(50).pipe(Effect.flatMap((items) => Effect.forEach(items, purchases.inboxQueue.step, { discard: true })))
-        assert.deepStrictEqual((yield* entitlements.active(ws)).map((e) => e.source), ["manual"])
+        assert.deepStrictEqual((yield* entitlements.active(systemPrincipal(ws))).map((e) => e.source), ["manual"])
 
         const credit = verdictOf({ original: `c-${token()}`, productId: "credits.small", at: Date.now() })
         yield* script(credit, { ...observationOf(credit), autoRenew: false })
         yield* Effect.all(Array.from({ length: 4 }, () => purchases.sync(buyer, { store: "app_store", signedTransaction: `signed-${credit.storeRef}` })), { concurrency: "unbounded" })
-        assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 1_000_000)
+        assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).creditBalanceMicros, 1_000_000)
       }))
   })

@@ -8,7 +8,6 @@ import {
   Feature,
   type Page,
   type PageRequest,
-  systemActor,
   Transactor,
   WebhookDeliveries,
   WebhookEndpoints,
@@ -16,7 +15,7 @@ import {
   WorkspaceRepository,
   Workspaces
 } from "@atrium/domain"
-import { deliverOne, Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
+import { deliverOne, Domain, ownerPrincipal, ScriptedReceiver, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import type { Ports } from "../src/index.ts"
@@ -252,8 +251,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
 
     it.effect("the domain services run end to end: create, authenticate, revoke, refuse, with events", () =>
       Effect.gen(function*() {
-        const actor = systemActor("test")
-        const workspace = yield* (yield* Workspaces).create({ name: "Acme Corp", actor })
+        const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme Corp" })
         const keys = yield* ApiKeys
         const { apiKey, plaintext } = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", scopes: ["write"] })
         const principal = yield* keys.authenticate(plaintext)
@@ -274,8 +272,7 @@ export const repositoryContract = <E>(label: string, target: Layer.Layer<Ports, 
 
     it.effect("webhooks run end to end: a subscribed change enqueues a delivery that is claimed, signed, sent and recorded", () =>
       Effect.gen(function*() {
-        const actor = systemActor("test")
-        const workspace = yield* (yield* Workspaces).create({ name: "Hooked", actor })
+        const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Hooked" })
         const webhooks = yield* WebhookEndpoints
         const { endpoint } = yield* webhooks.create(ownerPrincipal(workspace.id), {
           url: "https://example.com/hooks",

@@ -8,20 +8,18 @@ import {
   ScheduleRepository,
   ScheduleRun,
   Schedules,
-  systemActor,
   Transactor,
   Usage,
   WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain, runDueTasks } from "@atrium/domain/testing"
+import { Domain, runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { at } from "./fixtures.ts"
 
-const actor = systemActor("test")
 // atrium-local-1, prompt "hello": the worst case reserved per task (see the AI contract).
 const worstHello = 1601
 
@@ -30,9 +28,9 @@ const domain = Domain.layerOver(Layer.empty, { replace: AiProvider.layer }
 
 const setup = (credits: number) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-    yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+    yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return workspace.id
   })
 
@@ -65,7 +63,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         yield* Effect.all([schedules.fire(mine[0]!), schedules.fire(mine[0]!), schedules.fire(mine[0]!)], { concurrency: "unbounded" })
         assert.strictEqual(yield* count(sql`SELECT count(*)::int AS count FROM ai_tasks WHERE schedule_id = ${created.id}`), 1)
         assert.strictEqual(yield* count(sql`SELECT count(*)::int AS count FROM schedule_runs WHERE schedule_id = ${created.id} AND status = 'started'`), 1)
-        assert.strictEqual((yield* (yield* Usage).current(ws)).reservedMicros, worstHello)
+        assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).reservedMicros, worstHello)
         assert.strictEqual(yield* count(sql`SELECT count(*)::int AS count FROM events WHERE workspace_id = ${ws} AND type = 'schedule.run_started'`), 1)
         // The next occurrence is pending, a minute on.
         const pending = yield* count(sql`SELECT count(*)::int AS count FROM schedule_runs WHERE schedule_id = ${created.id} AND status = 'pending'`)
@@ -83,7 +81,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         const claimed = (yield* schedules.claim(10)).filter((run) => run.scheduleId === created.id)
         assert.strictEqual(claimed.length, 1)
         const direct = Array.from({ length: 5 }, () =>
-          tasks.submit({ workspaceId: ws, actor, model: "atrium-local-1", input: { prompt: "hello" } }).pipe(Effect.result)
+          tasks.submit(systemPrincipal(ws), { model: "atrium-local-1", input: { prompt: "hello" } }).pipe(Effect.result)
         )
         const [fired, ...results] = yield* Effect.all([schedules.fire(claimed[0]!).pipe(Effect.as("fired")), ...direct], { concurrency: "unbounded" })
         assert.strictEqual(fired, "fired")
@@ -94,7 +92,7 @@ export const scheduleDomainContract = <E>(label: string, target: Layer.Layer<Por
         const firingWon = firing?.status === "started" ? 1 : 0
         if (firingWon === 0) assert.strictEqual(Option.getOrNull(firing!.reason), "insufficient_credits")
         assert.strictEqual(directWins + firingWon, 3)
-        const usage = yield* (yield* Usage).current(ws)
+        const usage = yield* (yield* Usage).current(systemPrincipal(ws))
         assert.strictEqual(usage.reservedMicros, 3 * worstHello)
         assert.strictEqual(usage.availableCreditMicros, 0)
         yield* runDueTasks(100)
@@ -109,8 +107,8 @@ export const scheduleRepositoryContract = <E>(label: string, target: Layer.Layer
         const schedules = yield* Schedules
         const repo = yield* ScheduleRepository
         const tx = yield* Transactor
-        const ws = yield* (yield* Workspaces).create({ name: "Acme", actor })
-        yield* (yield* Entitlements).grant({ workspaceId: ws.id, feature: Feature.make("ai.basic"), source: "plan", actor })
+        const ws = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+        yield* (yield* Entitlements).grant(systemPrincipal(ws.id), { feature: Feature.make("ai.basic"), source: "plan" })
         const created = yield* schedules.create(key(ws.id), { name: "r", cron: "0 0 1 1 *", timezone: "UTC", task: { model: "atrium-local-1", input: { prompt: "x" } } })
         // Its own next occurrence out of the way, so only the runs below are in play.
         yield* tx.withTransaction(repo.deletePendingRuns(created.id))

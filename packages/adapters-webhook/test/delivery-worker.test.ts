@@ -9,18 +9,15 @@ import {
   runWorker,
   type WorkerOptions,
   SecretBox,
-  systemActor,
   WebhookEndpoints,
   WebhookTransport,
   Workspaces
 } from "@atrium/domain"
-import { Domain, MemoryStore, ownerPrincipal, PortsMemory, runDueDeliveries, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, PortsMemory, runDueDeliveries, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import { type ReceivedRequest, receiver } from "./receiver.ts"
-
-const actor = systemActor("test")
 
 /** Sealed secrets opened so far by the box of `domainWith` (a real box, counted at its port). */
 let secretsOpened = 0
@@ -103,7 +100,7 @@ describe("delivery worker over loopback", () => {
         calls++
         response.writeHead(calls <= 2 ? 500 : 200).end(calls <= 2 ? "not yet" : "ok")
       })
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* startWorker()
       yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })
@@ -135,7 +132,7 @@ describe("delivery worker over loopback", () => {
         // The first attempt hangs until the worker is stopped; the one after the restart succeeds.
         if (calls > 1) response.writeHead(204).end()
       })
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })
       const first = yield* startWorker()
@@ -156,7 +153,7 @@ describe("delivery worker over loopback", () => {
         // never answers: every attempt runs into the timeout
       })
       const quick = yield* receiver((_request, response) => response.writeHead(200).end())
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: slow.url() })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: quick.url() })
       yield* startWorker()
@@ -172,7 +169,7 @@ describe("a pass of deliveries", () => {
   it.live("opens each endpoint secret once per pass, however many of its deliveries the pass sends", () =>
     Effect.gen(function*() {
       const hook = yield* receiver((_request, response) => response.writeHead(204).end())
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const { secret } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       for (let i = 0; i < 6; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const before = secretsOpened
@@ -192,7 +189,7 @@ describe("a pass of deliveries", () => {
     Effect.gen(function*() {
       const good = yield* receiver((_request, response) => response.writeHead(204).end())
       const bad = yield* receiver((_request, response) => response.writeHead(500).end("down"))
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: good.url() })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: bad.url() })
       const before = secretsOpened
@@ -223,7 +220,7 @@ describe("delivery worker resilience", () => {
     Effect.gen(function*() {
       const refused = yield* receiver((_request, response) => response.writeHead(200).end("refused by the store"))
       const fine = yield* receiver((_request, response) => response.writeHead(204).end())
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: refused.url() })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: fine.url() })
       yield* startWorker()
@@ -242,7 +239,7 @@ describe("delivery worker resilience", () => {
   it.live("a send that dies is recorded as a failed attempt without an answer, and the delivery is retried on the schedule", () =>
     Effect.gen(function*() {
       const hook = yield* receiver((_request, response) => response.writeHead(204).end())
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: hook.url() })
       yield* startWorker()
       yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "k" })

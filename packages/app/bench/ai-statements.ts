@@ -1,10 +1,10 @@
 // Counts the SQL round trips of AI submissions from the spans `effect/sql` opens: one per statement, plus
 // BEGIN/COMMIT per transaction and SAVEPOINT/RELEASE per nested one (these run without a statement span).
-import { AiTasks, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
+import { AiTasks, Entitlements, Feature, Usage, Workspaces } from "@atrium/domain"
+import { operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Layer, Tracer } from "effect"
 import { Workers } from "../src/workers.ts"
 
-const actor = systemActor("bench")
 const sequential = 20
 
 /** Spans of everything built with `layer` (batches run in fibers of the layer, so the tracer must be there). */
@@ -53,12 +53,12 @@ const describe = (count: { readonly statements: number; readonly roundTrips: num
 /** One after the other (no batching possible), without and with an `Idempotency-Key`. */
 export const statementsPerSubmission = (counter: SpanCounter) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Statement count", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
-    yield* (yield* Usage).addCredits(workspace.id, 1_000_000, actor)
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Statement count" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "trial" })
+    yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 1_000_000)
     const tasks = yield* AiTasks
     const submit = (i: number, idempotencyKey?: string) =>
-      tasks.submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: `hi ${i}` }, maxOutputTokens: 1, idempotencyKey })
+      tasks.submit(systemPrincipal(workspace.id), { model: "atrium-local-1", input: { prompt: `hi ${i}` }, maxOutputTokens: 1, idempotencyKey })
     const run = (keyed: boolean) =>
       counted(counter, Effect.forEach(Array.from({ length: sequential }, (_, i) => i), (i) => submit(i, keyed ? `key-${i}` : undefined), { discard: true }))
     yield* submit(-1) // warm-up: prepared statements
@@ -84,7 +84,7 @@ export const statementsPerSubmission = (counter: SpanCounter) =>
       yield* Layer.build(Workers.layerWith({ listen: true, only: ["AiTasks"], tuning: { idlePoll: "20 millis" } }))
       for (;;) {
         const from = counter.spans.length
-        const held = (yield* usage.current(workspace.id)).reservedMicros
+        const held = (yield* usage.current(systemPrincipal(workspace.id))).reservedMicros
         polls += counter.spans.slice(from).filter((span) => span.attributes.has("db.query.text")).length
         if (held === 0) return
         yield* Effect.sleep("20 millis")

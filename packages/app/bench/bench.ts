@@ -4,7 +4,7 @@
 import { WebhookTransportNode } from "@atrium/adapters-webhook"
 import { layerPorts } from "@atrium/adapters-pg"
 import { EmbeddedPostgresTemp } from "@atrium/adapters-pg/testing"
-import { ApiKeys, SecretBox, systemActor, Workspaces } from "@atrium/domain"
+import { ApiKeys, SecretBox, Workspaces } from "@atrium/domain"
 import autocannon from "autocannon"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -20,7 +20,7 @@ import { NodePrimitives } from "../src/node-secret-hasher.ts"
 import { seeded } from "./seeded-workspace.ts"
 import { addressOf, start } from "./server-process.ts"
 import { webhookBench } from "./webhook-bench.ts"
-import { Domain, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 
 const connections = 64
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -32,7 +32,7 @@ const primitives = NodePrimitives()
 
 // In-process key verification over the Postgres ports (an embedded server in a temporary folder): the per-request cost of authentication.
 const keyVerification = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "Bench", actor: systemActor("bench") })
+  const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Bench" })
   const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "bench" })
   const keys = yield* ApiKeys
   const samples: Array<number> = []

@@ -1,19 +1,17 @@
 // A workspace for the load benches, seeded in-process over the target database before the server starts on it: the
 // local model entitled, credits for far more tasks than a run submits, and a `write` key.
-import { ApiKeys, Entitlements, Feature, systemActor, Usage, Workspaces } from "@atrium/domain"
+import { ApiKeys, Entitlements, Feature, Usage, Workspaces } from "@atrium/domain"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { AppConfig } from "../src/app-config.ts"
 import { AppDomain } from "../src/domain-layer.ts"
 import { makeSpanCounter, statementsPerSubmission } from "./ai-statements.ts"
 import { benchConfig } from "./webhook-bench.ts"
-import { systemPrincipal } from "@atrium/domain/testing"
-
-const actor = systemActor("bench")
+import { operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 
 const seed = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "AI bench", actor })
-  yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "trial", actor })
-  yield* (yield* Usage).addCredits(workspace.id, 1_000_000_000, actor)
+  const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "AI bench" })
+  yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "trial" })
+  yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 1_000_000_000)
   const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "bench", scopes: ["write"] })
   return Redacted.value(plaintext)
 })

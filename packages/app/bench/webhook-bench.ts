@@ -2,14 +2,13 @@
 import {
   ApiKeys,
   defaultModelCatalog,
-  systemActor,
   type WebhookDeliveries,
   WebhookEndpoints,
   type WebhookTransport,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
+import { operatorPrincipal, ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Duration, Effect, Exit, Layer, Option, Redacted, Schema, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -22,8 +21,6 @@ import { startReceiver } from "./loopback-receiver.ts"
 import { fmt, percentile } from "./percentiles.ts"
 import { freshDatabase } from "./fresh-database.ts"
 import { addressOf, start } from "./server-process.ts"
-
-const actor = systemActor("bench")
 
 /** Everything the app's domain layer provides. */
 type Domain = Layer.Success<ReturnType<typeof AppDomain.layerWith>>
@@ -73,7 +70,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
 /** Subscribes endpoints to the receiver and creates `events` API keys: `events × endpoints` pending deliveries. */
 export const enqueueFor = (url: string, events: number) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Webhook bench", actor })
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Webhook bench" })
     for (let i = 0; i < endpointsPerWorkspace; i++) {
       yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: `${url}/${i}`, eventTypes: ["api_key.created"] })
     }
@@ -202,7 +199,7 @@ const latency = async (run: Run, startWorkers: () => Promise<() => Promise<void>
   const receiver = await startReceiver()
   const stop = await startWorkers()
   const workspace = await run(Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Latency bench", actor })
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Latency bench" })
     yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: receiver.url, eventTypes: ["api_key.created"] })
     return workspace
   }))

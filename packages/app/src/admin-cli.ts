@@ -15,7 +15,7 @@ import {
 } from "@atrium/domain"
 import { Console, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { actor, operatorIn, withDomain } from "./cli-support.ts"
+import { operator, operatorIn, withDomain } from "./cli-support.ts"
 import { resolveWorkspace, workspaceFlag } from "./cli-workspace.ts"
 import { mergeFeatureRequest, setFeatureRequestStatus } from "./feedback-cli.ts"
 import { listFailedMail, listFeatureRequests, listKeys, listMembers, listStoreNotifications, listWorkspaces } from "./list-cli.ts"
@@ -44,7 +44,7 @@ const createWorkspace = Command.make(
   },
   ({ name, slug }) =>
     withDomain(Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name, slug: Option.getOrUndefined(slug), actor })
+      const workspace = yield* (yield* Workspaces).create(operator, { name, slug: Option.getOrUndefined(slug) })
       yield* Console.log(JSON.stringify({ id: workspace.id, slug: workspace.slug, name: workspace.name }))
     }))
 ).pipe(Command.withDescription("Create a workspace"))
@@ -124,7 +124,7 @@ const grantEntitlement = Command.make(
       yield* (yield* FeatureCatalog).known(feature)
       const target = yield* resolveWorkspace(workspace)
       const expiresAt = yield* expiryInDays(expiresInDays)
-      const granted = yield* (yield* Entitlements).grant({ workspaceId: target.id, feature, source, expiresAt, actor })
+      const granted = yield* (yield* Entitlements).grant(operatorIn(target.id), { feature, source, expiresAt })
       yield* Console.log(JSON.stringify({ workspaceId: target.id, feature: granted.feature, source: granted.source }))
     }))
 ).pipe(Command.withDescription("Grant a feature to a workspace"))
@@ -142,7 +142,7 @@ const revokeEntitlement = Command.make(
   ({ feature, source, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const revoked = yield* (yield* Entitlements).revoke({ workspaceId: target.id, feature, source: Option.getOrUndefined(source), actor })
+      const revoked = yield* (yield* Entitlements).revoke(operatorIn(target.id), { feature, source: Option.getOrUndefined(source) })
       yield* Console.log(JSON.stringify({ workspaceId: target.id, feature, revoked: revoked.map((grant) => grant.source) }))
     }))
 ).pipe(Command.withDescription("Revoke a feature grant (emits entitlement.revoked)"))
@@ -154,7 +154,7 @@ const replayStoreNotification = Command.make(
   },
   ({ id }) =>
     withDomain(Effect.gen(function*() {
-      yield* (yield* Purchases).replay(id)
+      yield* (yield* Purchases).replay(operator, id)
       yield* Console.log(JSON.stringify({ id, queued: true }))
     }))
 ).pipe(Command.withDescription("Queue a stored store notification to be processed again (it is deduplicated and ordered by store time)"))
@@ -168,7 +168,7 @@ const addCredits = Command.make(
   ({ micros, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const account = yield* (yield* Usage).addCredits(target.id, micros, actor)
+      const account = yield* (yield* Usage).addCredits(operatorIn(target.id), micros)
       yield* Console.log(JSON.stringify({ workspaceId: target.id, creditBalanceMicros: account.creditBalanceMicros }))
     }))
 ).pipe(Command.withDescription("Add AI credits to a workspace"))
@@ -186,7 +186,7 @@ const setCaps = Command.make(
       // Absent keeps the cap, -1 clears it, any other number sets it.
       const change = (flag: Option.Option<number>) =>
         Option.match(flag, { onNone: () => undefined, onSome: (value) => value < 0 ? null : value })
-      const account = yield* (yield* Usage).setCaps(target.id, { spendCapMicros: change(spendCapMicros), taskCap: change(taskCap) }, actor)
+      const account = yield* (yield* Usage).setCaps(operatorIn(target.id), { spendCapMicros: change(spendCapMicros), taskCap: change(taskCap) })
       yield* Console.log(JSON.stringify({
         workspaceId: target.id,
         spendCapMicros: Option.getOrNull(account.spendCapMicros),
@@ -205,7 +205,7 @@ const rotateWebhookSecret = Command.make(
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
       // No grace period: this is for secrets that can no longer be opened (a lost or replaced server key).
-      const rotated = yield* (yield* WebhookEndpoints).rotateSecretAsOperator(target.id, endpoint, Duration.zero, actor)
+      const rotated = yield* (yield* WebhookEndpoints).rotateSecret(operatorIn(target.id), endpoint, Duration.zero)
       // The new secret goes to stdout once, for the receiver; it cannot be shown again.
       yield* Console.log(JSON.stringify({ id: rotated.endpoint.id, workspaceId: target.id, secret: Redacted.value(rotated.secret) }))
     }))

@@ -1,4 +1,4 @@
-import { systemActor, SystemPrincipal, type WorkspaceId } from "@atrium/domain"
+import { OperatorPrincipal, systemActor, SystemPrincipal, type WorkspaceId } from "@atrium/domain"
 import { Effect } from "effect"
 import { appConfig } from "./app-config.ts"
 import { AppDomain } from "./domain-layer.ts"
@@ -8,6 +8,9 @@ export const actor = systemActor("cli")
 
 /** The operator acting in a workspace, for services that ask the acting principal's permission (audited as `system:cli`). */
 export const operatorIn = (workspaceId: WorkspaceId) => new SystemPrincipal({ name: actor.id, workspaceId })
+
+/** The operator acting across the service (creating workspaces, moderating the board, replaying store notifications). */
+export const operator = new OperatorPrincipal({ name: actor.id })
 
 /**
  * Runs an operator command against the configured database (migrated first). On the embedded default that is the

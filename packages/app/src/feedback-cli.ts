@@ -1,7 +1,7 @@
 import { FeatureRequestId, FeatureRequests, FeatureRequestStatus } from "@atrium/domain"
 import { Console, DateTime, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { actor, withDomain } from "./cli-support.ts"
+import { operator, withDomain } from "./cli-support.ts"
 
 const requestFlag = (name: string, description: string) => Flag.String(name).pipe(Flag.withSchema(FeatureRequestId), Flag.withDescription(description))
 const settable = FeatureRequestStatus.literals.filter((status): status is Exclude<FeatureRequestStatus, "merged"> => status !== "merged")
@@ -19,7 +19,7 @@ export const setFeatureRequestStatus = Command.make(
   },
   ({ id, note, status }) =>
     withDomain(Effect.gen(function*() {
-      yield* printed(yield* (yield* FeatureRequests).changeStatus(id, status, note, actor))
+      yield* printed(yield* (yield* FeatureRequests).changeStatus(operator, id, status, note))
     }))
 ).pipe(Command.withDescription("Change a feature request's status"))
 
@@ -32,6 +32,6 @@ export const mergeFeatureRequest = Command.make(
   },
   ({ id, into }) =>
     withDomain(Effect.gen(function*() {
-      yield* printed(yield* (yield* FeatureRequests).merge(id, into, actor))
+      yield* printed(yield* (yield* FeatureRequests).merge(operator, id, into))
     }))
 ).pipe(Command.withDescription("Merge a feature request into another"))

@@ -1,7 +1,7 @@
 import { Invitations, Members, Role } from "@atrium/domain"
 import { Console, DateTime, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { actor, withDomain } from "./cli-support.ts"
+import { operatorIn, withDomain } from "./cli-support.ts"
 import { resolveWorkspace, workspaceFlag } from "./cli-workspace.ts"
 
 const emailFlag = Flag.String("email").pipe(Flag.withDescription("The person's email address"))
@@ -14,7 +14,7 @@ export const addMember = Command.make(
   ({ email, role, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const membership = yield* (yield* Members).addAsOperator({ workspaceId: target.id, email, role, actor })
+      const membership = yield* (yield* Members).addAsOperator(operatorIn(target.id), { email, role })
       yield* Console.log(JSON.stringify({ id: membership.id, workspaceId: target.id, userId: membership.userId, role: membership.role }))
     }))
 ).pipe(Command.withDescription("Add the account with this email to a workspace (use invite when they have none)"))
@@ -29,7 +29,7 @@ export const invite = Command.make(
   ({ email, role, workspace }) =>
     withDomain(Effect.gen(function*() {
       const target = yield* resolveWorkspace(workspace)
-      const { invitation, token } = yield* (yield* Invitations).createAsOperator(target.id, { email, role }, actor)
+      const { invitation, token } = yield* (yield* Invitations).createAsOperator(operatorIn(target.id), { email, role })
       yield* Console.log(JSON.stringify({
         id: invitation.id,
         workspaceId: target.id,

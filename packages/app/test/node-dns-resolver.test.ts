@@ -8,18 +8,15 @@ import {
   punycodeDecode,
   SessionId,
   SessionPrincipal,
-  systemActor,
   UserId,
   Workspaces
 } from "@atrium/domain"
-import { Domain } from "@atrium/domain/testing"
+import { Domain, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Option, Result, Schema } from "effect"
 import { domainToASCII, domainToUnicode } from "node:url"
 import { NodeDnsResolver } from "../src/node-dns-resolver.ts"
 import { type DnsResponder, dnsResponder } from "./dns-responder.ts"
-
-const actor = systemActor("test")
 
 // The domain over memory ports, asking a real DNS server on loopback through the node:dns adapter.
 const domainAsking = (responder: DnsResponder) =>
@@ -34,8 +31,8 @@ const withDns = <A, E>(body: (responder: DnsResponder) => Effect.Effect<A, E, Cu
 
 const addDomain = (hostname: string) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("domains.custom"), source: "plan", actor })
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("domains.custom"), source: "plan" })
     const admin = new SessionPrincipal({ sessionId: SessionId.make("ses_dns"), userId: UserId.make("usr_dns"), workspaceId: workspace.id, role: "admin" })
     return yield* (yield* CustomDomains).create(admin, { hostname })
   })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AiTasks, Entitlements, Feature, SecretBox, signWebhook, systemActor, Usage, Workspaces } from "@atrium/domain"
-import { Domain, MemoryStore } from "@atrium/domain/testing"
+import { AiTasks, Entitlements, Feature, SecretBox, signWebhook, Usage, Workspaces } from "@atrium/domain"
+import { Domain, MemoryStore, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Redacted, Ref } from "effect"
 
 // Every vector below was produced by the raw Web Crypto code that `effect/crypto` replaced: rows written before the
@@ -35,13 +35,10 @@ describe("sealed secrets, signatures and digests stay byte-compatible", () => {
 
   it.effect("an AI request's idempotency digest is the SHA-256 hex stored before", () =>
     Effect.gen(function*() {
-      const actor = systemActor("test")
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(workspace.id, 1_000_000, actor)
-      yield* (yield* AiTasks).submit({
-        workspaceId: workspace.id,
-        actor: { type: "api_key", id: "key_test" },
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 1_000_000)
+      yield* (yield* AiTasks).submit(systemPrincipal(workspace.id), {
         model: "atrium-local-1",
         input: { prompt: "hello" },
         maxOutputTokens: 64,

@@ -11,13 +11,12 @@ import {
   Purchases,
   SecretBox,
   StoreNotification,
-  systemActor,
   Usage,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain as Testing, MemoryStore } from "@atrium/domain/testing"
+import { Domain as Testing, MemoryStore, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { AppleSignatures } from "../../src/outbound/app-store/apple-jws.ts"
@@ -56,7 +55,7 @@ const member = (workspaceId: WorkspaceId, role: Role = "owner") =>
   new SessionPrincipal({ sessionId: SessionId.make("ses_test"), userId: UserId.make(`usr_t${++userCounter}`), workspaceId, role })
 
 const newWorkspace = Effect.gen(function*() {
-  return (yield* (yield* Workspaces).create({ name: "Acme", actor: systemActor("test") })).id
+  return (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })).id
 })
 
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
@@ -125,7 +124,7 @@ const drainInbox = Effect.gen(function*() {
 })
 
 const features = (workspaceId: WorkspaceId) =>
-  Effect.flatMap(Entitlements, (e) => e.active(workspaceId)).pipe(Effect.map((grants) => grants.map((g) => `${g.feature}:${g.source}`)))
+  Effect.flatMap(Entitlements, (e) => e.active(systemPrincipal(workspaceId))).pipe(Effect.map((grants) => grants.map((g) => `${g.feature}:${g.source}`)))
 
 describe("Purchases", () => {
   it.effect("a client sync verifies with the store, binds the purchase, grants its features and records events", () =>
@@ -162,9 +161,9 @@ describe("Purchases", () => {
       assert.strictEqual(yield* drainInbox, 0)
       // An operator's replay processes it again, to no further effect.
       const [stored] = Array.from((yield* state).storeNotifications.values())
-      yield* purchases.replay(stored?.id ?? StoreNotificationId.make("sn_missing"))
+      yield* purchases.replay(operatorPrincipal(), stored?.id ?? StoreNotificationId.make("sn_missing"))
       assert.strictEqual(yield* drainInbox, 1)
-      assert.strictEqual((yield* purchases.replay(StoreNotificationId.make("sn_missing")).pipe(Effect.flip))._tag, "NotFound")
+      assert.strictEqual((yield* purchases.replay(operatorPrincipal(), StoreNotificationId.make("sn_missing")).pipe(Effect.flip))._tag, "NotFound")
       const s = yield* state
       assert.strictEqual(s.storeNotifications.size, 1)
       assert.strictEqual(s.purchases.size, 1)
@@ -220,7 +219,7 @@ describe("Purchases", () => {
       const ws = yield* newWorkspace
       const owner = member(ws)
       const purchases = yield* Purchases
-      yield* (yield* Entitlements).grant({ workspaceId: ws, feature: pro, source: "manual", actor: systemActor("test") })
+      yield* (yield* Entitlements).grant(systemPrincipal(ws), { feature: pro, source: "manual" })
       const now = yield* nowMillis
       const sub = appleSubscription({ original: "5000", transaction: "5000", status: 1, expires: now + 30 * day, signedAt: now })
       yield* script((s) => ({ ...s, appleStatuses: new Map([["5000", sub.statuses]]) }))
@@ -267,7 +266,7 @@ describe("Purchases", () => {
       assert.strictEqual(s.audit.filter((a) => a.action === "purchase.refund_reversed").length, 1)
       // The same reversal again (a replay) has no second effect.
       const [reversal] = Array.from(s.storeNotifications.values()).filter((n) => n.externalId === "n-rr")
-      yield* purchases.replay(reversal?.id ?? StoreNotificationId.make("sn_missing"))
+      yield* purchases.replay(operatorPrincipal(), reversal?.id ?? StoreNotificationId.make("sn_missing"))
       yield* drainInbox
       assert.strictEqual((yield* state).events.length, s.events.length)
     }).pipe(Effect.provide(Domain)))
@@ -378,7 +377,7 @@ describe("Purchases", () => {
       }))
       const result = yield* purchases.sync(member(ws), { store: "play_store", purchaseToken: Redacted.make("tok-c"), productId: "credits.pack" })
       assert.strictEqual(result.status, "synced")
-      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+      assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).creditBalanceMicros, 3_000_000)
       // The sync itself settles nothing with the store: that is the reconciler's, due at once.
       assert.deepStrictEqual([(yield* fakes).consumeCalls, (yield* fakes).ackCalls], [0, 0])
       for (let round = 0; round < 3; round++) {
@@ -391,7 +390,7 @@ describe("Purchases", () => {
       const s = yield* state
       assert.deepStrictEqual(Array.from(s.purchases.values()).map((p) => Option.isSome(p.acknowledgedAt)), [true])
       assert.strictEqual(s.audit.filter((a) => a.action === "purchase.consumed").length, 1)
-      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 3_000_000)
+      assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).creditBalanceMicros, 3_000_000)
     }).pipe(Effect.provide(Domain)))
 
   it.effect("an acknowledgement whose answer was lost: the store refuses the repeat, its record says done, one effect", () =>
@@ -433,7 +432,7 @@ describe("Purchases", () => {
       })
       yield* script((s) => ({ ...s, playSubscriptions: new Map([["tok-old", active("GPA.O", Option.none())]]) }))
       yield* purchases.sync(owner, { store: "play_store", purchaseToken: Redacted.make("tok-old"), productId: "pro_monthly" })
-      const grants = Effect.flatMap(Entitlements, (e) => e.active(ws)).pipe(Effect.map((all) => all.map((g) => g.sourceRef)))
+      const grants = Effect.flatMap(Entitlements, (e) => e.active(systemPrincipal(ws))).pipe(Effect.map((all) => all.map((g) => g.sourceRef)))
       assert.strictEqual((yield* grants).length, 1)
       // The store still answers for the old token as if active: only the link tells that it is over.
       yield* script((s) => ({ ...s, playSubscriptions: new Map([...s.playSubscriptions, ["tok-new", active("GPA.N", Option.some("tok-old"))]]) }))
@@ -582,7 +581,7 @@ describe("Purchases", () => {
       const grantsBefore = (yield* features(ws)).toSorted()
       const before = (yield* state).events.length
       for (const n of Array.from((yield* state).storeNotifications.values()).filter((n) => n.externalId !== "n-up")) {
-        yield* purchases.replay(n.id)
+        yield* purchases.replay(operatorPrincipal(), n.id)
       }
       assert.strictEqual(yield* drainInbox, 2)
       const s = yield* state
@@ -656,7 +655,7 @@ describe("Purchases", () => {
       const token = (yield* purchases.availability(owner, "ios")).appAccountToken ?? ""
       yield* purchases.receive("app_store", delivery(appleNotification({ uuid: "n-c", type: "ONE_TIME_CHARGE", signedAt: now, tx: { ...tx, appAccountToken: token } })))
       yield* drainInbox
-      assert.strictEqual((yield* (yield* Usage).current(ws)).creditBalanceMicros, 5_000_000)
+      assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).creditBalanceMicros, 5_000_000)
       assert.deepStrictEqual(yield* features(ws), [])
     }).pipe(Effect.provide(Domain)))
 

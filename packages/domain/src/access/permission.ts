@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Forbidden, InsufficientScope } from "./access-errors.ts"
 import { type ApiKeyScope, scopeAllows } from "./api-key-scope.ts"
-import type { Acting, SessionPrincipal } from "./principal.ts"
+import type { Acting, OperatorPrincipal, SessionPrincipal, SystemPrincipal } from "./principal.ts"
 import { type Role, roleIncludes } from "./role.ts"
 
 /** Everything a caller can ask to do, on any interface; each names the key scope and the least member role it needs. */
@@ -28,7 +28,11 @@ export const Permission = Schema.Literals([
   "request_logs.read",
   "purchases.read",
   "purchases.manage",
-  "owners.manage"
+  "owners.manage",
+  "workspaces.create",
+  "entitlements.manage",
+  "billing.manage",
+  "feature_requests.moderate"
 ]).annotate({ identifier: "Permission" })
 export type Permission = typeof Permission.Type
 
@@ -66,7 +70,12 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   // Buying and syncing for the workspace is for admins in the app; integrators only read the mirror.
   "purchases.read": { scope: "read", role: "member" },
   "purchases.manage": { scope: null, role: "admin" },
-  "owners.manage": { scope: null, role: "owner" }
+  "owners.manage": { scope: null, role: "owner" },
+  // The operator's alone (neither keys nor members): new tenants, grants outside a store, credits and caps, moderation.
+  "workspaces.create": { scope: null, role: null },
+  "entitlements.manage": { scope: null, role: null },
+  "billing.manage": { scope: null, role: null },
+  "feature_requests.moderate": { scope: null, role: null }
 }
 
 /** Whether a member with `role` holds `permission`. */
@@ -80,13 +89,23 @@ export const roleChangeAllowed = (actorRole: Role, targetRole: Role, newRole: Ro
   roleAllows(actorRole, "members.manage") &&
   (targetRole !== "owner" && newRole !== "owner" || roleAllows(actorRole, "owners.manage"))
 
-/** What the system may do when it acts (the admin CLI, workers, store notifications): what an owner may. */
-export const systemPermissions: ReadonlySet<Permission> = new Set(Permission.literals.filter((permission) => roleAllows("owner", permission)))
+/**
+ * What the system may do when it acts (the admin CLI, workers, store notifications): what an owner may, and what only
+ * the operator may (the permissions no role and no scope grants).
+ */
+export const systemPermissions: ReadonlySet<Permission> = new Set(
+  Permission.literals.filter((permission) => roleAllows("owner", permission) || permissionTable[permission].role === null && permissionTable[permission].scope === null)
+)
 
-/** Whether `principal` holds `permission`: its scopes for a key, its role for a member, the system's set for the system. */
-export const isPermitted = (principal: Acting, permission: Permission): boolean => {
+/**
+ * Whether `principal` holds `permission`: its scopes for a key, its role for a member, the system's set for the system
+ * (narrowed to its own `permissions` when it names them).
+ */
+export const isPermitted = (principal: Acting | OperatorPrincipal, permission: Permission): boolean => {
   if (principal._tag === "SessionPrincipal") return roleAllows(principal.role, permission)
-  if (principal._tag === "SystemPrincipal") return systemPermissions.has(permission)
+  if (principal._tag === "SystemPrincipal" || principal._tag === "OperatorPrincipal") {
+    return systemPermissions.has(permission) && (principal.permissions === undefined || principal.permissions.includes(permission))
+  }
   const scope = permissionTable[permission].scope
   return scope !== null && scopeAllows(principal.scopes, scope)
 }
@@ -95,14 +114,14 @@ export const isPermitted = (principal: Acting, permission: Permission): boolean 
  * THE policy every entry point asks (HTTP middleware and the domain services themselves): succeeds when `principal`
  * holds `permission`; a key lacking the scope gets `InsufficientScope`, anything else `Forbidden`.
  */
-export function permits(principal: SessionPrincipal, permission: Permission): Effect.Effect<void, Forbidden>
-export function permits(principal: Acting, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope>
-export function permits(principal: Acting, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope> {
+export function permits(principal: SessionPrincipal | SystemPrincipal | OperatorPrincipal, permission: Permission): Effect.Effect<void, Forbidden>
+export function permits(principal: Acting | OperatorPrincipal, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope>
+export function permits(principal: Acting | OperatorPrincipal, permission: Permission): Effect.Effect<void, Forbidden | InsufficientScope> {
   if (isPermitted(principal, permission)) return Effect.void
   if (principal._tag === "SessionPrincipal") {
     return Effect.fail(new Forbidden({ detail: `The ${principal.role} role does not allow ${permission}` }))
   }
-  if (principal._tag === "SystemPrincipal") return Effect.fail(new Forbidden({ detail: `The system does not ${permission}` }))
+  if (principal._tag !== "ApiKeyPrincipal") return Effect.fail(new Forbidden({ detail: `The system does not ${permission}` }))
   const scope = permissionTable[permission].scope
   return scope === null
     ? Effect.fail(new Forbidden({ detail: `API keys cannot ${permission}; use a member session` }))

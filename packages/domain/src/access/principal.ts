@@ -3,6 +3,7 @@ import { Forbidden } from "./access-errors.ts"
 import { type Actor, systemActor } from "../shared/index.ts"
 import { ApiKeyId, SessionId, UserId, WorkspaceId } from "../shared/index.ts"
 import { ApiKeyScope } from "./api-key-scope.ts"
+import { Permission } from "./permission.ts"
 import { Role } from "./role.ts"
 
 /** A caller authenticated by a workspace API key; its workspace is the key's, never the client's say. */
@@ -26,14 +27,25 @@ export type Principal = ApiKeyPrincipal | SessionPrincipal
 
 /**
  * The operator or the server itself acting in a workspace: the admin CLI, a worker, a store notification. It holds the
- * system's permission set (`systemPermissions`); its audit actor is `system:<name>`.
+ * system's permission set (`systemPermissions`), or only those of it named in `permissions` (a schedule's run may only
+ * submit its task); its audit actor is `system:<name>`.
  */
 export class SystemPrincipal extends Schema.TaggedClass<SystemPrincipal>()("SystemPrincipal", {
   name: Schema.String,
-  workspaceId: WorkspaceId
+  workspaceId: WorkspaceId,
+  permissions: Schema.optional(Schema.Array(Permission))
 }) {}
 
-/** Whoever a domain service acts for: the principal of a request, or the system. */
+/**
+ * The operator acting across the service, in no one workspace: creating a workspace, moderating the service-wide
+ * feature-request board. The system's permission set as `SystemPrincipal` holds it; its audit actor is `system:<name>`.
+ */
+export class OperatorPrincipal extends Schema.TaggedClass<OperatorPrincipal>()("OperatorPrincipal", {
+  name: Schema.String,
+  permissions: Schema.optional(Schema.Array(Permission))
+}) {}
+
+/** Whoever a domain service acts for in a workspace: the principal of a request, or the system. */
 export type Acting = Principal | SystemPrincipal
 
 /** The principal of the request being served, provided by the HTTP adapter's one authentication middleware. */
@@ -42,8 +54,8 @@ export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principa
 /** The audit actor of a member (by user id). */
 export const memberActor = (principal: { readonly userId: string }): Actor => ({ type: "user", id: principal.userId })
 
-/** The audit actor of a principal: the key, the member's user, or the system by name. */
-export const actorOf = (principal: Acting): Actor =>
+/** The audit actor of a principal: the key, the member's user, or the system (or operator) by name. */
+export const actorOf = (principal: Acting | OperatorPrincipal): Actor =>
   principal._tag === "ApiKeyPrincipal"
     ? { type: "api_key", id: principal.keyId }
     : principal._tag === "SessionPrincipal"
@@ -54,8 +66,8 @@ export const actorOf = (principal: Acting): Actor =>
 export const principalId = (principal: Principal): string =>
   principal._tag === "ApiKeyPrincipal" ? principal.keyId : principal.sessionId
 
-/** The member behind a principal, for operations only a member session can do (an API key is `Forbidden`). */
-export const memberOf = (principal: Principal): Effect.Effect<SessionPrincipal, Forbidden> =>
+/** The member behind a principal, for operations only a member session can do (an API key or the system is `Forbidden`). */
+export const memberOf = (principal: Acting): Effect.Effect<SessionPrincipal, Forbidden> =>
   principal._tag === "SessionPrincipal"
     ? Effect.succeed(principal)
-    : Effect.fail(new Forbidden({ detail: "Only a member session can do this; API keys cannot" }))
+    : Effect.fail(new Forbidden({ detail: principal._tag === "ApiKeyPrincipal" ? "Only a member session can do this; API keys cannot" : "Only a member session can do this; the system cannot" }))

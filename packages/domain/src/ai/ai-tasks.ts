@@ -1,6 +1,7 @@
 import { Array as Arr, Context, DateTime, Duration, Effect, Layer, Option, Result, Schema, Semaphore } from "effect"
 import { Digest } from "effect/crypto"
 import { type Actor, CurrentRequestId, makeBatchedCall } from "../shared/index.ts"
+import { type Acting, actorOf, Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
 import { monthOf } from "../billing/index.ts"
@@ -9,7 +10,7 @@ import type { InsufficientCredits, UsageCapReached } from "../billing/index.ts"
 import { IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import type { Feature, NotEntitled } from "../entitlements/index.ts"
 import { IdGenerator } from "../shared/index.ts"
-import { type ScheduleId, TaskId, type WorkspaceId } from "../shared/index.ts"
+import { type ScheduleId, TaskId } from "../shared/index.ts"
 import { ModelCatalog } from "./model-catalog.ts"
 import { AiCompletion } from "./ai-completion.ts"
 import { AiProvider, ProviderError } from "./ai-provider.ts"
@@ -47,10 +48,8 @@ export const defaultAiTaskPolicy: AiTaskPolicy = {
   settlements: 1
 }
 
-/** What submitting a task needs; the workspace and actor come from the caller's principal, never the body. */
+/** What submitting a task needs; the workspace and actor come from the acting principal, never the body. */
 export interface SubmitAiTaskInput {
-  readonly workspaceId: WorkspaceId
-  readonly actor: Actor
   readonly model: string
   readonly input: AiTaskInput
   readonly maxOutputTokens?: number | undefined
@@ -59,6 +58,8 @@ export interface SubmitAiTaskInput {
   readonly idempotencyKey?: string | undefined
   /** The schedule submitting it, carried by the task and its `ai_task.*` events. */
   readonly scheduleId?: ScheduleId | undefined
+  /** Whom the task is submitted for (a schedule's creator); only the system may name one, anyone else is `Forbidden`. */
+  readonly onBehalfOf?: Actor | undefined
 }
 
 /** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
@@ -68,7 +69,7 @@ export interface SubmittedAiTask {
 }
 
 /** Every way a submission is refused. */
-export type SubmitAiTaskError = InvalidInput | NotEntitled | UsageCapReached | InsufficientCredits | IdempotencyKeyReused | Unavailable
+export type SubmitAiTaskError = Forbidden | InsufficientScope | InvalidInput | NotEntitled | UsageCapReached | InsufficientCredits | IdempotencyKeyReused | Unavailable
 
 // Visible ASCII, as an HTTP header value carries it.
 const idempotencyKeyPattern = /^[\x21-\x7E]{1,255}$/
@@ -130,12 +131,15 @@ const failedWith = (code: string, message: string): SettlementOutcome => ({ _tag
 // Every provider answer passes the schema before it is settled: an absurd count fails its own task, nothing else.
 const decodeCompletion = Schema.decodeUnknownEffect(AiCompletion)
 
-/** AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost. */
+/**
+ * AI tasks: submission with worst-case reservation, the durable execution queue, and settlement to the real cost.
+ * Submitting needs `ai_tasks.submit` and reading `ai_tasks.read`, asked here of the acting principal, in its workspace.
+ */
 export class AiTasks extends Context.Service<AiTasks, {
-  /** Checks model, entitlement, caps and credits in that order, and reserves the worst case with the new task. */
-  readonly submit: (input: SubmitAiTaskInput) => Effect.Effect<SubmittedAiTask, SubmitAiTaskError>
-  /** A task of the workspace; another workspace's id is not found. */
-  readonly get: (workspaceId: WorkspaceId, id: TaskId) => Effect.Effect<AiTask, NotFound | Unavailable>
+  /** Checks permission, model, entitlement, caps and credits in that order, and reserves the worst case with the new task. */
+  readonly submit: (principal: Acting, input: SubmitAiTaskInput) => Effect.Effect<SubmittedAiTask, SubmitAiTaskError>
+  /** A task of the principal's workspace; another workspace's id is not found. */
+  readonly get: (principal: Acting, id: TaskId) => Effect.Effect<AiTask, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Leases up to `limit` due tasks to this worker. */
   readonly claim: (limit: number) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
   /** Runs a claimed task on its provider and settles it, or queues it for a retry; returns the task as it now stands. */
@@ -244,8 +248,14 @@ export class AiTasks extends Context.Service<AiTasks, {
           submissionBatching
         )
 
-        const submit = Effect.fn("AiTasks.submit")(function*(submission: SubmitAiTaskInput) {
-          // 400s first: nothing is read or reserved for a request that cannot run.
+        const submit = Effect.fn("AiTasks.submit")(function*(principal: Acting, submission: SubmitAiTaskInput) {
+          yield* permits(principal, "ai_tasks.submit")
+          const { workspaceId } = principal
+          if (submission.onBehalfOf !== undefined && principal._tag !== "SystemPrincipal") {
+            return yield* new Forbidden({ detail: "Only the system submits a task on someone else's behalf" })
+          }
+          const actor = submission.onBehalfOf ?? actorOf(principal)
+          // 400s next: nothing is read or reserved for a request that cannot run.
           const request = yield* Schema.decodeUnknownEffect(AiTaskRequest)({
             model: submission.model,
             input: submission.input,
@@ -270,7 +280,7 @@ export class AiTasks extends Context.Service<AiTasks, {
           const now = yield* DateTime.now
           const task = new AiTask({
             id: TaskId.make(yield* ids.make("task")),
-            workspaceId: submission.workspaceId,
+            workspaceId,
             model: spec.model,
             status: "queued",
             input: request.input,
@@ -284,7 +294,7 @@ export class AiTasks extends Context.Service<AiTasks, {
             error: Option.none(),
             attempts: 0,
             nextAttemptAt: Option.some(now),
-            submittedBy: submission.actor,
+            submittedBy: actor,
             scheduleId: Option.fromNullishOr(submission.scheduleId),
             createdAt: now,
             startedAt: Option.none(),
@@ -309,8 +319,9 @@ export class AiTasks extends Context.Service<AiTasks, {
           return outcome.success
         })
 
-        const get = Effect.fn("AiTasks.get")(function*(workspaceId: WorkspaceId, id: TaskId) {
-          const found = yield* tasks.findById(workspaceId, id)
+        const get = Effect.fn("AiTasks.get")(function*(principal: Acting, id: TaskId) {
+          yield* permits(principal, "ai_tasks.read")
+          const found = yield* tasks.findById(principal.workspaceId, id)
           if (Option.isNone(found)) return yield* new NotFound({ resource: "ai_task" })
           return found.value
         })

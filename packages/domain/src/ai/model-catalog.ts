@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { type Acting, type Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { Feature, FeatureSpec } from "../entitlements/index.ts"
 import { Micros, ModelId } from "../shared/index.ts"
 
@@ -59,15 +60,20 @@ export const defaultModelCatalog: ReadonlyArray<ModelSpec> = Schema.decodeUnknow
 
 /** The server-held model catalog. */
 export class ModelCatalog extends Context.Service<ModelCatalog, {
+  /** Every model, for the services that price and check tasks and for the feature catalog (not a caller's read). */
   readonly list: Effect.Effect<ReadonlyArray<ModelSpec>>
   readonly find: (model: string) => Effect.Effect<Option.Option<ModelSpec>>
+  /** Every model with its price and required feature, as a caller reads them: needs `models.read`. */
+  readonly requirements: (principal: Acting) => Effect.Effect<ReadonlyArray<ModelSpec>, Forbidden | InsufficientScope>
 }>()("@atrium/domain/ModelCatalog") {
   /** A catalog of the given entries. */
   static readonly layerWith = (specs: ReadonlyArray<ModelSpec>) => {
     const byId = new Map<string, ModelSpec>(specs.map((spec) => [spec.model, spec]))
+    const list = Effect.succeed(specs)
     return Layer.succeed(ModelCatalog, ModelCatalog.of({
-      list: Effect.succeed(specs),
-      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model)))
+      list,
+      find: (model) => Effect.succeed(Option.fromNullishOr(byId.get(model))),
+      requirements: (principal) => Effect.andThen(permits(principal, "models.read"), list)
     }))
   }
   /** The built-in catalog. */

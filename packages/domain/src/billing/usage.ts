@@ -1,5 +1,6 @@
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Actor } from "../shared/index.ts"
+import { type Acting, actorOf, type Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { BillingAccount, monthOf, type UsageMonth, type UsageRecord } from "./billing.ts"
 import { ChangeLog } from "../audit/index.ts"
 import { InvalidInput, type Unavailable } from "../shared/index.ts"
@@ -31,19 +32,25 @@ export interface CapsChange {
 
 const isAmount = (n: number) => Number.isSafeInteger(n) && n >= 0
 
-/** Usage meters, caps and credits of a workspace. */
+/** Who may not: a principal lacking the permission. */
+type Refused = Forbidden | InsufficientScope
+
+/**
+ * Usage meters, caps and credits of a workspace, in the acting principal's workspace: reading needs `usage.read`;
+ * credits and caps need `billing.manage`, which only the system (the operator) holds.
+ */
 export class Usage extends Context.Service<Usage, {
-  readonly current: (workspaceId: WorkspaceId) => Effect.Effect<UsageSummary, Unavailable>
+  readonly current: (principal: Acting) => Effect.Effect<UsageSummary, Refused | Unavailable>
   /** Adds prepaid credits (an operator action); `micros` must be a positive integer. */
-  readonly addCredits: (workspaceId: WorkspaceId, micros: number, actor: Actor) => Effect.Effect<BillingAccount, InvalidInput | Unavailable>
+  readonly addCredits: (principal: Acting, micros: number) => Effect.Effect<BillingAccount, Refused | InvalidInput | Unavailable>
   /**
    * Adds the credits of a store transaction once: a second call with the same reference adds nothing and answers false.
    * Joins the caller's transaction (a purchase sync credits in the transaction that records the purchase).
    */
   readonly creditOnce: (workspaceId: WorkspaceId, reference: string, micros: number, actor: Actor) => Effect.Effect<boolean, InvalidInput | Unavailable>
-  readonly setCaps: (workspaceId: WorkspaceId, caps: CapsChange, actor: Actor) => Effect.Effect<BillingAccount, InvalidInput | Unavailable>
+  readonly setCaps: (principal: Acting, caps: CapsChange) => Effect.Effect<BillingAccount, Refused | InvalidInput | Unavailable>
   /** Billing events (one per succeeded task), newest first. */
-  readonly records: (workspaceId: WorkspaceId, page: PageRequest) => Effect.Effect<Page<UsageRecord>, Unavailable>
+  readonly records: (principal: Acting, page: PageRequest) => Effect.Effect<Page<UsageRecord>, Refused | Unavailable>
 }>()("@atrium/domain/Usage") {
   static readonly layer = Layer.effect(
     Usage,
@@ -52,7 +59,9 @@ export class Usage extends Context.Service<Usage, {
       const tx = yield* Transactor
       const changes = yield* ChangeLog
 
-      const current = Effect.fn("Usage.current")(function*(workspaceId: WorkspaceId) {
+      const current = Effect.fn("Usage.current")(function*(principal: Acting) {
+        yield* permits(principal, "usage.read")
+        const { workspaceId } = principal
         const month = monthOf(yield* DateTime.now)
         const account = yield* billing.account(workspaceId)
         const usage = yield* billing.monthlyUsage(workspaceId, month)
@@ -68,7 +77,10 @@ export class Usage extends Context.Service<Usage, {
         return summary
       })
 
-      const addCredits = Effect.fn("Usage.addCredits")(function*(workspaceId: WorkspaceId, micros: number, actor: Actor) {
+      const addCredits = Effect.fn("Usage.addCredits")(function*(principal: Acting, micros: number) {
+        yield* permits(principal, "billing.manage")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         if (!isAmount(micros) || micros === 0) return yield* new InvalidInput({ detail: "credits must be a positive integer of micro-USD" })
         return yield* tx.withTransaction(Effect.gen(function*() {
           const account = yield* billing.account(workspaceId)
@@ -90,7 +102,10 @@ export class Usage extends Context.Service<Usage, {
         }))
       })
 
-      const setCaps = Effect.fn("Usage.setCaps")(function*(workspaceId: WorkspaceId, caps: CapsChange, actor: Actor) {
+      const setCaps = Effect.fn("Usage.setCaps")(function*(principal: Acting, caps: CapsChange) {
+        yield* permits(principal, "billing.manage")
+        const { workspaceId } = principal
+        const actor = actorOf(principal)
         for (const value of [caps.spendCapMicros, caps.taskCap]) {
           if (typeof value === "number" && !isAmount(value)) return yield* new InvalidInput({ detail: "caps must be non-negative integers or null" })
         }
@@ -109,8 +124,9 @@ export class Usage extends Context.Service<Usage, {
         }))
       })
 
-      const records = Effect.fn("Usage.records")(function*(workspaceId: WorkspaceId, page: PageRequest) {
-        return yield* billing.listUsageRecords(workspaceId, page)
+      const records = Effect.fn("Usage.records")(function*(principal: Acting, page: PageRequest) {
+        yield* permits(principal, "usage.read")
+        return yield* billing.listUsageRecords(principal.workspaceId, page)
       })
 
       return Usage.of({ current, addCredits, creditOnce, setCaps, records })

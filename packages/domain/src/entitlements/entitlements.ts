@@ -1,6 +1,7 @@
 import { Context, DateTime, Effect, Equal, Layer, Option } from "effect"
 import type { Actor } from "../shared/index.ts"
 import { EntitlementChange, EntitlementEvents } from "./entitlement-events.ts"
+import { type Acting, actorOf, type Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { Entitlement, type EntitlementSource, type Feature, grantKey } from "./entitlement.ts"
 import { type InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
@@ -9,24 +10,20 @@ import { EntitlementRepository } from "./entitlement-repository.ts"
 import { FeatureCatalog } from "./feature-catalog.ts"
 import { deriveView, Transactor } from "../shared/index.ts"
 
-/** What granting a feature needs. */
+/** What granting a feature needs; the workspace and actor are the acting principal's. */
 export interface GrantInput {
-  readonly workspaceId: WorkspaceId
   readonly feature: Feature
   readonly source: EntitlementSource
   /** The record within the source (a purchase id); empty by default. */
   readonly sourceRef?: string | undefined
   readonly expiresAt?: DateTime.Utc | undefined
-  readonly actor: Actor
 }
 
 /** What revoking a feature needs; without `source` every grant of the feature in force ends. */
 export interface RevokeInput {
-  readonly workspaceId: WorkspaceId
   readonly feature: Feature
   readonly source?: EntitlementSource | undefined
   readonly sourceRef?: string | undefined
-  readonly actor: Actor
 }
 
 /** One feature a source should grant, until `expiresAt` (none: no expiry). */
@@ -57,14 +54,21 @@ const changeOf = (entitlement: Entitlement) => change(entitlement, { purchaseId:
 const byFeatureThenSource = (a: Entitlement, b: Entitlement) =>
   a.feature.localeCompare(b.feature) || a.source.localeCompare(b.source) || a.sourceRef.localeCompare(b.sourceRef)
 
-/** Feature grants of a workspace, per source; the workspace holds a feature while any source's grant of it is in force. */
+/** Who may not: a principal lacking the permission. */
+type Refused = Forbidden | InsufficientScope
+
+/**
+ * Feature grants of a workspace, per source; the workspace holds a feature while any source's grant of it is in force.
+ * Reading needs `entitlements.read`; granting and revoking by hand need `entitlements.manage`, the operator's alone
+ * (a purchase's grants come through `reconcileSource`, inside the sync the purchase's own checks allowed).
+ */
 export class Entitlements extends Context.Service<Entitlements, {
-  /** Grants in force now (expired ones are left out), ordered by feature then source. */
-  readonly active: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<Entitlement>, Unavailable>
+  /** Grants in force now in the principal's workspace (expired ones are left out), ordered by feature then source. */
+  readonly active: (principal: Acting) => Effect.Effect<ReadonlyArray<Entitlement>, Refused | Unavailable>
   /** Only a feature of the feature catalog is granted; any other is invalid input naming the known ones. */
-  readonly grant: (input: GrantInput) => Effect.Effect<Entitlement, InvalidInput | Unavailable>
+  readonly grant: (principal: Acting, input: GrantInput) => Effect.Effect<Entitlement, Refused | InvalidInput | Unavailable>
   /** Ends the matching grants in force now (kept as grants that expired now); not found when none is in force. */
-  readonly revoke: (input: RevokeInput) => Effect.Effect<ReadonlyArray<Entitlement>, NotFound | Unavailable>
+  readonly revoke: (principal: Acting, input: RevokeInput) => Effect.Effect<ReadonlyArray<Entitlement>, Refused | NotFound | Unavailable>
   /**
    * Makes one source record's grants exactly `grants`: new or changed ones are granted, ones no longer wanted end now;
    * other sources' grants of the same features are left alone. Joins the caller's transaction.
@@ -79,9 +83,10 @@ export class Entitlements extends Context.Service<Entitlements, {
       const changes = yield* ChangeLog
       const catalog = yield* FeatureCatalog
 
-      const active = Effect.fn("Entitlements.active")(function*(workspaceId: WorkspaceId) {
+      const active = Effect.fn("Entitlements.active")(function*(principal: Acting) {
+        yield* permits(principal, "entitlements.read")
         const now = yield* DateTime.now
-        const all = yield* repo.listByWorkspace(workspaceId)
+        const all = yield* repo.listByWorkspace(principal.workspaceId)
         return all.filter((e) => e.isActiveAt(now)).sort(byFeatureThenSource)
       })
 
@@ -103,25 +108,27 @@ export class Entitlements extends Context.Service<Entitlements, {
           event: emit(EntitlementEvents.revoked, changeOf(entitlement))
         })
 
-      const grant = Effect.fn("Entitlements.grant")(function*(input: GrantInput) {
+      const grant = Effect.fn("Entitlements.grant")(function*(principal: Acting, input: GrantInput) {
+        yield* permits(principal, "entitlements.manage")
         const entitlement = new Entitlement({
-          workspaceId: input.workspaceId,
+          workspaceId: principal.workspaceId,
           feature: yield* catalog.known(input.feature),
           source: input.source,
           sourceRef: input.sourceRef ?? "",
           grantedAt: yield* DateTime.now,
           expiresAt: Option.fromNullishOr(input.expiresAt)
         })
-        yield* tx.withTransaction(repo.upsert(entitlement).pipe(Effect.andThen(recordGranted(entitlement, input.actor))))
+        yield* tx.withTransaction(repo.upsert(entitlement).pipe(Effect.andThen(recordGranted(entitlement, actorOf(principal)))))
         return entitlement
       })
 
       // Revocation is an upsert expiring the grant now, so the repository port (and its Postgres version) needs no delete.
-      const revoke = Effect.fn("Entitlements.revoke")(function*(input: RevokeInput) {
+      const revoke = Effect.fn("Entitlements.revoke")(function*(principal: Acting, input: RevokeInput) {
+        yield* permits(principal, "entitlements.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const now = yield* DateTime.now
-            const current = (yield* repo.listByWorkspace(input.workspaceId)).filter((e) =>
+            const current = (yield* repo.listByWorkspace(principal.workspaceId)).filter((e) =>
               e.feature === input.feature && e.isActiveAt(now) &&
               (input.source === undefined || e.source === input.source) &&
               (input.sourceRef === undefined || e.sourceRef === input.sourceRef)
@@ -131,7 +138,7 @@ export class Entitlements extends Context.Service<Entitlements, {
               Effect.gen(function*() {
                 const revoked = new Entitlement({ ...grant, expiresAt: Option.some(now) })
                 yield* repo.upsert(revoked)
-                yield* recordRevoked(revoked, input.actor)
+                yield* recordRevoked(revoked, actorOf(principal))
                 return revoked
               }))
           })

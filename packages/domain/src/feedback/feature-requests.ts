@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
-import { type Forbidden, permits, type SessionPrincipal } from "../access/index.ts"
+import { type Acting, actorOf, type Forbidden, memberOf, type OperatorPrincipal, permits, type SessionPrincipal } from "../access/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { UserRepository } from "../identity/index.ts"
 import {
@@ -54,30 +54,30 @@ const toStatusChanged = (before: FeatureRequest, after: FeatureRequest) => ({
 /** The public feature-request board: members submit and vote; operators change status and merge. */
 export class FeatureRequests extends Context.Service<FeatureRequests, {
   readonly list: (
-    principal: SessionPrincipal,
+    principal: Acting,
     filter: { readonly status: FeatureRequestStatus | undefined; readonly sort: FeatureRequestSort },
     page: PageRequest
-  ) => Effect.Effect<Page<FeatureRequestForViewer>, Unavailable>
-  readonly get: (principal: SessionPrincipal, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, NotFound | Unavailable>
+  ) => Effect.Effect<Page<FeatureRequestForViewer>, Forbidden | Unavailable>
+  readonly get: (principal: Acting, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
   /** Submits a request (replayed for the same `Idempotency-Key`); at most 10 per user in any 24 hours. */
   readonly create: (
-    principal: SessionPrincipal,
+    principal: Acting,
     input: { readonly title: string; readonly details: string },
     idempotencyKey: Option.Option<string>
   ) => Effect.Effect<CreatedFeatureRequest, Forbidden | RateLimited | IdempotencyKeyReused | Unavailable>
   /** Idempotent: voting twice counts once. */
-  readonly vote: (principal: SessionPrincipal, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
+  readonly vote: (principal: Acting, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
   /** Idempotent: removing a vote that is not there changes nothing. */
-  readonly unvote: (principal: SessionPrincipal, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
+  readonly unvote: (principal: Acting, id: FeatureRequestId) => Effect.Effect<FeatureRequestForViewer, Forbidden | NotFound | Unavailable>
   /** Operator: a new status with an optional note; emits `feature_request.status_changed` to the author's workspace. */
   readonly changeStatus: (
+    principal: OperatorPrincipal,
     id: FeatureRequestId,
     status: Exclude<FeatureRequestStatus, "merged">,
-    note: Option.Option<string>,
-    actor: Actor
-  ) => Effect.Effect<FeatureRequest, NotFound | InvalidInput | Unavailable>
+    note: Option.Option<string>
+  ) => Effect.Effect<FeatureRequest, Forbidden | NotFound | InvalidInput | Unavailable>
   /** Operator: folds `id` into `into`, moving its votes (a user who voted on both counts once). */
-  readonly merge: (id: FeatureRequestId, into: FeatureRequestId, actor: Actor) => Effect.Effect<FeatureRequest, NotFound | InvalidInput | Unavailable>
+  readonly merge: (principal: OperatorPrincipal, id: FeatureRequestId, into: FeatureRequestId) => Effect.Effect<FeatureRequest, Forbidden | NotFound | InvalidInput | Unavailable>
 }>()("@atrium/domain/FeatureRequests") {
   static readonly layer = Layer.effect(
     FeatureRequests,
@@ -110,16 +110,20 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
       })
 
       const list = Effect.fn("FeatureRequests.list")(function*(
-        principal: SessionPrincipal,
+        acting: Acting,
         filter: { readonly status: FeatureRequestStatus | undefined; readonly sort: FeatureRequestSort },
         page: PageRequest
       ) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         const found = yield* repo.list(filter, page)
         const voted = yield* repo.votedBy(principal.userId, found.data.map((request) => request.id))
         return { data: found.data.map((request) => ({ request, viewerHasVoted: voted.has(request.id) })), nextCursor: found.nextCursor }
       })
 
-      const get = Effect.fn("FeatureRequests.get")(function*(principal: SessionPrincipal, id: FeatureRequestId) {
+      const get = Effect.fn("FeatureRequests.get")(function*(acting: Acting, id: FeatureRequestId) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         return yield* forViewer(principal, yield* find(id))
       })
 
@@ -137,10 +141,11 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
       }
 
       const create = Effect.fn("FeatureRequests.create")(function*(
-        principal: SessionPrincipal,
+        acting: Acting,
         input: { readonly title: string; readonly details: string },
         idempotencyKey: Option.Option<string>
       ) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "feature_requests.submit")
         const author = yield* users.findById(principal.userId)
         const now = yield* DateTime.now
@@ -185,7 +190,8 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         return { ...viewed, possibleDuplicates: yield* possibleDuplicates(stored.request) }
       })
 
-      const vote = Effect.fn("FeatureRequests.vote")(function*(principal: SessionPrincipal, id: FeatureRequestId) {
+      const vote = Effect.fn("FeatureRequests.vote")(function*(acting: Acting, id: FeatureRequestId) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "feature_requests.submit")
         const request = yield* find(id)
         if (request.status === "merged") return yield* forViewer(principal, request)
@@ -193,7 +199,8 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         return yield* forViewer(principal, yield* find(id))
       })
 
-      const unvote = Effect.fn("FeatureRequests.unvote")(function*(principal: SessionPrincipal, id: FeatureRequestId) {
+      const unvote = Effect.fn("FeatureRequests.unvote")(function*(acting: Acting, id: FeatureRequestId) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "feature_requests.submit")
         yield* find(id)
         yield* repo.removeVote(id, principal.userId)
@@ -210,11 +217,13 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         })
 
       const changeStatus = Effect.fn("FeatureRequests.changeStatus")(function*(
+        principal: OperatorPrincipal,
         id: FeatureRequestId,
         status: Exclude<FeatureRequestStatus, "merged">,
-        note: Option.Option<string>,
-        actor: Actor
+        note: Option.Option<string>
       ) {
+        yield* permits(principal, "feature_requests.moderate")
+        const actor = actorOf(principal)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const before = yield* find(id)
           const after = yield* Result.match(before.changeStatus(status, note, yield* DateTime.now), { onFailure: Effect.fail, onSuccess: Effect.succeed })
@@ -224,7 +233,9 @@ export class FeatureRequests extends Context.Service<FeatureRequests, {
         }))
       })
 
-      const merge = Effect.fn("FeatureRequests.merge")(function*(id: FeatureRequestId, into: FeatureRequestId, actor: Actor) {
+      const merge = Effect.fn("FeatureRequests.merge")(function*(principal: OperatorPrincipal, id: FeatureRequestId, into: FeatureRequestId) {
+        yield* permits(principal, "feature_requests.moderate")
+        const actor = actorOf(principal)
         return yield* tx.withTransaction(Effect.gen(function*() {
           const before = yield* find(id)
           const target = yield* find(into)

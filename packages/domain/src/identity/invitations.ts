@@ -13,7 +13,7 @@ import { InvitationRepository } from "./invitation-repository.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
 import { UserRepository } from "./user-repository.ts"
-import type { SessionPrincipal } from "../access/index.ts"
+import { type Acting, actorOf, memberOf, type SystemPrincipal } from "../access/index.ts"
 import type { Actor, WorkspaceId } from "../shared/index.ts"
 import type { Role } from "../access/index.ts"
 import { SecretHasher } from "../shared/index.ts"
@@ -50,16 +50,15 @@ export interface AcceptedInvitation {
 /** Invitations to the principal's workspace, and their acceptance by signed-in users. */
 export class Invitations extends Context.Service<Invitations, {
   /** Admins invite members and admins; only owners invite owners. The token expires in 7 days and is mailed to the invitee. */
-  readonly create: (principal: SessionPrincipal, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
-  /** The operator (CLI) invites into any workspace, any role; the same mail, in the same transaction. */
+  readonly create: (principal: Acting, input: CreateInvitationInput) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | Unavailable>
+  /** The operator (CLI) invites into the principal's workspace, any role; the same mail, in the same transaction. */
   readonly createAsOperator: (
-    workspaceId: WorkspaceId,
-    input: CreateInvitationInput,
-    actor: Actor
-  ) => Effect.Effect<CreatedInvitation, InvalidInput | Conflict | NotFound | Unavailable>
-  readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<ListedInvitation>, Forbidden | Unavailable>
+    principal: SystemPrincipal,
+    input: CreateInvitationInput
+  ) => Effect.Effect<CreatedInvitation, Forbidden | InvalidInput | Conflict | NotFound | Unavailable>
+  readonly list: (principal: Acting, page: PageRequest) => Effect.Effect<Page<ListedInvitation>, Forbidden | Unavailable>
   /** Revoking twice is harmless; an accepted invitation cannot be revoked (remove the member instead). */
-  readonly revoke: (principal: SessionPrincipal, id: InvitationId) => Effect.Effect<Invitation, Forbidden | NotFound | Conflict | Unavailable>
+  readonly revoke: (principal: Acting, id: InvitationId) => Effect.Effect<Invitation, Forbidden | NotFound | Conflict | Unavailable>
   /**
    * Joins the user to the invitation's workspace. Unknown or revoked tokens are `NotFound`; a user whose email is
    * not the invitation's is `Forbidden`; accepted, expired, or already a member is `Conflict`.
@@ -134,7 +133,8 @@ export class Invitations extends Context.Service<Invitations, {
         return created
       })
 
-      const create = Effect.fn("Invitations.create")(function*(principal: SessionPrincipal, input: CreateInvitationInput) {
+      const create = Effect.fn("Invitations.create")(function*(acting: Acting, input: CreateInvitationInput) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "invitations.manage")
         if (input.role === "owner" && !roleAllows(principal.role, "owners.manage")) {
           return yield* new Forbidden({ detail: "Only an owner can invite an owner" })
@@ -142,12 +142,15 @@ export class Invitations extends Context.Service<Invitations, {
         return yield* issue(principal.workspaceId, input, memberActor(principal), principal.userId)
       })
 
-      const createAsOperator = Effect.fn("Invitations.createAsOperator")(function*(workspaceId: WorkspaceId, input: CreateInvitationInput, actor: Actor) {
-        if (Option.isNone(yield* workspaces.findById(workspaceId))) return yield* new NotFound({ resource: "workspace" })
-        return yield* issue(workspaceId, input, actor, undefined)
+      const createAsOperator = Effect.fn("Invitations.createAsOperator")(function*(principal: SystemPrincipal, input: CreateInvitationInput) {
+        yield* permits(principal, "invitations.manage")
+        if (input.role === "owner") yield* permits(principal, "owners.manage")
+        if (Option.isNone(yield* workspaces.findById(principal.workspaceId))) return yield* new NotFound({ resource: "workspace" })
+        return yield* issue(principal.workspaceId, input, actorOf(principal), undefined)
       })
 
-      const list = Effect.fn("Invitations.list")(function*(principal: SessionPrincipal, page: PageRequest) {
+      const list = Effect.fn("Invitations.list")(function*(acting: Acting, page: PageRequest) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "invitations.manage")
         const listed = yield* repo.listByWorkspace(principal.workspaceId, page)
         const statuses = yield* outbox.statusesOf(listed.data.map((invitation) => invitationMailKey(invitation.id)))
@@ -158,7 +161,8 @@ export class Invitations extends Context.Service<Invitations, {
         return { ...listed, data }
       })
 
-      const revoke = Effect.fn("Invitations.revoke")(function*(principal: SessionPrincipal, id: InvitationId) {
+      const revoke = Effect.fn("Invitations.revoke")(function*(acting: Acting, id: InvitationId) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "invitations.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {

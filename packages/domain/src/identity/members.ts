@@ -2,13 +2,13 @@ import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { memberActor, permits, roleAllows, roleChangeAllowed } from "../access/index.ts"
 import { IdentityEvents } from "./identity-events.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
-import { type Actor, Conflict, IdGenerator, InvalidInput, MembershipId, NotFound, type Unavailable, type WorkspaceId } from "../shared/index.ts"
+import { Conflict, IdGenerator, InvalidInput, MembershipId, NotFound, type Unavailable } from "../shared/index.ts"
 import { Forbidden } from "../access/index.ts"
 import { type Member, Membership, toMemberSummary } from "./membership.ts"
 import type { Page, PageRequest } from "../shared/index.ts"
 import { MembershipRepository } from "./membership-repository.ts"
 import { Transactor } from "../shared/index.ts"
-import type { SessionPrincipal } from "../access/index.ts"
+import { type Acting, actorOf, memberOf, type SessionPrincipal, type SystemPrincipal } from "../access/index.ts"
 import type { Role } from "../access/index.ts"
 import { normalizeEmail } from "./email.ts"
 import { UserRepository } from "./user-repository.ts"
@@ -18,15 +18,16 @@ const ownersOnly = () => new Forbidden({ detail: "Only an owner can make, change
 
 /** The members of the principal's workspace: list, change role, remove (or leave), under the role policy. */
 export class Members extends Context.Service<Members, {
-  readonly list: (principal: SessionPrincipal, page: PageRequest) => Effect.Effect<Page<Member>, Forbidden | Unavailable>
+  readonly list: (principal: Acting, page: PageRequest) => Effect.Effect<Page<Member>, Forbidden | Unavailable>
   /** Admins change non-owners between admin and member; only owners make, demote or touch owners; one owner always remains. */
-  readonly changeRole: (principal: SessionPrincipal, id: MembershipId, role: Role) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
+  readonly changeRole: (principal: Acting, id: MembershipId, role: Role) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
   /** Admins remove non-owners, owners remove anyone, anyone may remove themselves (leave); one owner always remains. */
-  readonly remove: (principal: SessionPrincipal, id: MembershipId) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
-  /** The operator (CLI) adds the account with this email to a workspace, in any role; the account must exist. */
+  readonly remove: (principal: Acting, id: MembershipId) => Effect.Effect<Membership, Forbidden | NotFound | Conflict | Unavailable>
+  /** The operator (CLI) adds the account with this email to the principal's workspace, in any role; the account must exist. */
   readonly addAsOperator: (
-    input: { readonly workspaceId: WorkspaceId; readonly email: string; readonly role: Role; readonly actor: Actor }
-  ) => Effect.Effect<Membership, InvalidInput | NotFound | Conflict | Unavailable>
+    principal: SystemPrincipal,
+    input: { readonly email: string; readonly role: Role }
+  ) => Effect.Effect<Membership, Forbidden | InvalidInput | NotFound | Conflict | Unavailable>
 }>()("@atrium/domain/Members") {
   static readonly layer = Layer.effect(
     Members,
@@ -48,12 +49,14 @@ export class Members extends Context.Service<Members, {
         if (target.role === "owner" && (yield* repo.countOwners(target.workspaceId)) <= 1) return yield* lastOwner()
       })
 
-      const list = Effect.fn("Members.list")(function*(principal: SessionPrincipal, page: PageRequest) {
+      const list = Effect.fn("Members.list")(function*(acting: Acting, page: PageRequest) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "members.manage")
         return yield* repo.listByWorkspace(principal.workspaceId, page)
       })
 
-      const changeRole = Effect.fn("Members.changeRole")(function*(principal: SessionPrincipal, id: MembershipId, role: Role) {
+      const changeRole = Effect.fn("Members.changeRole")(function*(acting: Acting, id: MembershipId, role: Role) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "members.manage")
         return yield* tx.withTransaction(
           Effect.gen(function*() {
@@ -75,7 +78,8 @@ export class Members extends Context.Service<Members, {
         )
       })
 
-      const remove = Effect.fn("Members.remove")(function*(principal: SessionPrincipal, id: MembershipId) {
+      const remove = Effect.fn("Members.remove")(function*(acting: Acting, id: MembershipId) {
+        const principal = yield* memberOf(acting)
         return yield* tx.withTransaction(
           Effect.gen(function*() {
             const target = yield* find(principal, id)
@@ -99,8 +103,12 @@ export class Members extends Context.Service<Members, {
       })
 
       const addAsOperator = Effect.fn("Members.addAsOperator")(function*(
-        input: { readonly workspaceId: WorkspaceId; readonly email: string; readonly role: Role; readonly actor: Actor }
+        principal: SystemPrincipal,
+        input: { readonly email: string; readonly role: Role }
       ) {
+        yield* permits(principal, "members.manage")
+        if (input.role === "owner") yield* permits(principal, "owners.manage")
+        const { workspaceId } = principal
         const email = normalizeEmail(input.email)
         if (Option.isNone(email)) return yield* new InvalidInput({ detail: "email is not a valid address" })
         const user = yield* users.findByEmail(email.value)
@@ -109,12 +117,12 @@ export class Members extends Context.Service<Members, {
         }
         return yield* tx.withTransaction(
           Effect.gen(function*() {
-            if (Option.isSome(yield* repo.find(input.workspaceId, user.value.user.id))) {
+            if (Option.isSome(yield* repo.find(workspaceId, user.value.user.id))) {
               return yield* new Conflict({ detail: "That person is already a member of this workspace" })
             }
             const membership = new Membership({
               id: MembershipId.make(yield* ids.make("mem")),
-              workspaceId: input.workspaceId,
+              workspaceId,
               userId: user.value.user.id,
               role: input.role,
               createdAt: yield* DateTime.now
@@ -122,7 +130,7 @@ export class Members extends Context.Service<Members, {
             yield* repo.insert(membership)
             yield* changes.record({
               workspaceId: membership.workspaceId,
-              actor: input.actor,
+              actor: actorOf(principal),
               action: "member.joined",
               target: membership.id,
               event: emit(IdentityEvents.memberJoined, { member: toMemberSummary(membership) })

@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Exit, Layer, Option } from "effect"
-import type { SessionPrincipal } from "../access/index.ts"
+import { type Acting, type Forbidden, memberOf, permits } from "../access/index.ts"
 import { IdGenerator, PushDeviceId, SecretBox, SecretHasher, type Unavailable } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationPreferences } from "./notification-preferences.ts"
 import { type OwnPushDevice, PushDevice, type PushDeviceRegistration, sealPushToken } from "./push-device.ts"
@@ -15,13 +15,13 @@ export class PushNotifications extends Context.Service<PushNotifications, {
    * Registers (or updates) this installation for the session's user; a token another user held moves to this one. The
    * token is stored sealed, found by its digest.
    */
-  readonly register: (principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) => Effect.Effect<OwnPushDevice, Unavailable>
+  readonly register: (principal: Acting, installationId: string, registration: PushDeviceRegistration) => Effect.Effect<OwnPushDevice, Forbidden | Unavailable>
   /** Removes one of the user's own devices; idempotent. */
-  readonly unregister: (principal: SessionPrincipal, installationId: string) => Effect.Effect<void, Unavailable>
+  readonly unregister: (principal: Acting, installationId: string) => Effect.Effect<void, Forbidden | Unavailable>
   /** The user's own devices, their tokens opened (redacted) for the user alone. */
-  readonly devices: (principal: SessionPrincipal) => Effect.Effect<ReadonlyArray<OwnPushDevice>, Unavailable>
-  readonly preferences: (principal: SessionPrincipal) => Effect.Effect<NotificationPreferences, Unavailable>
-  readonly setPreferences: (principal: SessionPrincipal, preferences: NotificationPreferences) => Effect.Effect<NotificationPreferences, Unavailable>
+  readonly devices: (principal: Acting) => Effect.Effect<ReadonlyArray<OwnPushDevice>, Forbidden | Unavailable>
+  readonly preferences: (principal: Acting) => Effect.Effect<NotificationPreferences, Forbidden | Unavailable>
+  readonly setPreferences: (principal: Acting, preferences: NotificationPreferences) => Effect.Effect<NotificationPreferences, Forbidden | Unavailable>
 }>()("@atrium/domain/PushNotifications") {
   static readonly layer = Layer.effect(
     PushNotifications,
@@ -33,7 +33,9 @@ export class PushNotifications extends Context.Service<PushNotifications, {
       const sealing = yield* Effect.context<SecretBox | SecretHasher>()
 
       const register = Effect.fn("PushNotifications.register")(
-        function*(principal: SessionPrincipal, installationId: string, registration: PushDeviceRegistration) {
+        function*(acting: Acting, installationId: string, registration: PushDeviceRegistration) {
+          const principal = yield* memberOf(acting)
+          yield* permits(principal, "workspace.read")
           const now = yield* DateTime.now
           const existing = yield* repo.find(principal.userId, installationId)
           const id = Option.isSome(existing) ? existing.value.id : PushDeviceId.make(yield* ids.make("dev"))
@@ -53,13 +55,17 @@ export class PushNotifications extends Context.Service<PushNotifications, {
         }
       )
 
-      const unregister = Effect.fn("PushNotifications.unregister")(function*(principal: SessionPrincipal, installationId: string) {
+      const unregister = Effect.fn("PushNotifications.unregister")(function*(acting: Acting, installationId: string) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         const existing = yield* repo.find(principal.userId, installationId)
         const removed = yield* repo.delete(principal.userId, installationId)
         if (removed && Option.isSome(existing)) yield* logRemovedDevices([existing.value.id], "unregistered")
       })
 
-      const devices = Effect.fn("PushNotifications.devices")(function*(principal: SessionPrincipal) {
+      const devices = Effect.fn("PushNotifications.devices")(function*(acting: Acting) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         const found = yield* repo.listByUser(principal.userId)
         const opened = yield* Effect.forEach(found, (device) =>
           box.open(device.sealedToken).pipe(Effect.map((expoPushToken): OwnPushDevice => ({ device, expoPushToken })), Effect.exit))
@@ -70,12 +76,16 @@ export class PushNotifications extends Context.Service<PushNotifications, {
         return readable
       })
 
-      const preferences = Effect.fn("PushNotifications.preferences")(function*(principal: SessionPrincipal) {
+      const preferences = Effect.fn("PushNotifications.preferences")(function*(acting: Acting) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         const found = yield* repo.preferences([principal.userId])
         return found.get(principal.userId) ?? defaultNotificationPreferences
       })
 
-      const setPreferences = Effect.fn("PushNotifications.setPreferences")(function*(principal: SessionPrincipal, next: NotificationPreferences) {
+      const setPreferences = Effect.fn("PushNotifications.setPreferences")(function*(acting: Acting, next: NotificationPreferences) {
+        const principal = yield* memberOf(acting)
+        yield* permits(principal, "workspace.read")
         yield* repo.savePreferences(principal.userId, next)
         return next
       })

@@ -1,5 +1,5 @@
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { permits, type SessionPrincipal } from "../access/index.ts"
+import { type Acting, memberOf, permits, type SessionPrincipal } from "../access/index.ts"
 import { Entitlements } from "../entitlements/index.ts"
 import { IdempotencyKeyReused, IdGenerator, InvalidInput, SecretBox, SecretHasher, StoreNotificationId } from "../shared/index.ts"
 import type { ApplyObservation } from "./apply-observation.ts"
@@ -54,7 +54,8 @@ export const makeClientSync = (reads: StoreReads, applyObservation: ApplyObserva
       return pending
     })
 
-    return Effect.fn("Purchases.sync")(function*(member: SessionPrincipal, request: SyncRequest, idempotencyKey?: string) {
+    return Effect.fn("Purchases.sync")(function*(acting: Acting, request: SyncRequest, idempotencyKey?: string) {
+      const member = yield* memberOf(acting)
       yield* permits(member, "purchases.manage")
       if (!stores.configured(request.store)) return yield* new StoreNotConfigured({ store: request.store })
       if (idempotencyKey !== undefined) {
@@ -94,7 +95,8 @@ export const makeClientSync = (reads: StoreReads, applyObservation: ApplyObserva
       const synced: SyncResult = {
         status: "synced",
         purchases: [Option.getOrElse(yield* repo.findById(member.workspaceId, applied.purchase.id), () => applied.purchase)],
-        entitlements: yield* entitlements.active(member.workspaceId)
+        // A member session is never refused for want of a key scope.
+        entitlements: yield* entitlements.active(member).pipe(Effect.catchTag("InsufficientScope", Effect.die))
       }
       return synced
     })

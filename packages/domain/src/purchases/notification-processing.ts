@@ -1,4 +1,5 @@
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { type OperatorPrincipal, permits } from "../access/index.ts"
 import { InvalidInput, NotFound, SecretBox, type StoreNotificationId, systemActor, type WorkQueue } from "../shared/index.ts"
 import type { Acknowledge } from "./acknowledgement.ts"
 import { type ApplyObservation, makeKindOf, outcomeOf } from "./apply-observation.ts"
@@ -135,7 +136,8 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
       return outcome
     })
 
-    const replay = Effect.fn("Purchases.replay")(function*(id: StoreNotificationId) {
+    const replay = Effect.fn("Purchases.replay")(function*(principal: OperatorPrincipal, id: StoreNotificationId) {
+      yield* permits(principal, "purchases.manage")
       if (!(yield* inbox.requeue(id, yield* DateTime.now))) return yield* new NotFound({ resource: "store_notification" })
     })
 

@@ -1,5 +1,5 @@
 import { DateTime, Effect, Option } from "effect"
-import { permits, type Principal, roleAllows, type SessionPrincipal } from "../access/index.ts"
+import { type Acting, memberOf, permits, type Principal, roleAllows } from "../access/index.ts"
 import { NotFound, type PageRequest, type PurchaseId, SecureRandom, type StoreNotificationId } from "../shared/index.ts"
 import { type Availability, type OfferedProduct, storeOf, type UnavailableReason } from "./availability.ts"
 import { AppAccountToken } from "./purchase.ts"
@@ -23,7 +23,9 @@ export const makePurchaseReads = Effect.gen(function*() {
     return AppAccountToken.make(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
   }))
 
-  const availability = Effect.fn("Purchases.availability")(function*(member: SessionPrincipal, platform: string) {
+  const availability = Effect.fn("Purchases.availability")(function*(acting: Acting, platform: string) {
+    const member = yield* memberOf(acting)
+    yield* permits(member, "purchases.read")
     const store = storeOf(platform)
     const refuse = (reason: UnavailableReason, offered: ReadonlyArray<OfferedProduct> = []): Availability => ({
       available: false,

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { Forbidden, InsufficientScope, Principal, SessionPrincipal } from "../access/index.ts"
+import type { Acting, Forbidden, InsufficientScope, OperatorPrincipal, Principal } from "../access/index.ts"
 import type { IdempotencyKeyReused, InvalidInput, NotFound, Page, PageRequest, PurchaseId, StoreNotificationId, Unavailable, WorkQueue } from "../shared/index.ts"
 import { makeAcknowledgement } from "./acknowledgement.ts"
 import { makeApplyObservation } from "./apply-observation.ts"
@@ -22,9 +22,9 @@ import type { StoreDelivery } from "./stores.ts"
  * grants and its credits commits in one transaction (`apply-observation.ts`).
  */
 export class Purchases extends Context.Service<Purchases, {
-  readonly availability: (member: SessionPrincipal, platform: string) => Effect.Effect<Availability, Unavailable>
+  readonly availability: (member: Acting, platform: string) => Effect.Effect<Availability, Forbidden | Unavailable>
   readonly sync: (
-    member: SessionPrincipal,
+    member: Acting,
     request: SyncRequest,
     idempotencyKey?: string
   ) => Effect.Effect<
@@ -47,7 +47,7 @@ export class Purchases extends Context.Service<Purchases, {
   /** A client sync that answered pending, by its id (`purchases.read`; another workspace's is not found). */
   readonly syncStatus: (principal: Principal, id: StoreNotificationId) => Effect.Effect<QueuedSync, Forbidden | InsufficientScope | NotFound | Unavailable>
   /** Queues a stored notification again (operator CLI). */
-  readonly replay: (id: StoreNotificationId) => Effect.Effect<void, NotFound | Unavailable>
+  readonly replay: (principal: OperatorPrincipal, id: StoreNotificationId) => Effect.Effect<void, Forbidden | NotFound | Unavailable>
 }>()("@atrium/domain/Purchases") {
   static readonly layer = Layer.effect(
     Purchases,

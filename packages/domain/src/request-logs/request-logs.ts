@@ -1,5 +1,5 @@
 import { type Array as Arr, Context, DateTime, Effect, Layer } from "effect"
-import { type Forbidden, permits, type SessionPrincipal } from "../access/index.ts"
+import { type Acting, type Forbidden, memberOf, permits } from "../access/index.ts"
 import type { Page, PageRequest, Unavailable } from "../shared/index.ts"
 import { type RequestLogEntry, type RequestLogFilter, type RequestLogRecord, requestLogRetention } from "./request-log-entry.ts"
 import { RequestLogRepository } from "./request-log-repository.ts"
@@ -7,7 +7,7 @@ import { RequestLogRepository } from "./request-log-repository.ts"
 /** The request logs of `/api/v1`: recorded in batches by the HTTP host, read by admins, pruned after `requestLogRetention`. */
 export class RequestLogs extends Context.Service<RequestLogs, {
   /** The principal's workspace's lines, newest first; another workspace's are never seen. */
-  readonly list: (principal: SessionPrincipal, filter: RequestLogFilter, page: PageRequest) => Effect.Effect<Page<RequestLogEntry>, Forbidden | Unavailable>
+  readonly list: (principal: Acting, filter: RequestLogFilter, page: PageRequest) => Effect.Effect<Page<RequestLogEntry>, Forbidden | Unavailable>
   /** Writes a batch the host gathered off the request path. */
   readonly record: (records: Arr.NonEmptyReadonlyArray<RequestLogRecord>) => Effect.Effect<void, Unavailable>
   /** One pruning step: removes what is older than the retention; answers how many lines went. */
@@ -17,7 +17,8 @@ export class RequestLogs extends Context.Service<RequestLogs, {
     RequestLogs,
     Effect.gen(function*() {
       const repo = yield* RequestLogRepository
-      const list = Effect.fn("RequestLogs.list")(function*(principal: SessionPrincipal, filter: RequestLogFilter, page: PageRequest) {
+      const list = Effect.fn("RequestLogs.list")(function*(acting: Acting, filter: RequestLogFilter, page: PageRequest) {
+        const principal = yield* memberOf(acting)
         yield* permits(principal, "request_logs.read")
         return yield* repo.list(principal.workspaceId, filter, page)
       })

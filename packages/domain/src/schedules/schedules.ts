@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
-import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
+import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal, SystemPrincipal } from "../access/index.ts"
 import { AiTasks, ModelCatalog } from "../ai/index.ts"
 import { ChangeLog, emit } from "../audit/index.ts"
 import { EntitlementRepository, featuresInForce, NotEntitled } from "../entitlements/index.ts"
@@ -274,9 +274,11 @@ export class Schedules extends Context.Service<Schedules, {
           const fired: Fired = { _tag: "Skipped", run: run.skip("overlap", now), reason: "overlap" }
           return fired
         }
-        const submitted = yield* aiTasks.submit({
-          workspaceId: schedule.workspaceId,
-          actor: schedule.createdBy,
+        // A run acts as the system narrowed to submitting tasks, for the creator: a creator's later demotion or a key's
+        // revocation is the schedule reactions' to act on (they pause it), and the run cannot do anything but submit.
+        const scheduler = new SystemPrincipal({ name: "scheduler", workspaceId: schedule.workspaceId, permissions: ["ai_tasks.submit"] })
+        const submitted = yield* aiTasks.submit(scheduler, {
+          onBehalfOf: schedule.createdBy,
           model: schedule.task.model,
           input: schedule.task.input,
           maxOutputTokens: schedule.task.maxOutputTokens,
@@ -290,7 +292,10 @@ export class Schedules extends Context.Service<Schedules, {
             UsageCapReached: () => Effect.succeed<Fired>({ _tag: "Skipped", run: run.skip("usage_cap_reached", now), reason: "usage_cap_reached" }),
             InsufficientCredits: () => Effect.succeed<Fired>({ _tag: "Skipped", run: run.skip("insufficient_credits", now), reason: "insufficient_credits" }),
             InvalidInput: () => Effect.succeed<Fired>({ _tag: "Skipped", run: run.skip("invalid_task", now), reason: "invalid_task" }),
-            IdempotencyKeyReused: () => Effect.succeed<Fired>({ _tag: "Skipped", run: run.skip("invalid_task", now), reason: "invalid_task" })
+            IdempotencyKeyReused: () => Effect.succeed<Fired>({ _tag: "Skipped", run: run.skip("invalid_task", now), reason: "invalid_task" }),
+            // The scheduler holds ai_tasks.submit by construction: a refusal is a bug, not a skipped run.
+            Forbidden: Effect.die,
+            InsufficientScope: Effect.die
           })
         )
         return submitted

@@ -1,4 +1,4 @@
-import { SessionPrincipal, SystemPrincipal } from "../access/index.ts"
+import { OperatorPrincipal, SessionPrincipal, SystemPrincipal } from "../access/index.ts"
 import { SessionId, UserId, type WorkspaceId } from "../shared/index.ts"
 
 /** An owner's session in `workspaceId`, for tests and tools that call domain services as a trusted member. */
@@ -7,3 +7,6 @@ export const ownerPrincipal = (workspaceId: WorkspaceId): SessionPrincipal =>
 
 /** The system acting in `workspaceId` as `name` (an operator command, a worker), for tests and tools. */
 export const systemPrincipal = (workspaceId: WorkspaceId, name = "test"): SystemPrincipal => new SystemPrincipal({ name, workspaceId })
+
+/** The operator acting across the service (creating workspaces, moderating the board), for tests and tools. */
+export const operatorPrincipal = (name = "test"): OperatorPrincipal => new OperatorPrincipal({ name })

@@ -1,5 +1,5 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted } from "effect"
-import { actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
+import { type Acting, actorOf, type Forbidden, type InsufficientScope, permits, type Principal } from "../access/index.ts"
 import { eventDefinitions, WebhookEvents } from "./webhook-events.ts"
 import { exampleEvent } from "./event-example.ts"
 import { WebhookFanOut } from "./webhook-fan-out.ts"
@@ -67,17 +67,10 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
   ) => Effect.Effect<WebhookEndpoint, Refused | NotFound | InvalidInput | Unavailable>
   readonly remove: (principal: Principal, id: WebhookEndpointId) => Effect.Effect<void, Refused | NotFound | Unavailable>
   readonly rotateSecret: (
-    principal: Principal,
+    principal: Acting,
     id: WebhookEndpointId,
     grace: Duration.Duration | undefined
   ) => Effect.Effect<EndpointWithSecret, Refused | NotFound | InvalidInput | Unavailable>
-  /** The operator's rotation (CLI, on the server): no principal, the operator actor is audited. */
-  readonly rotateSecretAsOperator: (
-    workspaceId: WorkspaceId,
-    id: WebhookEndpointId,
-    grace: Duration.Duration | undefined,
-    actor: Actor
-  ) => Effect.Effect<EndpointWithSecret, NotFound | InvalidInput | Unavailable>
   /**
    * Sends `webhook.test` — or an example event of `eventType`, made from its payload schema — to this endpoint only;
    * returns the pending delivery.
@@ -110,6 +103,8 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
     id: WebhookEndpointId,
     since: DateTime.Utc
   ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, Refused | NotFound | InvalidInput | Unavailable>
+  /** The workspace's events, newest first: what was (or would be) delivered. */
+  readonly events: (principal: Principal, page: PageRequest) => Effect.Effect<Page<DomainEvent>, Refused | Unavailable>
 }>()("@atrium/domain/WebhookEndpoints") {
   static readonly layer = Layer.effect(
     WebhookEndpoints,
@@ -263,15 +258,9 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
       })
 
       const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(
-        function*(principal: Principal, id: WebhookEndpointId, grace: Duration.Duration | undefined) {
+        function*(principal: Acting, id: WebhookEndpointId, grace: Duration.Duration | undefined) {
           yield* permits(principal, "webhooks.write")
           return yield* rotate(principal.workspaceId, id, grace, actorOf(principal))
-        }
-      )
-
-      const rotateSecretAsOperator = Effect.fn("WebhookEndpoints.rotateSecretAsOperator")(
-        function*(workspaceId: WorkspaceId, id: WebhookEndpointId, grace: Duration.Duration | undefined, actor: Actor) {
-          return yield* rotate(workspaceId, id, grace, actor)
         }
       )
 
@@ -331,6 +320,11 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         }))
       })
 
+      const events = Effect.fn("WebhookEndpoints.events")(function*(principal: Principal, page: PageRequest) {
+        yield* permits(principal, "webhooks.read")
+        return yield* outbox.list(principal.workspaceId, page)
+      })
+
       const recover = Effect.fn("WebhookEndpoints.recover")(
         function*(principal: Principal, id: WebhookEndpointId, since: DateTime.Utc) {
           yield* permits(principal, "webhooks.write")
@@ -358,12 +352,12 @@ export class WebhookEndpoints extends Context.Service<WebhookEndpoints, {
         update,
         remove,
         rotateSecret,
-        rotateSecretAsOperator,
         sendTest,
         deliveries: deliveriesOf,
         delivery,
         replay,
-        recover
+        recover,
+        events
       })
     })
   )

@@ -1,5 +1,5 @@
 import { Cache, Context, DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
-import type { Actor } from "../shared/index.ts"
+import { type Acting, actorOf, type Forbidden, type InsufficientScope, isPermitted, type OperatorPrincipal, permits } from "../access/index.ts"
 import { ChangeLog } from "../audit/index.ts"
 import { type Conflict, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import { IdGenerator, makeRecentValues } from "../shared/index.ts"
@@ -16,7 +16,6 @@ export interface CreateWorkspaceInput {
   readonly name: string
   readonly slug?: string | undefined
   readonly personal?: boolean | undefined
-  readonly actor: Actor
 }
 
 const workspaceTtl = Duration.seconds(1)
@@ -28,11 +27,18 @@ export const cachedWorkspaceLookup = (repo: WorkspaceRepository["Service"]) =>
     timeToLive: (exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? workspaceTtl : Duration.zero
   })
 
-/** Workspaces: the tenant boundary. */
+/** Who may not: a principal lacking the permission. */
+type Refused = Forbidden | InsufficientScope
+
+/**
+ * Workspaces: the tenant boundary. Creating one needs `workspaces.create`, the operator's alone (a member's personal
+ * workspace comes with sign-up); reading needs `workspace.read`, in the principal's own workspace.
+ */
 export class Workspaces extends Context.Service<Workspaces, {
-  readonly create: (input: CreateWorkspaceInput) => Effect.Effect<Workspace, Conflict | InvalidInput | Unavailable>
-  /** The workspace a principal acts in; missing means the credential no longer leads anywhere. */
-  readonly get: (id: WorkspaceId) => Effect.Effect<Workspace, NotFound | Unavailable>
+  readonly create: (principal: Acting | OperatorPrincipal, input: CreateWorkspaceInput) => Effect.Effect<Workspace, Refused | Conflict | InvalidInput | Unavailable>
+  /** The workspace the principal acts in; missing means the credential no longer leads anywhere. */
+  readonly get: (principal: Acting) => Effect.Effect<Workspace, Refused | NotFound | Unavailable>
+  /** How many workspaces there are (readiness and first-run seeding, not a caller's question). */
   readonly count: Effect.Effect<number, Unavailable>
 }>()("@atrium/domain/Workspaces") {
   static readonly layer = Layer.effect(
@@ -53,7 +59,8 @@ export class Workspaces extends Context.Service<Workspaces, {
         return yield* freeSlugFor(name).pipe(Effect.provideService(IdGenerator, ids), Effect.provideService(WorkspaceRepository, repo))
       })
 
-      const create = Effect.fn("Workspaces.create")(function*(input: CreateWorkspaceInput) {
+      const create = Effect.fn("Workspaces.create")(function*(principal: Acting | OperatorPrincipal, input: CreateWorkspaceInput) {
+        yield* permits(principal, "workspaces.create")
         const name = yield* decodeName(input.name.trim())
         const workspace = new Workspace({
           id: WorkspaceId.make(yield* ids.make("ws")),
@@ -65,7 +72,7 @@ export class Workspaces extends Context.Service<Workspaces, {
         yield* tx.withTransaction(
           Effect.gen(function*() {
             yield* repo.insert(workspace)
-            yield* changes.record({ workspaceId: workspace.id, actor: input.actor, action: "workspace.created", target: workspace.id })
+            yield* changes.record({ workspaceId: workspace.id, actor: actorOf(principal), action: "workspace.created", target: workspace.id })
           })
         )
         return workspace
@@ -76,8 +83,7 @@ export class Workspaces extends Context.Service<Workspaces, {
       // The same workspaces, read without an effect on the hot path (the cache still coalesces misses and refreshes).
       const recent = makeRecentValues<WorkspaceId, Workspace>(workspaceTtl, 10_000)
 
-      // Untraced: every authenticated request calls it, and a cache hit costs less than a span.
-      const get = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>
+      const lookup = (id: WorkspaceId): Effect.Effect<Workspace, NotFound | Unavailable> =>
         Effect.clockWith((clock) => {
           const nowMillis = clock.currentTimeMillisUnsafe()
           const hit = recent.get(id, nowMillis)
@@ -88,6 +94,11 @@ export class Workspaces extends Context.Service<Workspaces, {
             return Effect.succeed(found.value)
           })
         })
+      // Untraced: every authenticated request calls it, and a permitted principal and a cache hit cost less than a span.
+      const get = (principal: Acting): Effect.Effect<Workspace, Refused | NotFound | Unavailable> =>
+        isPermitted(principal, "workspace.read")
+          ? lookup(principal.workspaceId)
+          : Effect.andThen(permits(principal, "workspace.read"), lookup(principal.workspaceId))
 
       return Workspaces.of({ create, get, count: repo.count })
     })

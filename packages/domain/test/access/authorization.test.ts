@@ -4,6 +4,7 @@ import {
   ApiKeyPrincipal,
   type ApiKeyScope,
   isPermitted,
+  OperatorPrincipal,
   Permission,
   permissionTable,
   permits,
@@ -12,6 +13,7 @@ import {
   roleChangeAllowed,
   SessionId,
   SessionPrincipal,
+  SystemPrincipal,
   UserId,
   WorkspaceId
 } from "@atrium/domain"
@@ -42,7 +44,12 @@ const expected: { readonly [P in Permission]: readonly [owner: boolean, admin: b
   "request_logs.read": [true, true, false, null],
   "purchases.read": [true, true, true, "read"],
   "purchases.manage": [true, true, false, null],
-  "owners.manage": [true, false, false, null]
+  "owners.manage": [true, false, false, null],
+  // The operator's alone: no role and no scope grants them.
+  "workspaces.create": [false, false, false, null],
+  "entitlements.manage": [false, false, false, null],
+  "billing.manage": [false, false, false, null],
+  "feature_requests.moderate": [false, false, false, null]
 }
 
 const member = (role: Role) =>
@@ -79,6 +86,17 @@ describe("access policy: permits(principal, permission)", () => {
     for (const permission of Permission.literals) {
       if (roleAllows("member", permission)) assert.isTrue(roleAllows("admin", permission), permission)
       if (roleAllows("admin", permission)) assert.isTrue(roleAllows("owner", permission), permission)
+    }
+  })
+
+  it("the system and the operator hold every permission; narrowed, only those they name", () => {
+    const system = new SystemPrincipal({ name: "test", workspaceId: WorkspaceId.make("ws_1") })
+    const scheduler = new SystemPrincipal({ name: "scheduler", workspaceId: WorkspaceId.make("ws_1"), permissions: ["ai_tasks.submit"] })
+    const operator = new OperatorPrincipal({ name: "cli" })
+    for (const permission of Permission.literals) {
+      assert.isTrue(isPermitted(system, permission), permission)
+      assert.isTrue(isPermitted(operator, permission), permission)
+      assert.strictEqual(isPermitted(scheduler, permission), permission === "ai_tasks.submit", permission)
     }
   })
 

@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   AiTasks,
+  ApiKeyId,
+  ApiKeyPrincipal,
   defaultModelCatalog,
   Entitlements,
   Feature,
   type SubmitAiTaskInput,
-  systemActor,
   TaskId,
   toAiTaskView,
   Transactor,
@@ -14,11 +15,10 @@ import {
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, runDueTasks, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, MemoryStore, providerCompletes, providerFails, providerHangs, runDueTasks, ScriptedProvider, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
-const actor = systemActor("test")
 const localModel = defaultModelCatalog[0]
 
 // For atrium-local-1 (0.1 USD in / 0.4 USD out per MTok) and the prompt "hello":
@@ -34,25 +34,23 @@ const state = Effect.gen(function*() {
 /** A workspace entitled to `ai.basic`, with `credits` micro-USD. */
 const setup = (credits: number, options: { readonly entitled?: boolean } = {}) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
     if (options.entitled !== false) {
-      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
     }
-    if (credits > 0) yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    if (credits > 0) yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return workspace.id
   })
 
-const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): SubmitAiTaskInput => ({
-  workspaceId,
-  actor: { type: "api_key", id: "key_test" },
-  model: "atrium-local-1",
-  input: { prompt: "hello" },
-  ...extra
-})
+/** "hello" submitted by an API key of `workspaceId` that may submit tasks: the principal and the input. */
+const hello = (workspaceId: WorkspaceId, extra: Partial<SubmitAiTaskInput> = {}): readonly [ApiKeyPrincipal, SubmitAiTaskInput] => [
+  new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_test"), workspaceId, scopes: ["ai_tasks:write"] }),
+  { model: "atrium-local-1", input: { prompt: "hello" }, ...extra }
+]
 
-const submit = (input: SubmitAiTaskInput) =>
+const submit = (submission: readonly [ApiKeyPrincipal, SubmitAiTaskInput]) =>
   Effect.gen(function*() {
-    return yield* (yield* AiTasks).submit(input)
+    return yield* (yield* AiTasks).submit(...submission)
   })
 
 const runDue = Effect.gen(function*() {
@@ -111,24 +109,24 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
   it.effect("a revoked entitlement stops submissions and emits entitlement.revoked", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
-      const revoked = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor })
+      const revoked = yield* (yield* Entitlements).revoke(systemPrincipal(ws), { feature: Feature.make("ai.basic") })
       assert.strictEqual(revoked.length, 1)
       assert.isTrue(revoked.every((grant) => Option.isSome(grant.expiresAt)))
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "not_entitled")
       const events = (yield* state).events.filter((e) => e.type === "entitlement.revoked")
       assert.deepStrictEqual(events.map((e) => e.data), [{ feature: "ai.basic", source: "plan", expiresAt: "1970-01-01T00:00:00.000Z", purchaseId: null }])
-      const again = yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor }).pipe(Effect.flip)
+      const again = yield* (yield* Entitlements).revoke(systemPrincipal(ws), { feature: Feature.make("ai.basic") }).pipe(Effect.flip)
       assert.strictEqual(again.code, "not_found")
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a worst case exactly at the spend cap is accepted and reserved", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
-      yield* (yield* Usage).setCaps(ws, { spendCapMicros: worstHello }, actor)
+      yield* (yield* Usage).setCaps(systemPrincipal(ws), { spendCapMicros: worstHello })
       const { task } = yield* submit(hello(ws))
       assert.strictEqual(task.status, "queued")
       assert.strictEqual(task.reservedMicros, worstHello)
-      const usage = yield* (yield* Usage).current(ws)
+      const usage = yield* (yield* Usage).current(systemPrincipal(ws))
       assert.strictEqual(usage.reservedMicros, worstHello)
       assert.strictEqual(usage.taskCount, 1)
       assert.strictEqual(usage.availableCreditMicros, 10_000 - worstHello)
@@ -137,7 +135,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
   it.effect("a worst case one micro over the spend cap is 402 usage_cap_reached", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
-      yield* (yield* Usage).setCaps(ws, { spendCapMicros: worstHello - 1 }, actor)
+      yield* (yield* Usage).setCaps(systemPrincipal(ws), { spendCapMicros: worstHello - 1 })
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "UsageCapReached", code: "usage_cap_reached", meter: "ai_spend" })
       assert.strictEqual((yield* account(ws))?.reservedMicros, 0)
@@ -146,7 +144,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
   it.effect("reservations count against the cap: a second task that would exceed it is refused", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
-      yield* (yield* Usage).setCaps(ws, { spendCapMicros: 2 * worstHello - 1 }, actor)
+      yield* (yield* Usage).setCaps(systemPrincipal(ws), { spendCapMicros: 2 * worstHello - 1 })
       yield* submit(hello(ws))
       assert.strictEqual((yield* submit(hello(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
     }).pipe(Effect.provide(Domain.layerMemory)))
@@ -154,7 +152,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
   it.effect("the monthly task cap is 402 usage_cap_reached on the ai_tasks meter", () =>
     Effect.gen(function*() {
       const ws = yield* setup(10_000)
-      yield* (yield* Usage).setCaps(ws, { taskCap: 1 }, actor)
+      yield* (yield* Usage).setCaps(systemPrincipal(ws), { taskCap: 1 })
       yield* submit(hello(ws))
       const error = yield* submit(hello(ws)).pipe(Effect.flip)
       assert.deepInclude(error, { code: "usage_cap_reached", meter: "ai_tasks" })
@@ -168,7 +166,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       const exact = yield* setup(worstHello)
       const { task } = yield* submit(hello(exact))
       assert.strictEqual(task.reservedMicros, worstHello)
-      assert.strictEqual((yield* (yield* Usage).current(exact)).availableCreditMicros, 0)
+      assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(exact))).availableCreditMicros, 0)
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a smaller maxOutputTokens reserves less; above the model's maximum is 400", () =>
@@ -214,7 +212,7 @@ describe("AiTasks.submit: authorization in the contract's order", () => {
       assert.strictEqual((yield* state).aiTasks.size, 10)
       // Running them all charges the real cost, which never exceeds the balance.
       yield* runDue
-      const settled = yield* (yield* Usage).current(ws)
+      const settled = yield* (yield* Usage).current(systemPrincipal(ws))
       assert.strictEqual(settled.aiSpendMicros, 10 * costHello)
       assert.strictEqual(settled.reservedMicros, 0)
       assert.strictEqual(settled.creditBalanceMicros, 10 * worstHello - 10 * costHello)
@@ -272,7 +270,7 @@ describe("AiTasks.submit: Idempotency-Key", () => {
     Effect.gen(function*() {
       const ws = yield* setup(0)
       assert.strictEqual((yield* submit(hello(ws, { idempotencyKey: "retry" })).pipe(Effect.flip)).code, "insufficient_credits")
-      yield* (yield* Usage).addCredits(ws, worstHello, actor)
+      yield* (yield* Usage).addCredits(systemPrincipal(ws), worstHello)
       const { replayed, task } = yield* submit(hello(ws, { idempotencyKey: "retry" }))
       assert.isFalse(replayed)
       assert.strictEqual(task.status, "queued")
@@ -315,7 +313,7 @@ describe("AiTasks execution", () => {
       const { task } = yield* submit(hello(ws, { metadata: { order: "42" } }))
       const [done] = yield* runDue
       assert.strictEqual(done?.status, "succeeded")
-      const fetched = yield* (yield* AiTasks).get(ws, task.id)
+      const fetched = yield* (yield* AiTasks).get(systemPrincipal(ws), task.id)
       assert.deepStrictEqual(fetched.output, Option.some("[atrium-local-1] hello"))
       assert.deepStrictEqual(fetched.inputTokens, Option.some(2))
       assert.deepStrictEqual(fetched.outputTokens, Option.some(6))
@@ -379,9 +377,9 @@ describe("AiTasks execution", () => {
       const a = yield* setup(10_000)
       const b = yield* setup(10_000)
       const { task } = yield* submit(hello(a))
-      const error = yield* (yield* AiTasks).get(b, task.id).pipe(Effect.flip)
+      const error = yield* (yield* AiTasks).get(systemPrincipal(b), task.id).pipe(Effect.flip)
       assert.deepInclude(error, { _tag: "NotFound", code: "not_found" })
-      const missing = yield* (yield* AiTasks).get(a, TaskId.make("task_missing")).pipe(Effect.flip)
+      const missing = yield* (yield* AiTasks).get(systemPrincipal(a), TaskId.make("task_missing")).pipe(Effect.flip)
       assert.strictEqual(missing.code, "not_found")
     }).pipe(Effect.provide(Domain.layerMemory)))
 
@@ -397,7 +395,7 @@ describe("AiTasks execution", () => {
       const held = yield* account(ws)
       assert.strictEqual(held?.creditBalanceMicros, 10_000)
       assert.strictEqual(held?.reservedMicros, 0)
-      const usage = yield* (yield* Usage).current(ws)
+      const usage = yield* (yield* Usage).current(systemPrincipal(ws))
       assert.deepInclude(usage, { aiSpendMicros: 0, reservedMicros: 0, taskCount: 0 })
       const s = yield* state
       assert.strictEqual(s.usageRecords.length, 0)
@@ -480,7 +478,7 @@ describe("AiTasks execution", () => {
       assert.strictEqual(s.billingAccounts.get(ws)?.creditBalanceMicros, 10_000 - costHello)
       assert.strictEqual(s.usageRecords.length, 1)
       assert.strictEqual(s.events.filter((e) => e.type === "ai_task.succeeded").length, 1)
-      assert.strictEqual((yield* (yield* Usage).current(ws)).aiSpendMicros, costHello)
+      assert.strictEqual((yield* (yield* Usage).current(systemPrincipal(ws))).aiSpendMicros, costHello)
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("a task whose workers keep crashing fails after the attempt limit, at no charge", () =>

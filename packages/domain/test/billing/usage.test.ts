@@ -11,18 +11,16 @@ import {
   monthOf,
   priceTokens,
   type SubmitAiTaskInput,
-  systemActor,
+  type SystemPrincipal,
   Usage,
   UsageMonth,
   type WorkspaceId,
   Workspaces,
   worstCaseCostMicros
 } from "@atrium/domain"
-import { Domain, MemoryStore, runDueTasks } from "@atrium/domain/testing"
+import { Domain, MemoryStore, runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
-
-const actor = systemActor("test")
 
 const state = Effect.gen(function*() {
   return yield* Ref.get((yield* MemoryStore).state)
@@ -30,26 +28,23 @@ const state = Effect.gen(function*() {
 
 const setup = (credits: number) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-    yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+    yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return workspace.id
   })
 
 // "hello" with 6 output tokens: the worst case (1 + 3 micros) is exactly what the local model then costs.
-const tiny = (workspaceId: WorkspaceId): SubmitAiTaskInput => ({
-  workspaceId,
-  actor,
-  model: "atrium-local-1",
-  input: { prompt: "hello" },
-  maxOutputTokens: 6
-})
+const tiny = (workspaceId: WorkspaceId): readonly [SystemPrincipal, SubmitAiTaskInput] => [
+  systemPrincipal(workspaceId),
+  { model: "atrium-local-1", input: { prompt: "hello" }, maxOutputTokens: 6 }
+]
 const tinyCost = 4
 
 const runTiny = (workspaceId: WorkspaceId) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
-    yield* tasks.submit(tiny(workspaceId))
+    yield* tasks.submit(...tiny(workspaceId))
     return yield* runDueTasks(10)
   })
 
@@ -104,8 +99,8 @@ describe("Usage", () => {
     Effect.gen(function*() {
       const ws = yield* setup(1_000)
       const usage = yield* Usage
-      yield* usage.setCaps(ws, { spendCapMicros: 500, taskCap: 10 }, actor)
-      assert.deepStrictEqual(yield* usage.current(ws), {
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: 500, taskCap: 10 })
+      assert.deepStrictEqual(yield* usage.current(systemPrincipal(ws)), {
         month: UsageMonth.make("1970-01"),
         aiSpendMicros: 0,
         reservedMicros: 0,
@@ -115,10 +110,10 @@ describe("Usage", () => {
         availableCreditMicros: 1_000
       })
       yield* runTiny(ws)
-      assert.deepInclude(yield* usage.current(ws), { aiSpendMicros: tinyCost, taskCount: 1, creditBalanceMicros: 1_000 - tinyCost })
+      assert.deepInclude(yield* usage.current(systemPrincipal(ws)), { aiSpendMicros: tinyCost, taskCount: 1, creditBalanceMicros: 1_000 - tinyCost })
       // null removes a cap; leaving a field out keeps it.
-      yield* usage.setCaps(ws, { spendCapMicros: null }, actor)
-      assert.deepStrictEqual((yield* usage.current(ws)).caps, { aiSpendMicros: null, aiTasks: 10 })
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: null })
+      assert.deepStrictEqual((yield* usage.current(systemPrincipal(ws))).caps, { aiSpendMicros: null, aiTasks: 10 })
       const actions = (yield* state).audit.map((a) => a.action)
       assert.includeMembers(actions, ["billing.credits_added", "billing.caps_changed"])
     }).pipe(Effect.provide(Domain.layerMemory)))
@@ -128,25 +123,25 @@ describe("Usage", () => {
       const ws = yield* setup(1)
       const usage = yield* Usage
       for (const micros of [0, -5, 1.5, Number.NaN]) {
-        assert.strictEqual((yield* usage.addCredits(ws, micros, actor).pipe(Effect.flip)).code, "invalid_request")
+        assert.strictEqual((yield* usage.addCredits(systemPrincipal(ws), micros).pipe(Effect.flip)).code, "invalid_request")
       }
-      assert.strictEqual((yield* usage.setCaps(ws, { taskCap: -1 }, actor).pipe(Effect.flip)).code, "invalid_request")
-      assert.strictEqual((yield* usage.current(ws)).creditBalanceMicros, 1)
+      assert.strictEqual((yield* usage.setCaps(systemPrincipal(ws), { taskCap: -1 }).pipe(Effect.flip)).code, "invalid_request")
+      assert.strictEqual((yield* usage.current(systemPrincipal(ws))).creditBalanceMicros, 1)
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("reaching the spend cap is announced once per month, and again the next month", () =>
     Effect.gen(function*() {
       const ws = yield* setup(1_000)
       const usage = yield* Usage
-      yield* usage.setCaps(ws, { spendCapMicros: 2 * tinyCost }, actor)
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: 2 * tinyCost })
       yield* runTiny(ws)
       assert.deepStrictEqual(yield* capEvents, [])
       yield* runTiny(ws)
       assert.deepStrictEqual(yield* capEvents, [{ meter: "ai_spend", cap: 8, used: 8, month: "1970-01" }])
       // At the cap, the next task is refused.
-      assert.strictEqual((yield* (yield* AiTasks).submit(tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
+      assert.strictEqual((yield* (yield* AiTasks).submit(...tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
       // Raising the cap and reaching it again the same month does not announce again.
-      yield* usage.setCaps(ws, { spendCapMicros: 3 * tinyCost }, actor)
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: 3 * tinyCost })
       yield* runTiny(ws)
       assert.strictEqual((yield* capEvents).length, 1)
       yield* TestClock.adjust("31 days")
@@ -161,11 +156,11 @@ describe("Usage", () => {
   it.effect("reaching the task cap is announced once", () =>
     Effect.gen(function*() {
       const ws = yield* setup(1_000)
-      yield* (yield* Usage).setCaps(ws, { taskCap: 2 }, actor)
+      yield* (yield* Usage).setCaps(systemPrincipal(ws), { taskCap: 2 })
       yield* runTiny(ws)
       yield* runTiny(ws)
       assert.deepStrictEqual(yield* capEvents, [{ meter: "ai_tasks", cap: 2, used: 2, month: "1970-01" }])
-      assert.strictEqual((yield* (yield* AiTasks).submit(tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
+      assert.strictEqual((yield* (yield* AiTasks).submit(...tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
       assert.strictEqual((yield* capEvents).length, 1)
     }).pipe(Effect.provide(Domain.layerMemory)))
 
@@ -173,14 +168,14 @@ describe("Usage", () => {
     Effect.gen(function*() {
       const ws = yield* setup(1_000)
       const usage = yield* Usage
-      yield* usage.setCaps(ws, { spendCapMicros: tinyCost, taskCap: 1 }, actor)
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: tinyCost, taskCap: 1 })
       yield* runTiny(ws)
-      assert.deepInclude(yield* usage.current(ws), { month: UsageMonth.make("1970-01"), aiSpendMicros: tinyCost, taskCount: 1 })
-      assert.strictEqual((yield* (yield* AiTasks).submit(tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
+      assert.deepInclude(yield* usage.current(systemPrincipal(ws)), { month: UsageMonth.make("1970-01"), aiSpendMicros: tinyCost, taskCount: 1 })
+      assert.strictEqual((yield* (yield* AiTasks).submit(...tiny(ws)).pipe(Effect.flip)).code, "usage_cap_reached")
       yield* TestClock.adjust("30 days")
-      assert.strictEqual((yield* usage.current(ws)).month, "1970-01")
+      assert.strictEqual((yield* usage.current(systemPrincipal(ws))).month, "1970-01")
       yield* TestClock.adjust("1 day")
-      assert.deepStrictEqual(yield* usage.current(ws), {
+      assert.deepStrictEqual(yield* usage.current(systemPrincipal(ws)), {
         month: UsageMonth.make("1970-02"),
         aiSpendMicros: 0,
         reservedMicros: 0,
@@ -198,13 +193,13 @@ describe("Usage", () => {
       const ws = yield* setup(1_000)
       const usage = yield* Usage
       yield* TestClock.setTime(Date.UTC(1970, 0, 31, 23, 59, 59, 999))
-      yield* (yield* AiTasks).submit(tiny(ws))
+      yield* (yield* AiTasks).submit(...tiny(ws))
       yield* TestClock.adjust("1 millis")
       yield* runDueTasks(10)
-      assert.deepInclude(yield* usage.current(ws), { month: UsageMonth.make("1970-02"), aiSpendMicros: 0, reservedMicros: 0 })
+      assert.deepInclude(yield* usage.current(systemPrincipal(ws)), { month: UsageMonth.make("1970-02"), aiSpendMicros: 0, reservedMicros: 0 })
       const january = (yield* state).monthlyUsage.get(`${ws}/1970-01`)
       assert.deepInclude(january, { spentMicros: tinyCost, reservedMicros: 0, taskCount: 1 })
-      assert.deepStrictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.map((r) => r.month), ["1970-01"])
+      assert.deepStrictEqual((yield* usage.records(systemPrincipal(ws), { limit: 10, cursor: undefined })).data.map((r) => r.month), ["1970-01"])
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("tasks of two months settled together charge the one account for all, each month its own, and announce each month's cap once", () =>
@@ -212,16 +207,16 @@ describe("Usage", () => {
       const ws = yield* setup(1_000)
       const usage = yield* Usage
       const tasks = yield* AiTasks
-      yield* usage.setCaps(ws, { spendCapMicros: 2 * tinyCost }, actor)
+      yield* usage.setCaps(systemPrincipal(ws), { spendCapMicros: 2 * tinyCost })
       yield* TestClock.setTime(Date.UTC(1970, 0, 31, 23, 59, 59, 990))
-      const january = yield* Effect.forEach([1, 2], () => tasks.submit(tiny(ws)))
+      const january = yield* Effect.forEach([1, 2], () => tasks.submit(...tiny(ws)))
       yield* TestClock.adjust("1 second")
-      const february = yield* Effect.forEach([1, 2], () => tasks.submit(tiny(ws)))
+      const february = yield* Effect.forEach([1, 2], () => tasks.submit(...tiny(ws)))
       const submitted = [...january, ...february].map((s) => s.task)
       // Every task twice at once (a second worker after a lapsed lease): the settlements share batches.
       const finished = yield* Effect.forEach([...submitted, ...submitted], tasks.execute, { concurrency: "unbounded" })
       assert.isTrue(finished.every((task) => task.status === "succeeded"))
-      assert.deepInclude(yield* usage.current(ws), { creditBalanceMicros: 1_000 - 4 * tinyCost, availableCreditMicros: 1_000 - 4 * tinyCost, reservedMicros: 0 })
+      assert.deepInclude(yield* usage.current(systemPrincipal(ws)), { creditBalanceMicros: 1_000 - 4 * tinyCost, availableCreditMicros: 1_000 - 4 * tinyCost, reservedMicros: 0 })
       const months = (yield* state).monthlyUsage
       assert.deepInclude(months.get(`${ws}/1970-01`), { spentMicros: 2 * tinyCost, reservedMicros: 0, taskCount: 2 })
       assert.deepInclude(months.get(`${ws}/1970-02`), { spentMicros: 2 * tinyCost, reservedMicros: 0, taskCount: 2 })
@@ -229,6 +224,6 @@ describe("Usage", () => {
         { meter: "ai_spend", cap: 8, used: 8, month: "1970-01" },
         { meter: "ai_spend", cap: 8, used: 8, month: "1970-02" }
       ])
-      assert.strictEqual((yield* usage.records(ws, { limit: 10, cursor: undefined })).data.length, 4)
+      assert.strictEqual((yield* usage.records(systemPrincipal(ws), { limit: 10, cursor: undefined })).data.length, 4)
     }).pipe(Effect.provide(Domain.layerMemory)))
 })

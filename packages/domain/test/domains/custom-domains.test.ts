@@ -16,17 +16,15 @@ import {
   runWorker,
   SessionId,
   SessionPrincipal,
-  systemActor,
   UserId,
   Workspaces,
   type Role,
   Conflict
 } from "@atrium/domain"
-import { DnsZone, Domain, lookupFails, lookupHangs, MemoryStore, records, setZone } from "@atrium/domain/testing"
+import { DnsZone, Domain, lookupFails, lookupHangs, MemoryStore, records, setZone, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Fiber, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
-const actor = systemActor("test")
 const hostname = "app.example.com"
 const challenge = `_atrium-challenge.${hostname}`
 
@@ -36,8 +34,8 @@ const principal = (workspaceId: SessionPrincipal["workspaceId"], role: Role) =>
 /** A workspace with the `domains.custom` feature (unless told otherwise), and its admin and member. */
 const workspace = (entitled = true) =>
   Effect.gen(function*() {
-    const created = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    if (entitled) yield* (yield* Entitlements).grant({ workspaceId: created.id, feature: Feature.make("domains.custom"), source: "plan", actor })
+    const created = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    if (entitled) yield* (yield* Entitlements).grant(systemPrincipal(created.id), { feature: Feature.make("domains.custom"), source: "plan" })
     return { workspace: created, admin: principal(created.id, "admin"), member: principal(created.id, "member") }
   })
 

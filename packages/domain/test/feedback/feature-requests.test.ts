@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, systemActor, titleSimilarity } from "@atrium/domain"
-import { Domain, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import { FeatureRequestId, FeatureRequests, PushNotifications, PushSender, titleSimilarity } from "@atrium/domain"
+import { Domain, MemoryStore, PushServiceMemory, PushServiceScript, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Layer, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { signUp, principalOf, team } from "../support/identity.ts"
@@ -39,7 +39,7 @@ describe("Feature requests", () => {
       yield* (yield* board).vote(bob.principal, target.id)
       yield* (yield* board).vote(bob.principal, dup.id)
       yield* (yield* board).vote(carol.principal, dup.id)
-      const merged = yield* (yield* board).merge(dup.id, target.id, systemActor("test"))
+      const merged = yield* (yield* board).merge(operatorPrincipal(), dup.id, target.id)
       assert.strictEqual(merged.status, "merged")
       assert.deepStrictEqual(merged.mergedInto, Option.some(target.id))
       const after = yield* (yield* board).get(carol.principal, target.id)
@@ -100,7 +100,7 @@ describe("Feature requests", () => {
       const created = yield* (yield* board).create(ownerPrincipal, { title: "Scheduled exports", details: "" }, Option.none())
       yield* (yield* board).vote(bob.principal, created.request.id)
       yield* (yield* board).vote(carol.principal, created.request.id)
-      yield* (yield* board).changeStatus(created.request.id, "planned", Option.some("Q3"), systemActor("test"))
+      yield* (yield* board).changeStatus(operatorPrincipal(), created.request.id, "planned", Option.some("Q3"))
       const s = yield* state
       const event = s.events.find((e) => e.type === "feature_request.status_changed")
       assert.strictEqual(event?.workspaceId, workspace.id)
@@ -128,7 +128,7 @@ describe("Feature requests", () => {
       const created = yield* (yield* board).create(ownerPrincipal, { title: "Scheduled exports", details: "" }, Option.none())
       yield* (yield* board).vote(bob.principal, created.request.id)
       // As an operator's CLI does it: no push token here, the server's push worker sends.
-      yield* (yield* board).changeStatus(created.request.id, "planned", Option.none(), systemActor("cli"))
+      yield* (yield* board).changeStatus(operatorPrincipal(), created.request.id, "planned", Option.none())
       const queued = Array.from((yield* state).pushMessages.values())
       assert.deepStrictEqual(queued.map((message) => [message.userId, message.status, message.data.featureRequestId]), [
         [bob.principal.userId, "pending", created.request.id]
@@ -142,7 +142,7 @@ describe("Feature requests", () => {
       yield* (yield* PushNotifications).register(bob.principal, "bob-phone", registration(1))
       const created = yield* (yield* board).create(ownerPrincipal, { title: "Scheduled exports", details: "" }, Option.none())
       yield* (yield* board).vote(bob.principal, created.request.id)
-      yield* (yield* board).changeStatus(created.request.id, "planned", Option.none(), systemActor("cli"))
+      yield* (yield* board).changeStatus(operatorPrincipal(), created.request.id, "planned", Option.none())
       // Nothing with push configured ran for a day and a bit.
       yield* TestClock.adjust("25 hours")
       const sender = yield* PushSender
@@ -157,10 +157,10 @@ describe("Feature requests", () => {
       const { ownerPrincipal } = yield* team
       const a = (yield* (yield* board).create(ownerPrincipal, { title: "First idea", details: "" }, Option.none())).request
       const b = (yield* (yield* board).create(ownerPrincipal, { title: "Second idea", details: "" }, Option.none())).request
-      yield* (yield* board).merge(a.id, b.id, systemActor("test"))
-      const refused = yield* (yield* board).changeStatus(a.id, "open", Option.none(), systemActor("test")).pipe(Effect.flip)
+      yield* (yield* board).merge(operatorPrincipal(), a.id, b.id)
+      const refused = yield* (yield* board).changeStatus(operatorPrincipal(), a.id, "open", Option.none()).pipe(Effect.flip)
       assert.strictEqual(refused._tag, "InvalidInput")
-      const self = yield* (yield* board).merge(b.id, b.id, systemActor("test")).pipe(Effect.flip)
+      const self = yield* (yield* board).merge(operatorPrincipal(), b.id, b.id).pipe(Effect.flip)
       assert.strictEqual(self._tag, "InvalidInput")
     }).pipe(Effect.provide(Domain.layerMemory)))
 

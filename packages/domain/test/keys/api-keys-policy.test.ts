@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ApiKeyId, ApiKeyPrincipal, ApiKeys, type Acting, SessionId, SessionPrincipal, systemActor, UserId, Workspaces } from "@atrium/domain"
-import { Domain, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
+import { ApiKeyId, ApiKeyPrincipal, ApiKeys, type Acting, SessionId, SessionPrincipal, UserId, Workspaces } from "@atrium/domain"
+import { Domain, MemoryStore, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
 
 // The domain asks `api_keys.manage` itself: an embedder calling ApiKeys with a principal that lacks it is refused by the
 // service, with no HTTP layer in front, and nothing is written.
 const setup = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor: systemActor("test") })
+  const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
   const existing = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "existing" })
   const member = new SessionPrincipal({ sessionId: SessionId.make("ses_m"), userId: UserId.make("usr_m"), workspaceId: workspace.id, role: "member" })
   const key = new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_w"), workspaceId: workspace.id, scopes: ["write"] })

@@ -1,13 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ApiKeys, ApiKeyRepository, DomainEvent, parseApiKey, systemActor, WorkspaceId, Workspaces } from "@atrium/domain"
-import { Domain, MemoryStore, systemPrincipal } from "@atrium/domain/testing"
+import { ApiKeys, ApiKeyRepository, DomainEvent, parseApiKey, WorkspaceId, Workspaces } from "@atrium/domain"
+import { Domain, MemoryStore, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
-const actor = systemActor("test")
-
 const seed = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+  const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
   const created = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "ci" })
   return { workspace, ...created }
 })
@@ -37,7 +35,7 @@ describe("ApiKeys", () => {
       const text = Redacted.value(plaintext)
       const flipped = text.slice(0, 20) + (text[20] === "A" ? "B" : "A") + text.slice(21)
       assert.strictEqual(yield* code(flipped), "malformed_credentials")
-      const other = yield* (yield* Workspaces).create({ name: "Other", actor }).pipe(
+      const other = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Other" }).pipe(
         Effect.flatMap((ws) => keys.create(systemPrincipal(ws.id), { name: "x" })),
         Effect.map((c) => Redacted.value(c.plaintext))
       )
@@ -71,7 +69,7 @@ describe("ApiKeys", () => {
 
   it.effect("an expired key is refused once its expiry passes", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
       const { plaintext } = yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "t", expiresAt })
       yield* (yield* ApiKeys).authenticate(plaintext)
@@ -112,7 +110,7 @@ describe("ApiKeys", () => {
 describe("ApiKeys: expiry at creation", () => {
   it.effect("refuses a key that is already expired, expires now, or expires at an absurd date; nothing is stored", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const keys = yield* ApiKeys
       const now = yield* DateTime.now
       const absurd = [
@@ -137,7 +135,7 @@ describe("ApiKeys: roll with grace", () => {
 
   it.effect("a new key with the same name and scopes; the old one works for the grace (default 24 h), then api_key_expired", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const keys = yield* ApiKeys
       const old = yield* keys.create(systemPrincipal(workspace.id), { name: "deploy", scopes: ["read", "webhooks:write"], environment: "test" })
       const rolled = yield* keys.roll(systemPrincipal(workspace.id), { id: old.apiKey.id })
@@ -172,8 +170,8 @@ describe("ApiKeys: roll with grace", () => {
 
   it.effect("the grace is 0 s to 7 days and never lengthens an earlier expiry; revoked, rolled or unknown keys are refused", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      const other = yield* (yield* Workspaces).create({ name: "Other", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+      const other = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Other" })
       const keys = yield* ApiKeys
       const now = yield* DateTime.now
       const key = yield* keys.create(systemPrincipal(workspace.id), { name: "ci", expiresAt: DateTime.add(now, { hours: 1 }) })

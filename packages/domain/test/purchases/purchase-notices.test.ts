@@ -10,12 +10,11 @@ import {
   type StoreProduct,
   Stores,
   type StoreVerdict,
-  systemActor,
   UserId,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { Domain as Testing, fakeNotice, FakeStores, MemoryStore, StoresMemory } from "@atrium/domain/testing"
+import { Domain as Testing, fakeNotice, FakeStores, MemoryStore, operatorPrincipal, StoresMemory, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -42,8 +41,8 @@ const verdict = (input: { storeRef: string; at: DateTime.Utc; accountToken?: str
   }
 }
 
-const newWorkspace = Effect.flatMap(Workspaces, (w) => w.create({ name: "Acme", actor: systemActor("test") })).pipe(Effect.map((w) => w.id))
-const features = (workspaceId: WorkspaceId) => Effect.flatMap(Entitlements, (e) => e.active(workspaceId)).pipe(Effect.map((grants) => grants.map((g) => g.feature)))
+const newWorkspace = Effect.flatMap(Workspaces, (w) => w.create(operatorPrincipal(), { name: "Acme" })).pipe(Effect.map((w) => w.id))
+const features = (workspaceId: WorkspaceId) => Effect.flatMap(Entitlements, (e) => e.active(systemPrincipal(workspaceId))).pipe(Effect.map((grants) => grants.map((g) => g.feature)))
 const drainInbox = Effect.gen(function*() {
   const purchases = yield* Purchases
   const claimed = yield* purchases.inboxQueue.claim(100)

@@ -9,17 +9,14 @@ import {
   Members,
   ScheduleId,
   Schedules,
-  systemActor,
   UpdateScheduleInput,
   Usage
 } from "@atrium/domain"
-import { Domain, providerFails, providerHangs, ScriptedProvider } from "@atrium/domain/testing"
+import { Domain, providerFails, providerHangs, ScriptedProvider, systemPrincipal } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer, Option, Ref, Schema } from "effect"
 import { team } from "../support/identity.ts"
 import { body, entitledWorkspace, eventsOf, firePass, keyOf, runTasks, setTime, state, tasks } from "../support/schedules.ts"
-
-const actor = systemActor("test")
 
 describe("Schedules: access", () => {
   it.effect("another workspace's schedule is not found, for every operation", () =>
@@ -62,7 +59,7 @@ describe("Schedules: access", () => {
     Effect.gen(function*() {
       const schedules = yield* Schedules
       const { ownerPrincipal, join } = yield* team
-      yield* (yield* Entitlements).grant({ workspaceId: ownerPrincipal.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
       const member = yield* join("member@example.com", "member")
       const admin = yield* join("admin@example.com", "admin")
       const created = yield* schedules.create(admin.principal, body())
@@ -70,6 +67,25 @@ describe("Schedules: access", () => {
       assert.strictEqual((yield* schedules.get(member.principal, created.id)).id, created.id)
       assert.strictEqual((yield* Effect.flip(schedules.create(member.principal, body())))._tag, "Forbidden")
       assert.strictEqual((yield* Effect.flip(schedules.pause(member.principal, created.id)))._tag, "Forbidden")
+    }).pipe(Effect.provide(Domain.layerMemory)))
+
+  it.effect("a run submits as the scheduler (the system narrowed to ai_tasks.submit) and its task is the creator's", () =>
+    Effect.gen(function*() {
+      const schedules = yield* Schedules
+      const { ownerPrincipal, join } = yield* team
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(ownerPrincipal.workspaceId), 1_000_000)
+      const admin = yield* join("admin@example.com", "admin")
+      const created = yield* schedules.create(admin.principal, body())
+      const run = yield* schedules.runNow(admin.principal, created.id)
+      const taskId = Option.getOrUndefined(run.taskId)
+      assert.isDefined(taskId)
+      const task = (yield* state).aiTasks.get(taskId ?? "")
+      assert.deepStrictEqual(task?.submittedBy, { type: "user", id: admin.principal.userId })
+      assert.deepStrictEqual(task?.scheduleId, Option.some(created.id))
+      // Nobody but the system names whom a task is for: a member (even an owner) is refused.
+      const onBehalf = { model: "atrium-local-1", input: { prompt: "hello" }, onBehalfOf: created.createdBy }
+      assert.strictEqual((yield* Effect.flip((yield* AiTasks).submit(ownerPrincipal, onBehalf)))._tag, "Forbidden")
     }).pipe(Effect.provide(Domain.layerMemory)))
 
   it.effect("at most 50 schedules per workspace; bad cron, zone or model are invalid input", () =>
@@ -95,7 +111,7 @@ describe("Schedules: what is refused at once", () => {
       const ws = yield* entitledWorkspace()
       // gpt-4o needs ai.advanced, which the workspace lacks: the submission's own refusal, before anything is stored.
       const advanced = { model: "gpt-4o", input: { prompt: "x" } }
-      const direct = yield* Effect.flip((yield* AiTasks).submit({ workspaceId: ws, actor, model: advanced.model, input: advanced.input }))
+      const direct = yield* Effect.flip((yield* AiTasks).submit(systemPrincipal(ws), { model: advanced.model, input: advanced.input }))
       assert.deepInclude(direct, { _tag: "NotEntitled", feature: "ai.advanced" })
       const created = yield* Effect.flip(schedules.create(keyOf(ws), body({ task: advanced })))
       assert.deepInclude(created, { _tag: "NotEntitled", feature: "ai.advanced" })
@@ -105,7 +121,7 @@ describe("Schedules: what is refused at once", () => {
       assert.deepInclude(updated, { _tag: "NotEntitled", feature: "ai.advanced" })
       assert.strictEqual((yield* schedules.get(keyOf(ws), kept.id)).task.model, "atrium-local-1")
       // Once entitled, the same schedule is accepted.
-      yield* (yield* Entitlements).grant({ workspaceId: ws, feature: Feature.make("ai.advanced"), source: "plan", actor })
+      yield* (yield* Entitlements).grant(systemPrincipal(ws), { feature: Feature.make("ai.advanced"), source: "plan" })
       assert.strictEqual((yield* schedules.update(keyOf(ws), kept.id, { task: advanced })).task.model, "gpt-4o")
     }).pipe(Effect.provide(Domain.layerMemory)))
 
@@ -224,7 +240,7 @@ describe("Schedules: firing", () => {
       const schedules = yield* Schedules
       const ws = yield* entitledWorkspace()
       const created = yield* schedules.create(keyOf(ws), body())
-      yield* (yield* Entitlements).revoke({ workspaceId: ws, feature: Feature.make("ai.basic"), actor })
+      yield* (yield* Entitlements).revoke(systemPrincipal(ws), { feature: Feature.make("ai.basic") })
       for (let hour = 9; hour <= 14; hour++) {
         yield* setTime(`2026-05-04T${String(hour).padStart(2, "0")}:00:00Z`)
         yield* firePass
@@ -283,8 +299,8 @@ describe("Schedules: firing", () => {
       const schedules = yield* Schedules
       const members = yield* Members
       const { ownerPrincipal, join } = yield* team
-      yield* (yield* Entitlements).grant({ workspaceId: ownerPrincipal.workspaceId, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(ownerPrincipal.workspaceId, 1_000_000, actor)
+      yield* (yield* Entitlements).grant(systemPrincipal(ownerPrincipal.workspaceId), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(ownerPrincipal.workspaceId), 1_000_000)
       const removed = yield* join("removed@example.com", "admin")
       const demoted = yield* join("demoted@example.com", "admin")
       const kept = yield* join("kept@example.com", "admin")

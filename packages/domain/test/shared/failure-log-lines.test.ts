@@ -1,9 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AiTasks, Entitlements, Feature, systemActor, Usage, WebhookDeliveries, WebhookEndpoints, Workspaces } from "@atrium/domain"
-import { answer, deliverOne, Domain, ownerPrincipal, providerFails, runDueTasks, ScriptedProvider, ScriptedReceiver } from "@atrium/domain/testing"
+import { AiTasks, Entitlements, Feature, Usage, WebhookDeliveries, WebhookEndpoints, Workspaces } from "@atrium/domain"
+import { answer, deliverOne, Domain, ownerPrincipal, providerFails, runDueTasks, ScriptedProvider, ScriptedReceiver, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Logger, Ref } from "effect"
-
-const actor = systemActor("test")
 
 // Every log line the domain writes, as JSON, for the test to read back.
 const captured = () => {
@@ -18,7 +16,7 @@ describe("a log line per failure", () => {
   it.effect("each failed webhook attempt is logged with its delivery, attempt number and error, never the URL or body", () => {
     const log = captured()
     return Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const { endpoint } = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a?token=s3cr3t" })
       yield* (yield* WebhookEndpoints).sendTest(ownerPrincipal(workspace.id), endpoint.id)
       yield* Ref.set((yield* ScriptedReceiver).script, [answer(500, { responseBody: "upstream body s3cr3t" }), answer(200)])
@@ -40,10 +38,10 @@ describe("a log line per failure", () => {
   it.effect("each AI task that ends failed is logged once with its id, model and error code", () => {
     const log = captured()
     return Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-      yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-      yield* (yield* Usage).addCredits(workspace.id, 1_000_000, actor)
-      const { task } = yield* (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hello" } })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+      yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 1_000_000)
+      const { task } = yield* (yield* AiTasks).submit(systemPrincipal(workspace.id), { model: "atrium-local-1", input: { prompt: "hello" } })
       yield* Ref.set((yield* ScriptedProvider).script, [providerFails("provider_rejected", false, "content policy")])
       yield* runDueTasks(10)
       const failures = log.lines.filter((line) => line.includes("AI task failed"))

@@ -12,7 +12,6 @@ import {
   isSafeTextValue,
   SafeMultilineText,
   SafeText,
-  systemActor,
   UserName,
   WebhookDescription,
   WebhookEndpoints,
@@ -20,10 +19,9 @@ import {
   WorkspaceName,
   Workspaces
 } from "@atrium/domain"
-import { Domain, MemoryStore, ownerPrincipal, systemPrincipal } from "@atrium/domain/testing"
+import { Domain, MemoryStore, ownerPrincipal, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 
-const actor = systemActor("test")
 const state = Effect.flatMap(MemoryStore, (store) => Ref.get(store.state))
 
 // What probing found turning into 500s: NUL, a lone surrogate of either half, other controls, DEL and C1.
@@ -73,17 +71,17 @@ describe("the safe-text rule", () => {
 describe("domain services refuse unsafe text before storing anything", () => {
   it.effect("sign-up, workspaces, keys, webhook endpoints and AI tasks answer InvalidInput and write nothing", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const before = yield* state
       const refused = (attempt: Effect.Effect<unknown, { readonly _tag: string }>) => Effect.flip(attempt)
       const outcomes = yield* Effect.all([
         (yield* Accounts).signUp({ email: "a\u0000@x.com", password: Redacted.make("correct horse battery"), name: "Ada" }),
         (yield* Accounts).signUp({ email: "ada@x.com", password: Redacted.make("correct horse battery"), name: "Ada\uD800" }),
-        (yield* Workspaces).create({ name: "Acme\u0000", actor }),
+        (yield* Workspaces).create(operatorPrincipal(), { name: "Acme\u0000" }),
         (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: "ci\u0000" }),
         (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/\u0000" }),
         (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a", description: "x\uDC00" }),
-        (yield* AiTasks).submit({ workspaceId: workspace.id, actor, model: "atrium-local-1", input: { prompt: "hi\u0000" } })
+        (yield* AiTasks).submit(systemPrincipal(workspace.id), { model: "atrium-local-1", input: { prompt: "hi\u0000" } })
       ].map(refused))
       assert.deepStrictEqual(outcomes.map((error) => error._tag), Array(7).fill("InvalidInput"))
       const after = yield* state

@@ -6,23 +6,20 @@ import {
   Entitlements,
   Feature,
   Schedules,
-  systemActor,
   Usage,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { MemoryStore, runDueTasks } from "@atrium/domain/testing"
+import { MemoryStore, runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { DateTime, Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
-
-const actor = systemActor("test")
 
 /** A workspace entitled to `ai.basic` with plenty of credits. */
 export const entitledWorkspace = (credits = 100_000_000) =>
   Effect.gen(function*() {
-    const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
-    yield* (yield* Entitlements).grant({ workspaceId: workspace.id, feature: Feature.make("ai.basic"), source: "plan", actor })
-    if (credits > 0) yield* (yield* Usage).addCredits(workspace.id, credits, actor)
+    const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
+    yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "plan" })
+    if (credits > 0) yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), credits)
     return workspace.id
   })
 

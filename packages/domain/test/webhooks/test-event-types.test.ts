@@ -1,14 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { EventType, systemActor, WebhookEndpoints, Workspaces } from "@atrium/domain"
-import { Domain, MemoryStore, ownerPrincipal } from "@atrium/domain/testing"
+import { EventType, WebhookEndpoints, Workspaces } from "@atrium/domain"
+import { Domain, MemoryStore, ownerPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
-
-const actor = systemActor("test")
 
 describe("a test event of a chosen type", () => {
   it.effect("every catalog type can be sent as a test: an example of its payload, to that endpoint only, with its delivery's body", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const endpoints = yield* WebhookEndpoints
       const principal = ownerPrincipal(workspace.id)
       const { endpoint } = yield* endpoints.create(principal, { url: "https://hooks.example.com/a" })
@@ -28,7 +26,7 @@ describe("a test event of a chosen type", () => {
 
   it.effect("without a type the test event is webhook.test", () =>
     Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const endpoints = yield* WebhookEndpoints
       const { endpoint } = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a" })
       const delivery = yield* endpoints.sendTest(ownerPrincipal(workspace.id), endpoint.id)

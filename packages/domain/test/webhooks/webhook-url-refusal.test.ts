@@ -1,9 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { systemActor, WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
-import { Domain, ownerPrincipal } from "@atrium/domain/testing"
+import { WebhookEndpoints, WebhookTransport, Workspaces } from "@atrium/domain"
+import { Domain, ownerPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Layer, Logger } from "effect"
-
-const actor = systemActor("test")
 
 // A transport whose SSRF guard refuses the way the real one does: a reason for the caller, a detail naming the address.
 const refusingTransport = Layer.succeed(WebhookTransport, WebhookTransport.of({
@@ -23,7 +21,7 @@ describe("a webhook URL refused by the SSRF guard", () => {
       lines.push(line)
     }))
     return Effect.gen(function*() {
-      const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+      const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
       const endpoints = yield* WebhookEndpoints
       const created = yield* endpoints.create(ownerPrincipal(workspace.id), { url: "https://internal.example.com/hook" }).pipe(Effect.flip)
       assert.strictEqual(created._tag, "InvalidInput")

@@ -4,25 +4,20 @@ import {
   ApiKeyPrincipal,
   ApiKeys,
   SessionPrincipal,
-
   retryDelays,
-  systemActor,
   Transactor,
   WebhookDeliveries,
-
   WebhookEndpoints,
   type WorkspaceId,
   Workspaces
 } from "@atrium/domain"
-import { answer, Domain, MemoryStore, ownerPrincipal, runDueDeliveries, ScriptedReceiver, systemPrincipal } from "@atrium/domain/testing"
+import { answer, Domain, MemoryStore, ownerPrincipal, runDueDeliveries, ScriptedReceiver, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
 import { DateTime, Duration, Effect, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
 
-const actor = systemActor("test")
-
 const setup = Effect.gen(function*() {
-  const workspace = yield* (yield* Workspaces).create({ name: "Acme", actor })
+  const workspace = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Acme" })
   const created = yield* (yield* WebhookEndpoints).create(ownerPrincipal(workspace.id), { url: "https://hooks.example.com/a" })
   return { workspace, ...created }
 })
@@ -278,7 +273,7 @@ describe("webhook endpoints", () => {
   it.effect("another workspace's endpoint and delivery ids are not found", () =>
     Effect.gen(function*() {
       const { workspace, endpoint } = yield* setup
-      const other = yield* (yield* Workspaces).create({ name: "Other", actor })
+      const other = yield* (yield* Workspaces).create(operatorPrincipal(), { name: "Other" })
       yield* createKey(workspace.id)
       const delivery = Array.from((yield* state).deliveries.values())[0]
       const endpoints = yield* WebhookEndpoints

@@ -1,21 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { systemActor, Transactor, Workspaces } from "@atrium/domain"
-import { Domain, MemoryStore } from "@atrium/domain/testing"
+import { Transactor, Workspaces } from "@atrium/domain"
+import { Domain, MemoryStore, operatorPrincipal } from "@atrium/domain/testing"
 import { Effect, Ref } from "effect"
-
-const actor = systemActor("test")
 
 describe("Workspaces", () => {
   it.effect("derives unique slugs from names and refuses a taken explicit slug", () =>
     Effect.gen(function*() {
       const workspaces = yield* Workspaces
-      const first = yield* workspaces.create({ name: "Acme Corp!", actor })
-      const second = yield* workspaces.create({ name: "Acme Corp!", actor })
+      const first = yield* workspaces.create(operatorPrincipal(), { name: "Acme Corp!" })
+      const second = yield* workspaces.create(operatorPrincipal(), { name: "Acme Corp!" })
       assert.strictEqual(first.slug, "acme-corp")
       assert.match(second.slug, /^acme-corp-[a-z0-9]{8}$/)
-      const taken = yield* workspaces.create({ name: "Other", slug: "acme-corp", actor }).pipe(Effect.flip)
+      const taken = yield* workspaces.create(operatorPrincipal(), { name: "Other", slug: "acme-corp" }).pipe(Effect.flip)
       assert.strictEqual(taken._tag, "Conflict")
-      const invalid = yield* workspaces.create({ name: "Other", slug: "Not A Slug", actor }).pipe(Effect.flip)
+      const invalid = yield* workspaces.create(operatorPrincipal(), { name: "Other", slug: "Not A Slug" }).pipe(Effect.flip)
       assert.strictEqual(invalid._tag, "InvalidInput")
     }).pipe(Effect.provide(Domain.layerMemory)))
 
@@ -26,7 +24,7 @@ describe("Workspaces", () => {
       const store = yield* MemoryStore
       const outcome = yield* tx.withTransaction(
         Effect.gen(function*() {
-          yield* workspaces.create({ name: "Doomed", actor })
+          yield* workspaces.create(operatorPrincipal(), { name: "Doomed" })
           return yield* Effect.fail("boom" as const)
         })
       ).pipe(Effect.flip)

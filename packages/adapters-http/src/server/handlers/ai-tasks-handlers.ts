@@ -1,4 +1,4 @@
-import { actorOf, AiTasks, CurrentPrincipal, toAiTaskView } from "@atrium/domain"
+import { AiTasks, CurrentPrincipal, toAiTaskView } from "@atrium/domain"
 import { Effect, Layer } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import { Api } from "@atrium/client"
@@ -13,10 +13,7 @@ export const AiTasksHandlers = Layer.unwrap(Effect.gen(function*() {
     const tasks = yield* AiTasks
     return leanGroup(HttpApiBuilder.group(Api, "aiTasks", (handlers) => handlers
       .handle("submitAiTask", Effect.fn("V1.submitAiTask")(function*({ headers, payload }) {
-        const principal = yield* CurrentPrincipal
-        const submitted = yield* tasks.submit({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal),
+        const submitted = yield* tasks.submit(yield* CurrentPrincipal, {
           model: payload.model,
           input: payload.input,
           maxOutputTokens: payload.maxOutputTokens,
@@ -29,6 +26,6 @@ export const AiTasksHandlers = Layer.unwrap(Effect.gen(function*() {
         })
       }))
       .handle("getAiTask", Effect.fn("V1.getAiTask")(function*({ params }) {
-        return toAiTaskView(yield* tasks.get((yield* CurrentPrincipal).workspaceId, params.id))
+        return toAiTaskView(yield* tasks.get(yield* CurrentPrincipal, params.id))
       }))))
 }))

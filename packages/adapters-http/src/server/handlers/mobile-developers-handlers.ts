@@ -1,4 +1,4 @@
-import { ApiKeys, CurrentPrincipal, deriveView, memberOf, RequestLogEntry, RequestLogs } from "@atrium/domain"
+import { ApiKeys, CurrentPrincipal, deriveView, RequestLogEntry, RequestLogs } from "@atrium/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@atrium/client"
@@ -43,8 +43,7 @@ export const MobileDevelopersHandlers = Layer.unwrap(Effect.gen(function*() {
         yield* keys.revoke(yield* CurrentPrincipal, params.id)
       }))
       .handle("listRequestLogs", Effect.fn("Mobile.listRequestLogs")(function*({ query }) {
-        const principal = yield* memberOf(yield* CurrentPrincipal)
-        const page = yield* requestLogs.list(principal, { keyId: query.keyId, status: query.status, requestId: query.requestId }, pageRequestOf(query))
+        const page = yield* requestLogs.list(yield* CurrentPrincipal, { keyId: query.keyId, status: query.status, requestId: query.requestId }, pageRequestOf(query))
         return { data: page.data.map(toRequestLogView), nextCursor: page.nextCursor }
       }))))
 }))

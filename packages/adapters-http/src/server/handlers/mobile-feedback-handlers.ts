@@ -1,4 +1,4 @@
-import { CurrentPrincipal, deriveView, FeatureRequest, type FeatureRequestForViewer, FeatureRequests, memberOf, type OwnPushDevice, PushDevice, PushNotifications } from "@atrium/domain"
+import { CurrentPrincipal, deriveView, FeatureRequest, type FeatureRequestForViewer, FeatureRequests, type OwnPushDevice, PushDevice, PushNotifications } from "@atrium/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api, FeatureRequestView, PushDeviceView } from "@atrium/client"
@@ -15,18 +15,16 @@ const toFeatureRequestView = ({ request, viewerHasVoted }: FeatureRequestForView
 const pushDeviceView = deriveView(PushDevice, PushDeviceView, { withheld: ["id", "userId", "sessionId", "sealedToken", "tokenDigest"] })
 const toPushDeviceView = ({ device, expoPushToken }: OwnPushDevice) => pushDeviceView(device, { expoPushToken: Redacted.value(expoPushToken) })
 
-const member = Effect.flatMap(CurrentPrincipal, memberOf)
-
 /** Handlers of the feature-request board. */
 export const MobileFeedbackHandlers = Layer.unwrap(Effect.gen(function*() {
     const board = yield* FeatureRequests
     return leanGroup(HttpApiBuilder.group(Api, "mobileFeedback", (handlers) => handlers
       .handle("listFeatureRequests", Effect.fn("Mobile.listFeatureRequests")(function*({ query }) {
-        const page = yield* board.list(yield* member, { status: query.status, sort: query.sort ?? "top" }, pageRequestOf(query))
+        const page = yield* board.list(yield* CurrentPrincipal, { status: query.status, sort: query.sort ?? "top" }, pageRequestOf(query))
         return { data: page.data.map(toFeatureRequestView), nextCursor: page.nextCursor }
       }))
       .handle("createFeatureRequest", Effect.fn("Mobile.createFeatureRequest")(function*({ payload, headers }) {
-        const created = yield* board.create(yield* member, { title: payload.title, details: payload.details ?? "" }, Option.fromNullishOr(headers["idempotency-key"]))
+        const created = yield* board.create(yield* CurrentPrincipal, { title: payload.title, details: payload.details ?? "" }, Option.fromNullishOr(headers["idempotency-key"]))
           .pipe(withRetryAfter)
         return {
           featureRequest: toFeatureRequestView(created),
@@ -37,13 +35,13 @@ export const MobileFeedbackHandlers = Layer.unwrap(Effect.gen(function*() {
         }
       }))
       .handle("getFeatureRequest", Effect.fn("Mobile.getFeatureRequest")(function*({ params }) {
-        return toFeatureRequestView(yield* board.get(yield* member, params.id))
+        return toFeatureRequestView(yield* board.get(yield* CurrentPrincipal, params.id))
       }))
       .handle("voteFeatureRequest", Effect.fn("Mobile.voteFeatureRequest")(function*({ params }) {
-        return toFeatureRequestView(yield* board.vote(yield* member, params.id))
+        return toFeatureRequestView(yield* board.vote(yield* CurrentPrincipal, params.id))
       }))
       .handle("unvoteFeatureRequest", Effect.fn("Mobile.unvoteFeatureRequest")(function*({ params }) {
-        return toFeatureRequestView(yield* board.unvote(yield* member, params.id))
+        return toFeatureRequestView(yield* board.unvote(yield* CurrentPrincipal, params.id))
       }))))
 }))
 
@@ -53,18 +51,18 @@ export const MobilePushHandlers = Layer.unwrap(Effect.gen(function*() {
     const preferencesView = (preferences: Parameters<typeof push.setPreferences>[1]) => ({ pushEnabled: push.enabled, preferences })
     return leanGroup(HttpApiBuilder.group(Api, "mobilePush", (handlers) => handlers
       .handle("listPushDevices", Effect.fn("Mobile.listPushDevices")(function*() {
-        return { data: (yield* push.devices(yield* member)).map(toPushDeviceView) }
+        return { data: (yield* push.devices(yield* CurrentPrincipal)).map(toPushDeviceView) }
       }))
       .handle("putPushDevice", Effect.fn("Mobile.putPushDevice")(function*({ params, payload }) {
-        return toPushDeviceView(yield* push.register(yield* member, params.installationId, payload))
+        return toPushDeviceView(yield* push.register(yield* CurrentPrincipal, params.installationId, payload))
       }))
       .handle("deletePushDevice", Effect.fn("Mobile.deletePushDevice")(function*({ params }) {
-        yield* push.unregister(yield* member, params.installationId)
+        yield* push.unregister(yield* CurrentPrincipal, params.installationId)
       }))
       .handle("getNotificationPreferences", Effect.fn("Mobile.getNotificationPreferences")(function*() {
-        return preferencesView(yield* push.preferences(yield* member))
+        return preferencesView(yield* push.preferences(yield* CurrentPrincipal))
       }))
       .handle("putNotificationPreferences", Effect.fn("Mobile.putNotificationPreferences")(function*({ payload }) {
-        return preferencesView(yield* push.setPreferences(yield* member, payload))
+        return preferencesView(yield* push.setPreferences(yield* CurrentPrincipal, payload))
       }))))
 }))

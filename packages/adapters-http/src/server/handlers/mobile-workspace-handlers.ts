@@ -24,7 +24,7 @@ const ifMatchRequired = new PreconditionRequired({
   detail: "Send If-Match with the ETag of GET /api/mobile/appearance (or * to overwrite any version)"
 })
 
-// These routes take member sessions only; the narrowing is a check, not a cast.
+// The entitlement answer names the member's role, so that route narrows to a member session (a check, not a cast).
 const currentMember = Effect.gen(function*() {
   return yield* memberOf(yield* CurrentPrincipal)
 })
@@ -37,7 +37,7 @@ export const MobileWorkspaceHandlers = Layer.unwrap(Effect.gen(function*() {
     return leanGroup(HttpApiBuilder.group(Api, "mobileWorkspace", (handlers) => handlers
       .handle("getEntitlement", Effect.fn("Mobile.getEntitlement")(function*() {
         const member = yield* currentMember
-        const active = yield* entitlements.active(member.workspaceId)
+        const active = yield* entitlements.active(member)
         return {
           access: accessOf(active.map((entitlement) => entitlement.feature)),
           entitlements: active.map(toEntitlementView),
@@ -45,21 +45,21 @@ export const MobileWorkspaceHandlers = Layer.unwrap(Effect.gen(function*() {
         }
       }))
       .handle("getUsage", Effect.fn("Mobile.getUsage")(function*() {
-        return yield* usage.current((yield* CurrentPrincipal).workspaceId)
+        return yield* usage.current(yield* CurrentPrincipal)
       }))
       .handle("getAppearance", Effect.fn("Mobile.getAppearance")(function*() {
-        return withEtag(yield* appearance.get(yield* currentMember))
+        return withEtag(yield* appearance.get(yield* CurrentPrincipal))
       }))
       .handle("putAppearance", Effect.fn("Mobile.putAppearance")(function*({ headers, payload }) {
-        const member = yield* currentMember
+        const principal = yield* CurrentPrincipal
         const header = headers["if-match"]
         if (header === undefined) return yield* ifMatchRequired
         const version = header.trim() === "*" ? Option.none() : parseAppearanceEtag(header)
         if (header.trim() !== "*" && Option.isNone(version)) {
           // An ETag we never issued cannot match any version: refuse before writing, naming the current one.
-          const current = yield* appearance.get(member)
+          const current = yield* appearance.get(principal)
           return yield* new PreconditionFailed({ currentVersion: current.version })
         }
-        return withEtag(yield* appearance.put(member, payload, version))
+        return withEtag(yield* appearance.put(principal, payload, version))
       }))))
 }))

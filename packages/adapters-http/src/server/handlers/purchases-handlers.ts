@@ -1,4 +1,4 @@
-import { CurrentPrincipal, memberOf, Purchases } from "@atrium/domain"
+import { CurrentPrincipal, Purchases } from "@atrium/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@atrium/client"
@@ -8,23 +8,18 @@ import { respondWith } from "../request-facts.ts"
 import { toPurchaseSyncView, toPurchaseView } from "./purchase-views.ts"
 import { toEntitlementView } from "./views.ts"
 
-// These routes take member sessions only; the narrowing is a check, not a cast.
-const currentMember = Effect.gen(function*() {
-  return yield* memberOf(yield* CurrentPrincipal)
-})
-
 /** Handlers of `/api/mobile/purchases…`. */
 export const MobilePurchasesHandlers = Layer.unwrap(Effect.gen(function*() {
     const purchases = yield* Purchases
     return leanGroup(HttpApiBuilder.group(Api, "mobilePurchases", (handlers) => handlers
       .handle("availability", Effect.fn("Purchases.availabilityRoute")(function*({ query }) {
-        return yield* purchases.availability(yield* currentMember, query.platform)
+        return yield* purchases.availability(yield* CurrentPrincipal, query.platform)
       }))
       .handle("sync", Effect.fn("Purchases.syncRoute")(function*({ headers, payload }) {
         const request = payload.store === "app_store"
           ? payload
           : { store: payload.store, purchaseToken: Redacted.make(payload.purchaseToken), productId: payload.productId }
-        const result = yield* purchases.sync(yield* currentMember, request, headers["idempotency-key"])
+        const result = yield* purchases.sync(yield* CurrentPrincipal, request, headers["idempotency-key"])
         if (result.status === "pending") {
           yield* respondWith({ "retry-after": String(result.sync.retryAfterSeconds) })
           return { status: "pending" as const, syncId: result.sync.id, retryAfterSeconds: result.sync.retryAfterSeconds }

@@ -26,16 +26,16 @@ export const V1Handlers = Layer.unwrap(Effect.gen(function*() {
     return leanGroup(HttpApiBuilder.group(Api, "v1", (handlers) => handlers
       // The hot path, in two steps: no span (it would cost more than the cached lookup it wraps), no generator.
       .handle("getCurrentWorkspace", () =>
-        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => Effect.map(workspaces.get(principal.workspaceId), workspaceResponse)))
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => Effect.map(workspaces.get(principal), workspaceResponse)))
       .handle("listEntitlements", Effect.fn("V1.listEntitlements")(function*() {
-        const active = yield* entitlements.active((yield* CurrentPrincipal).workspaceId)
+        const active = yield* entitlements.active(yield* CurrentPrincipal)
         return { data: active.map(toEntitlementView) }
       }))
       .handle("listModelRequirements", Effect.fn("V1.listModelRequirements")(function*() {
-        const specs = yield* catalog.list
+        const specs = yield* catalog.requirements(yield* CurrentPrincipal)
         return { data: specs.map(toModelRequirementView) }
       }))
       .handle("getUsage", Effect.fn("V1.getUsage")(function*() {
-        return yield* usage.current((yield* CurrentPrincipal).workspaceId)
+        return yield* usage.current(yield* CurrentPrincipal)
       }))))
 }))

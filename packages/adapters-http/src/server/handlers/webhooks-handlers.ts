@@ -1,4 +1,4 @@
-import { CurrentPrincipal, type DeliveryId, type DeliveryStatus, EventOutbox, type WebhookEndpointId, WebhookEndpoints } from "@atrium/domain"
+import { CurrentPrincipal, type DeliveryId, type DeliveryStatus, type WebhookEndpointId, WebhookEndpoints } from "@atrium/domain"
 import { Duration, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "@atrium/client"
@@ -33,7 +33,6 @@ interface DeliveryParams {
  */
 const makeWebhookHandlers = Effect.gen(function*() {
   const endpoints = yield* WebhookEndpoints
-  const outbox = yield* EventOutbox
   // The catalog is fixed at build time: its JSON Schemas are generated once, not per request.
   const eventTypes = { data: makeEventTypeList() }
   return {
@@ -83,9 +82,8 @@ const makeWebhookHandlers = Effect.gen(function*() {
     replayWebhookDelivery: Effect.fn("Webhooks.replay")(function*({ params }: DeliveryParams) {
       return toWebhookDeliveryView(yield* endpoints.replay(yield* CurrentPrincipal, params.id))
     }),
-    // The outbox is a port, not a service: the route's `webhooks.read` permission is its gate.
     listEvents: Effect.fn("Webhooks.events")(function*({ query }: { readonly query: PageParams }) {
-      const page = yield* outbox.list((yield* CurrentPrincipal).workspaceId, pageRequestOf(query))
+      const page = yield* endpoints.events(yield* CurrentPrincipal, pageRequestOf(query))
       return { data: page.data.map(toEventView), nextCursor: page.nextCursor }
     }),
     listEventTypes: () => Effect.succeed(eventTypes)
