@@ -310,7 +310,6 @@ const notCallerFacing: Record<string, string> = {
   EventSubscribers: "wiring",
   FeatureCatalog: "configuration",
   StoreProducts: "configuration",
-  StoreConfiguration: "configuration",
   CurrentSchedulePolicy: "configuration",
   CurrentRequestId: "the request being served, for audit entries",
   WebhookSigner: "signing outgoing deliveries"
@@ -319,7 +318,7 @@ const notCallerFacing: Record<string, string> = {
 /** A port: a store, transport or primitive the services use, named `…Repository` or listed here. */
 const ports = new Set([
   "Transactor", "IdGenerator", "SecretHasher", "SecretBox", "SecureRandom", "PasswordHasher", "AiProvider", "NotificationInbox",
-  "AppStoreApi", "PlayStoreApi", "StoreSignatures", "EventOutbox", "AuditLog", "Mailer", "DnsResolver", "PushSender", "PushService",
+  "Stores", "EventOutbox", "AuditLog", "Mailer", "DnsResolver", "PushSender", "PushService",
   "WebhookTransport", "MembershipCache", "SessionCache"
 ])
 
