@@ -122,8 +122,7 @@ const walk = (ownerMembership: MembershipId) =>
           get: { permission: "ai_tasks.read", acting: (p) => tasks.get(p, TaskId.make("task_walk")) },
           claim: worker,
           execute: worker,
-          failDefect: worker,
-          runDue: worker
+          failDefect: worker
         }
       },
       Usage: {
@@ -277,8 +276,7 @@ const walk = (ownerMembership: MembershipId) =>
           get: { permission: "purchases.read", request: (p) => purchases.get(p, PurchaseId.make("pur_walk")) },
           syncStatus: { permission: "purchases.read", request: (p) => purchases.syncStatus(p, StoreNotificationId.make("sn_walk")) },
           replay: { permission: "purchases.manage", operator: (p) => purchases.replay(p, StoreNotificationId.make("sn_walk")) },
-          receiveApple: { internal: "a credential check: Apple's signature admits the notification, processed as the system" },
-          receiveGoogle: { internal: "a credential check: Google's token admits the notification, processed as the system" },
+          receive: { internal: "a credential check: the store's signature admits the notification, processed as the system" },
           inboxQueue: worker,
           reconcileQueue: worker,
           processNotification: worker,
