@@ -14,7 +14,7 @@ export interface PostgresUrlOptions {
   /** Longest a new connection may take to open and authenticate (default 3 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
   /**
-   * Longest the app waits for a statement's answer, its wait for a pooled connection included, and for a whole
+   * Longest the app waits for a statement's answer, its wait for a pooled connection included, and for each step of a
    * transaction (default 5 seconds): past it the call fails as `Unavailable`, even when the server is frozen.
    */
   readonly queryTimeout?: Duration.Input | undefined
