@@ -98,16 +98,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
         return repo.touchLastUsed(key.id, DateTime.makeUnsafe(nowMillis)).pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
       }
 
-      // One principal per cached key object: a cache refresh (or revocation) brings a new object, hence a new principal.
-      const principals = new WeakMap<ApiKey, ApiKeyPrincipal>()
-      const principalOf = (key: ApiKey): ApiKeyPrincipal => {
-        let principal = principals.get(key)
-        if (principal === undefined) {
-          principal = new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
-          principals.set(key, principal)
-        }
-        return principal
-      }
+      const principalOf = (key: ApiKey): ApiKeyPrincipal => new ApiKeyPrincipal({ keyId: key.id, workspaceId: key.workspaceId, scopes: key.scopes })
 
       // A key that is born expired, or expires beyond any plan (year 275760, year −271821), is a mistake: refuse it.
       const checkExpiry = Effect.fnUntraced(function*(expiresAt: DateTime.Utc | undefined, now: DateTime.Utc) {
