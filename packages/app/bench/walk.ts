@@ -103,17 +103,22 @@ try {
   await coverage.post("Profiler.enable")
   await coverage.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false })
   // The files that ran for one walk (and any background work that ran meanwhile).
-  const once = async (walk: Walk) => {
-    await coverage.post("Profiler.takePreciseCoverage")
-    const line = await walk.act()
-    await walk.settle()
+  const ran = async () => {
     const { result } = await coverage.post("Profiler.takePreciseCoverage")
-    await walk.check?.()
-    const files = result
+    return result
       .filter((script) => script.url.startsWith(`${root}packages/`) && /^packages\/[^/]+\/src\//.test(script.url.slice(root.length)))
       .filter((script) => script.functions.some((fn) => (fn.ranges[0]?.count ?? 0) > 0))
       .map((script) => script.url.slice(root.length))
-    return { line, files: new Set(files) }
+  }
+  // Counted in two parts: until the answer arrived, and after it (the access log, the worker's part of a walk).
+  const once = async (walk: Walk) => {
+    await coverage.post("Profiler.takePreciseCoverage")
+    const line = await walk.act()
+    const answered = new Set(await ran())
+    await walk.settle()
+    const after = await ran()
+    await walk.check?.()
+    return { line, files: new Set([...answered, ...after]), onlyAfter: new Set(after.filter((file) => !answered.has(file))) }
   }
   // Cold: the first walk (a credential's first use misses every cache). Hot: what two walks in a row both ran (background flushes drop out).
   const walk = async (walk: Walk) => {
@@ -121,10 +126,11 @@ try {
     const first = await once(walk)
     const second = await once(walk)
     const hot = [...first.files].filter((file) => second.files.has(file))
-    for (const [name, files] of [["cold", [...cold.files]], ["hot", hot]] as const) {
+    for (const [name, files, run] of [["cold", [...cold.files], cold], ["hot", hot, second]] as const) {
       const packages = new Set(files.map((file) => file.split("/")[1]))
-      console.log(`\n${walk.label}, ${name}: ${cold.line}; ${files.length} files in ${packages.size} packages`)
-      for (const file of [...files].sort()) console.log(`  ${file}`)
+      const later = files.filter((file) => run.onlyAfter.has(file)).length
+      console.log(`\n${walk.label}, ${name}: ${cold.line}; ${files.length} files in ${packages.size} packages (${later} only after the answer: ·)`)
+      for (const file of [...files].sort()) console.log(`  ${run.onlyAfter.has(file) ? "·" : " "} ${file}`)
     }
   }
   // The access log's sink runs once the response has left.
