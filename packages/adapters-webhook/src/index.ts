@@ -5,10 +5,7 @@ export * from "./cidr.ts"
 export * from "./destination.ts"
 export * from "./ip-address.ts"
 export * from "./pinned-connections.ts"
-export * from "./pinned-lookup.ts"
 export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"
-/** The `node:http(s)` implementation of the `WebhookTransport` port: `make`, `layerWith`. */
+/** The `node:http(s)` implementation of the `WebhookTransport` port, with its `node:crypto` signer: `make`, `signer`, `layerWith`. */
 export * as WebhookTransportNode from "./node-webhook-transport.ts"
-/** The `node:crypto` implementation of the `WebhookSigner` port: `nodeWebhookSigner`, `layer`. */
-export * as WebhookSignerNode from "./node-webhook-signer.ts"

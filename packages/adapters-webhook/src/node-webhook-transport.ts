@@ -3,15 +3,14 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { Socket } from "node:net"
 import { isIP } from "node:net"
-import type { AttemptErrorKind, DestinationCheck, TransportRequest, TransportResult } from "@atrium/domain"
-import { WebhookTransport } from "@atrium/domain"
+import { createHmac, createSecretKey } from "node:crypto"
+import type { AttemptErrorKind, DestinationCheck, TransportRequest, TransportResult, WebhookSignerShape } from "@atrium/domain"
+import { WebhookSigner, WebhookTransport } from "@atrium/domain"
 import { Duration, Effect, Layer, Result } from "effect"
 import { type AllowList, makeAllowList } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
 import { type Destination, type DestinationRefused, resolveDestination, type Resolver, systemResolver } from "./destination.ts"
-import * as WebhookSignerNode from "./node-webhook-signer.ts"
-import { makePinnedConnections } from "./pinned-connections.ts"
-import { pinnedLookup } from "./pinned-lookup.ts"
+import { makePinnedConnections, pinnedLookup } from "./pinned-connections.ts"
 import { parseRetryAfter } from "./retry-after.ts"
 
 /** Most response-body bytes kept for the attempt record; the rest is never read. */
@@ -233,7 +232,16 @@ export const make = Effect.fn("WebhookTransportNode.make")(function*(options: Op
   return WebhookTransport.of({ send, checkDestination })
 })
 
+/** `node:crypto` HMAC-SHA256 for the `WebhookSigner` port: signs synchronously, several times cheaper per attempt than Web Crypto's `subtle.sign`. */
+export const signer: WebhookSignerShape = {
+  importKey: (bytes) =>
+    Effect.sync(() => {
+      const key = createSecretKey(bytes)
+      return { sign: (content: string) => Effect.sync(() => createHmac("sha256", key).update(content).digest("base64")) }
+    })
+}
+
 /** The `node:http(s)` webhook transport with an SSRF guard; fails to build on an invalid allow-network. */
 // The Node transport brings the Node signer, so every process that sends webhooks signs with `node:crypto`.
-export const layerWith = (options: Options) => Layer.merge(Layer.effect(WebhookTransport, make(options)), WebhookSignerNode.layer)
+export const layerWith = (options: Options) => Layer.merge(Layer.effect(WebhookTransport, make(options)), Layer.succeed(WebhookSigner, signer))
 
