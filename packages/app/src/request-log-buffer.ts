@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "@atrium/adapters-http"
 import { type RequestLogRecord, RequestLogs } from "@atrium/domain"
-import { Array as Arr, Context, type Duration, Effect, Layer, Schedule, Semaphore } from "effect"
+import { Array as Arr, Context, type Duration, Effect, Exit, Layer, Schedule, Semaphore } from "effect"
 
 /** How the request-log buffer flushes: on a timer, in inserts of at most `maxBatch` lines, holding at most `maxPending`. */
 export interface RequestLogBufferOptions {
@@ -38,8 +38,13 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
       for (let from = 0; from < taken.length; from += maxBatch) {
         const batch = taken.slice(from, from + maxBatch)
         if (!Arr.isReadonlyArrayNonEmpty(batch)) return
-        const written = yield* Effect.result(logs.record(batch))
-        if (written._tag === "Failure") {
+        const written = yield* Effect.exit(logs.record(batch))
+        if (Exit.isFailure(written) && Exit.hasDies(written)) {
+          // Refused as a bug, not an outage: kept, the batch would fail every round and the backlog would only grow.
+          yield* Effect.logError(`request log: ${batch.length} lines dropped, the database refused them`, written.cause)
+          continue
+        }
+        if (Exit.isFailure(written)) {
           // Down: keep the lines for the next round, ahead of what arrived meanwhile (within `maxPending`).
           const kept = taken.slice(from).concat(pending)
           dropped += Math.max(0, kept.length - maxPending)

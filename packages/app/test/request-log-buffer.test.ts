@@ -78,3 +78,34 @@ describe("the request-log buffer behind a database slower than the traffic", () 
       yield* Scope.close(scope, Exit.void)
     }).pipe(Effect.provide(Domain.layerMemory)), 60_000)
 })
+
+describe("the request-log buffer behind a store that refuses a batch as a bug", () => {
+  it.effect("drops that batch and goes on writing the next ones: a refused batch is never retried, so the backlog does not grow", () =>
+    Effect.gen(function*() {
+      const written: Array<string> = []
+      let attempts = 0
+      const refusing = Layer.succeed(RequestLogs, RequestLogs.of({
+        list: () => Effect.die("not used"),
+        prune: Effect.succeed(0),
+        record: (records) => Effect.suspend(() => {
+          attempts++
+          if (records.some((record) => record.requestId === "bad")) return Effect.die("the driver refused the batch")
+          written.push(...records.map((record) => record.requestId))
+          return Effect.void
+        })
+      }))
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(RequestLogBuffer.layerWith({ flushEvery: "1 hour", maxBatch: 2 }).pipe(Layer.provide(refusing)), scope)
+      const { observe, flush } = Context.get(context, RequestLogBuffer)
+      for (const requestId of ["a", "bad", "c", "d"]) observe(entry({ requestId }))
+      yield* flush
+      assert.deepStrictEqual(written, ["c", "d"])
+      assert.strictEqual(attempts, 2)
+      observe(entry({ requestId: "e" }))
+      yield* flush
+      // The refused batch is not tried again.
+      assert.deepStrictEqual(written, ["c", "d", "e"])
+      assert.strictEqual(attempts, 3)
+      yield* Scope.close(scope, Exit.void)
+    }))
+})

