@@ -48,7 +48,7 @@ import {
 } from "@atrium/domain"
 import { Domain as Testing } from "@atrium/domain/testing"
 import { Context, DateTime, Effect, Exit, Option, Redacted } from "effect"
-import { team } from "./support/identity.ts"
+import { team } from "../support/identity.ts"
 
 // The domain enforces its policy itself: every caller-facing method of every domain service is called here with each
 // principal that lacks the method's permission, through the in-memory layers with no HTTP in front, and must answer the
