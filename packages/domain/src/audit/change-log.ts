@@ -46,8 +46,9 @@ const concerns = (subscriber: EventSubscriber, change: RecordedChange): boolean 
   (Option.isSome(change.event) && subscriber.eventTypes.has(change.event.value.type)) || subscriber.actions?.has(change.action) === true
 
 /**
- * THE way a state change is recorded: the audit entry, the outbox event and every subscriber's reaction (webhook
- * deliveries, push messages) — call it inside the change's transaction so all of them commit together or not at all.
+ * THE way a state change is recorded: the audit entry, the outbox event and the reaction of each subscriber that
+ * declared it (webhook deliveries, push messages) — call it inside the change's transaction so all of them commit
+ * together or not at all.
  */
 export class ChangeLog extends Context.Service<ChangeLog, {
   readonly record: <Type extends string, Data extends EventPayload>(
