@@ -6,9 +6,5 @@ export const ApiKeyScope = Schema.Literals(["read", "ai_tasks:write", "webhooks:
 })
 export type ApiKeyScope = typeof ApiKeyScope.Type
 
-/** The scope policy: does a key holding `granted` satisfy `required`? */
-export const scopeAllows = (granted: ReadonlyArray<ApiKeyScope>, required: ApiKeyScope): boolean =>
-  granted.includes("write") || granted.includes(required)
-
 /** The scopes a new key gets when none are asked for. */
 export const defaultScopes: ReadonlyArray<ApiKeyScope> = ["read"]

@@ -1,5 +1,5 @@
 export { ApiKeyRejected, Forbidden, InsufficientScope, SessionRejected } from "./access-errors.ts"
-export { ApiKeyScope, defaultScopes, scopeAllows } from "./api-key-scope.ts"
-export { type Grant, isPermitted, Permission, permissionTable, permits, roleAllows, roleChangeAllowed } from "./permission.ts"
+export { ApiKeyScope, defaultScopes } from "./api-key-scope.ts"
+export { type Grant, isPermitted, Permission, permissionTable, permits, roleAllows, roleChangeAllowed, scopeAllows } from "./permission.ts"
 export { type Acting, actorOf, ApiKeyPrincipal, CurrentPrincipal, memberActor, memberOf, OperatorPrincipal, Principal, principalId, SessionPrincipal, SystemPrincipal } from "./principal.ts"
 export { Role } from "./role.ts"

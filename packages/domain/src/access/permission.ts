@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
 import { Forbidden, InsufficientScope } from "./access-errors.ts"
-import { type ApiKeyScope, scopeAllows } from "./api-key-scope.ts"
+import type { ApiKeyScope } from "./api-key-scope.ts"
 import type { Acting, OperatorPrincipal, SessionPrincipal, SystemPrincipal } from "./principal.ts"
-import { type Role, roleIncludes } from "./role.ts"
+import type { Role } from "./role.ts"
 
 /** Everything a caller can ask to do, on any interface; each names the key scope and the least member role it needs. */
 export const Permission = Schema.Literals([
@@ -77,6 +77,15 @@ export const permissionTable: { readonly [P in Permission]: Grant } = {
   "billing.manage": { scope: null, role: null },
   "feature_requests.moderate": { scope: null, role: null }
 }
+
+const rank: { readonly [R in Role]: number } = { member: 1, admin: 2, owner: 3 }
+
+/** The role ladder: whether `role` includes everything `required` may do. */
+const roleIncludes = (role: Role, required: Role): boolean => rank[role] >= rank[required]
+
+/** The scope policy: does a key holding `granted` satisfy `required`? */
+export const scopeAllows = (granted: ReadonlyArray<ApiKeyScope>, required: ApiKeyScope): boolean =>
+  granted.includes("write") || granted.includes(required)
 
 /** Whether a member with `role` holds `permission`. */
 export const roleAllows = (role: Role, permission: Permission): boolean => {

@@ -5,7 +5,7 @@ import { AuditLog } from "./audit-log.ts"
 import { DomainEvent } from "./domain-event.ts"
 import type { EventDefinition } from "./event-definition.ts"
 import { EventOutbox } from "./event-outbox.ts"
-import { EventSubscribers, type RecordedChange } from "./event-subscribers.ts"
+import { type EventSubscriber, EventSubscribers, type RecordedChange } from "./event-subscribers.ts"
 
 /** An event payload schema that needs no services to encode. */
 export type EventPayload = Schema.Top & { readonly EncodingServices: never }
@@ -41,9 +41,14 @@ export const emit = <Type extends string, Data extends EventPayload>(
   options?: { readonly notify?: boolean }
 ): EmittedEvent<Type, Data> => ({ definition, data, notify: options?.notify })
 
+/** Whether a subscriber declared a change: its event's type, or its action. */
+const concerns = (subscriber: EventSubscriber, change: RecordedChange): boolean =>
+  (Option.isSome(change.event) && subscriber.eventTypes.has(change.event.value.type)) || subscriber.actions?.has(change.action) === true
+
 /**
- * THE way a state change is recorded: the audit entry, the outbox event and every subscriber's reaction (webhook
- * deliveries, push messages) — call it inside the change's transaction so all of them commit together or not at all.
+ * THE way a state change is recorded: the audit entry, the outbox event and the reaction of each subscriber that
+ * declared it (webhook deliveries, push messages) — call it inside the change's transaction so all of them commit
+ * together or not at all.
  */
 export class ChangeLog extends Context.Service<ChangeLog, {
   readonly record: <Type extends string, Data extends EventPayload>(
@@ -101,14 +106,17 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         event: change.event?.notify === false ? Option.none<DomainEvent>() : event
       })
 
-      // Every subscriber reacts to the changes, in their transaction: at once when it takes a batch, else one by one.
+      // Every subscriber reacts to the changes it declared, in their transaction: at once when it takes a batch, else one
+      // by one; one that declared none of them is not called at all.
       const notifyAll = (changes: ReadonlyArray<Change>, events: ReadonlyArray<Option.Option<DomainEvent>>) => {
         const recorded = Arr.zipWith(changes, events, recordedOf)
-        if (recorded.length === 0) return Effect.void
-        return Effect.forEach(subscribers, (subscriber) =>
-          (subscriber.onChanges === undefined
-            ? Effect.forEach(recorded, subscriber.onChange, { discard: true })
-            : subscriber.onChanges(recorded)).pipe(Effect.provideService(ChangeLog, self)), { discard: true })
+        return Effect.forEach(subscribers, (subscriber) => {
+          const handed = recorded.filter((change) => concerns(subscriber, change))
+          if (handed.length === 0) return Effect.void
+          return (subscriber.onChanges === undefined
+            ? Effect.forEach(handed, subscriber.onChange, { discard: true })
+            : subscriber.onChanges(handed)).pipe(Effect.provideService(ChangeLog, self))
+        }, { discard: true })
       }
 
       const record = Effect.fn("ChangeLog.record")(function*<Type extends string, Data extends EventPayload>(change: Change<Type, Data>) {

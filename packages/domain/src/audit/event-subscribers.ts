@@ -20,6 +20,10 @@ export interface RecordedChange {
  */
 export interface EventSubscriber {
   readonly name: string
+  /** The event types it reacts to: the change log hands it a change only when its event has one of them (or see `actions`). */
+  readonly eventTypes: ReadonlySet<string>
+  /** The audit actions it reacts to, whatever their event (a session's end); none when left out. */
+  readonly actions?: ReadonlySet<string> | undefined
   readonly onChange: (change: RecordedChange) => Effect.Effect<void, Unavailable, ChangeLog>
   /** Reacts to a batch of changes at once (one lookup for many events); without it each change goes to `onChange`. */
   readonly onChanges?: ((changes: ReadonlyArray<RecordedChange>) => Effect.Effect<void, Unavailable, ChangeLog>) | undefined

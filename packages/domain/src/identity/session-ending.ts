@@ -9,11 +9,11 @@ export type SessionEndedAction = `session.${SessionRevokeReason}`
 /** The audit action of a session that ended for `reason`. */
 export const sessionEndedAction = (reason: SessionRevokeReason): SessionEndedAction => `session.${reason}`
 
-// Built from the reasons themselves, so a reason added later is a session ending everywhere at once.
-const endedActions: ReadonlySet<string> = new Set(SessionRevokeReason.literals.map(sessionEndedAction))
-
-/** Whether an audit action records the end of a session (its target is the session), whatever the reason. */
-export const isSessionEndedAction = (action: string): boolean => endedActions.has(action)
+/**
+ * Every audit action that records the end of a session (its target is the session), whatever the reason: built from the
+ * reasons themselves, so a reason added later is a session ending everywhere at once.
+ */
+export const sessionEndedActions: ReadonlySet<string> = new Set(SessionRevokeReason.literals.map(sessionEndedAction))
 
 /**
  * The change a session's end records, in the transaction that revokes it, so areas holding per-session state (push

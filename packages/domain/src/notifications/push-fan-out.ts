@@ -2,7 +2,7 @@ import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { AiTaskEvents, AiTaskRepository } from "../ai/index.ts"
 import type { DomainEvent, EventSubscriber, RecordedChange } from "../audit/index.ts"
 import { FeatureRequestRepository, type FeatureRequestStatus, FeedbackEvents } from "../feedback/index.ts"
-import { Email, IdentityEvents, isSessionEndedAction, type Member, MembershipRepository, UserRepository } from "../identity/index.ts"
+import { Email, IdentityEvents, type Member, MembershipRepository, sessionEndedActions, UserRepository } from "../identity/index.ts"
 import { type Actor, FeatureRequestId, IdGenerator, type Page, PushMessageId, SessionId, TaskId, type Unavailable, UserId, type WorkspaceId } from "../shared/index.ts"
 import { defaultNotificationPreferences, type NotificationCategory } from "./notification-preferences.ts"
 import { PushDeviceRepository } from "./push-device-repository.ts"
@@ -30,6 +30,14 @@ const adminNotices: ReadonlyMap<string, { readonly category: NotificationCategor
   ["usage.cap_reached", { category: "billing", title: "Usage cap reached", body: "A monthly usage cap of your workspace was reached." }],
   ["purchase.status_changed", { category: "billing", title: "Subscription updated", body: "A purchase of your workspace changed status." }],
   ["schedule.paused", { category: "schedules", title: "Schedule paused", body: "A schedule of your workspace was paused." }]
+])
+// Every event type `noticeOf` reads: the change log hands the fan-out no other event.
+const noticeTypes: ReadonlySet<string> = new Set([
+  AiTaskEvents.succeeded.type,
+  AiTaskEvents.failed.type,
+  IdentityEvents.invitationCreated.type,
+  FeedbackEvents.statusChanged.type,
+  ...adminNotices.keys()
 ])
 
 // Push texts stay short: a phone shows about two lines, and the push service caps a message at 4 KiB.
@@ -180,7 +188,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
       // has push configured sends them (an operator's CLI has no push token, the server does). A session that ends, for
       // any reason there is or will be, takes its devices with it.
       const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> => {
-        const sessionEnded = isSessionEndedAction(change.action)
+        const sessionEnded = sessionEndedActions.has(change.action)
         return !sessionEnded && Option.isNone(change.event) ? Effect.void : Effect.gen(function*() {
           if (sessionEnded && isSessionId(change.target)) yield* logRemovedDevices(yield* devices.deleteBySession(change.target), "session_ended")
           if (Option.isNone(change.event)) return
@@ -189,7 +197,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         })
       }
 
-      return PushFanOut.of({ subscriber: { name: "push", onChange } })
+      return PushFanOut.of({ subscriber: { name: "push", eventTypes: noticeTypes, actions: sessionEndedActions, onChange } })
     })
   )
 

@@ -31,7 +31,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
 
     const applyNotification = (observation: StoreObservation, sealedToken: Option.Option<string>) =>
       applyObservation({ observation, sealedToken, binding: Option.none(), actor: systemActor(observation.store), action: "purchase.notification_processed" }).pipe(
-        Effect.tap((applied) => applied._tag === "Applied" ? acknowledge(applied.purchase) : Effect.void),
+        Effect.tap((applied) => applied._tag === "Applied" && applied.purchase.needsAcknowledgement ? acknowledge(applied.purchase) : Effect.void),
         Effect.map(outcomeOf)
       )
 
@@ -99,7 +99,7 @@ export const makeNotificationProcessing = (reads: StoreReads, applyObservation: 
         actor: { type: "user", id: item.userId.value },
         action: "purchase.synced"
       })
-      if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
+      if (applied._tag === "Applied" && applied.purchase.needsAcknowledgement) yield* acknowledge(applied.purchase)
       return outcomeOf(applied)
     })
 

@@ -28,7 +28,7 @@ export const makeReconciler = (reads: StoreReads, applyObservation: ApplyObserva
         actor: systemActor(purchase.store),
         action: "purchase.reconciled"
       }).pipe(Effect.catchTag("PurchaseOwnedElsewhere", () => Effect.succeed({ _tag: "Unattributed" } as const)))
-      if (applied._tag === "Applied") yield* acknowledge(applied.purchase)
+      if (applied._tag === "Applied" && applied.purchase.needsAcknowledgement) yield* acknowledge(applied.purchase)
     })
 
     const reconcileQueue: WorkQueue<Purchase> = {

@@ -16,8 +16,16 @@ const TaskOutcome = Schema.Struct({
   scheduleId: Schema.optionalKey(Schema.String)
 })
 
-// The events a schedule reacts to, told apart without decoding: a task's outcome only when a schedule submitted it
-// (most tasks were not), so a busy workspace's settlements cost the schedules nothing.
+// The event types a schedule reacts to: the change log hands the reactions no other event.
+const reactedTypes: ReadonlySet<string> = new Set([
+  IdentityEvents.memberRemoved.type,
+  IdentityEvents.memberRoleChanged.type,
+  AiTaskEvents.succeeded.type,
+  AiTaskEvents.failed.type
+])
+
+// Told apart without decoding: a task's outcome only when a schedule submitted it (most tasks were not), so a busy
+// workspace's settlements cost the schedules nothing.
 const concernsSchedules = (event: DomainEvent): boolean =>
   event.type === IdentityEvents.memberRemoved.type || event.type === IdentityEvents.memberRoleChanged.type ||
   ((event.type === AiTaskEvents.succeeded.type || event.type === AiTaskEvents.failed.type) && Predicate.hasProperty(event.data, "scheduleId"))
@@ -112,6 +120,7 @@ export class ScheduleReactions extends Context.Service<ScheduleReactions, {
       // Runs inside the emitting change's transaction, like every subscriber.
       const subscriber: EventSubscriber = {
         name: "schedules",
+        eventTypes: reactedTypes,
         onChange: (change) => Option.isSome(change.event) && concernsSchedules(change.event.value) ? onEvent(change.event.value) : Effect.void
       }
       return ScheduleReactions.of({ subscriber })

@@ -7,6 +7,8 @@ import { WebhookEndpointRepository } from "./webhook-endpoint-repository.ts"
 import { EventType } from "./webhook-events.ts"
 
 const isEventType = Schema.is(EventType)
+// Every catalog event goes to the endpoints subscribed to it; an event type outside the catalog has none by construction.
+const catalogTypes: ReadonlySet<string> = new Set(EventType.literals)
 
 /** Turns an event into one pending delivery per endpoint, in the transaction of the change that emitted it. */
 export class WebhookFanOut extends Context.Service<WebhookFanOut, {
@@ -74,7 +76,7 @@ export class WebhookFanOut extends Context.Service<WebhookFanOut, {
 
       const subscriber: EventSubscriber = {
         name: "webhooks",
-        // An event type outside the catalog has no subscribers by construction.
+        eventTypes: catalogTypes,
         onChange: (change) => {
           if (Option.isNone(change.event)) return Effect.void
           const event = change.event.value
