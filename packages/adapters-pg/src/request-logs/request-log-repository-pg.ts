@@ -57,11 +57,12 @@ export const RequestLogRepositoryPg = Layer.effect(
           onSome: (position) => [sql`(created_at, id) < (${DateTime.toDateUtc(position.createdAt)}, ${position.id}::bigint)`]
         })
       ]
+      // Ordered by the bigint column, as the cursor compares it: bare `id` would name the text alias ("10" < "9").
       const rows = yield* sql`
         SELECT id::text AS id, workspace_id, key_id, method, route, status, duration_ms, request_id, created_at
         FROM request_logs
         WHERE ${sql.and(conditions)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, request_logs.id DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(decodeRows), orUnavailable)
       return toPage(rows.map((row) => new RequestLogEntry(row)), page)
