@@ -1,4 +1,4 @@
-import { ApiKeyId, type RequestLogFilter, type RequestLogRecord, RequestLogRepository, WorkspaceId } from "@atrium/domain"
+import { ApiKeyId, encodeCursor, type RequestLogFilter, type RequestLogRecord, RequestLogRepository, WorkspaceId } from "@atrium/domain"
 import { PortsMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Redacted } from "effect"
@@ -80,6 +80,10 @@ for (const target of targets) {
         assert.deepStrictEqual(yield* everyPage({ status: 500 }, 2), ["r9", "r6", "r3", "r0"])
         assert.deepStrictEqual(yield* everyPage({ keyId: keyB, status: 500 }, 1), ["r9", "r3"])
         assert.deepStrictEqual(yield* everyPage({ requestId: "r0" }, 5), ["r0"])
+        // Another list's cursor (its id no line's number) reads as no cursor: the first page, not a failed bigint cast.
+        const foreign = encodeCursor({ createdAt: DateTime.makeUnsafe(at), id: "fr_abc" })
+        const fromForeign = yield* repo.list(pagedWorkspace, {}, { limit: 3, cursor: foreign })
+        assert.deepStrictEqual(fromForeign.data.map((entry) => entry.requestId), ["r11", "r10", "r9"])
       }).pipe(Effect.provide(target.layer)), 120_000)
   })
 }
