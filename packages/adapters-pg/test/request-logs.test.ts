@@ -1,4 +1,4 @@
-import { ApiKeyId, encodeCursor, type RequestLogFilter, type RequestLogRecord, RequestLogRepository, WorkspaceId } from "@atrium/domain"
+import { ApiKeyId, encodeCursor, type Page, type RequestLogEntry, type RequestLogFilter, type RequestLogRecord, RequestLogRepository, WorkspaceId } from "@atrium/domain"
 import { PortsMemory } from "@atrium/domain/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Redacted } from "effect"
@@ -45,8 +45,7 @@ for (const target of targets) {
         )
       }).pipe(Effect.provide(target.layer)), 120_000)
 
-    // Twelve lines in one millisecond get ids 1…12 in a fresh schema: read as text, "10" sorts below "9", and pages
-    // ordered that way against a numeric cursor skipped lines. Filters narrow each page, never another workspace's.
+    // Twelve lines of one millisecond get ids 1…12 in a fresh schema: pages once ordered by the ids' text ("10" < "9") skipped lines.
     it.effect("pages lines of one millisecond newest first, each once, alone or filtered by key, status and request id", () =>
       Effect.gen(function*() {
         const repo = yield* RequestLogRepository
@@ -67,7 +66,7 @@ for (const target of targets) {
             const seen: Array<string> = []
             let cursor: string | undefined = undefined
             for (let pages = 0; pages < 20; pages++) {
-              const page = yield* repo.list(pagedWorkspace, filter, { limit, cursor })
+              const page: Page<RequestLogEntry> = yield* repo.list(pagedWorkspace, filter, { limit, cursor })
               seen.push(...page.data.map((entry) => entry.requestId))
               if (page.nextCursor === null) return seen
               cursor = page.nextCursor

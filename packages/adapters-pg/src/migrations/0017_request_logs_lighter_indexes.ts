@@ -1,14 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
-/**
- * Request logs written for less: every line pays for each index it enters. The primary key only re-proved what the
- * identity column already guarantees (its values are the sequence's, never a statement's), and nothing reads a line by
- * id alone. The request-id lookup becomes a hash of the request id: a random id landed on a random leaf of a b-tree
- * twice the size, where a hash entry is a 4-byte code and the lookup (that id's lines, then this workspace's) stays a
- * point lookup. The time-ordered indexes run ascending, read backwards for newest first: a new line then goes to the
- * end of its workspace's (or key's) range, where a b-tree appends, instead of to its start.
- */
+/** Less per request-log line: no primary key (nothing reads by id), a hash for the random request id, appending time indexes. */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE request_logs DROP CONSTRAINT request_logs_pkey`
