@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
-/** Less per request-log line: no primary key (nothing reads by id), a hash for the random request id, appending time indexes. */
+/** Less per request-log line: no primary key (nothing reads by id), a hash for the random request id, ascending time indexes. */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE request_logs DROP CONSTRAINT request_logs_pkey`
