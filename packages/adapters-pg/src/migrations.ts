@@ -19,6 +19,7 @@ import sealedPushTokens from "./migrations/0013_sealed_push_tokens.ts"
 import mailIdentity from "./migrations/0014_mail_identity.ts"
 import requestLogs from "./migrations/0015_request_logs.ts"
 import scheduleRunMissed from "./migrations/0016_schedule_run_missed.ts"
+import requestLogsLighterIndexes from "./migrations/0017_request_logs_lighter_indexes.ts"
 
 /** What a data step may use besides the database: the server's secret box and keyed digest, to seal what it moves. */
 export type MigrationServices = SecretBox | SecretHasher
@@ -39,7 +40,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient |
   "0013_sealed_push_tokens": sealedPushTokens,
   "0014_mail_identity": mailIdentity,
   "0015_request_logs": requestLogs,
-  "0016_schedule_run_missed": scheduleRunMissed
+  "0016_schedule_run_missed": scheduleRunMissed,
+  "0017_request_logs_lighter_indexes": requestLogsLighterIndexes
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

@@ -18,6 +18,9 @@ const decodeRows = Schema.decodeUnknownEffect(Schema.Array(RequestLogRow))
 const typedArray = (values: ReadonlyArray<number>, oid: number) =>
   Effect.orDie(Effect.fromResult(PgTypes.array(values, oid)))
 
+// A line's id is a bigint: another list's cursor (an id like `fr_…`) reads as no cursor, as garbage does, not as a failed cast.
+const lineId = /^\d{1,18}$/
+
 /** Postgres request logs: one multi-row insert per batch, keyset pages newest first, pruning by age. */
 export const RequestLogRepositoryPg = Layer.effect(
   RequestLogRepository,
@@ -52,16 +55,17 @@ export const RequestLogRepositoryPg = Layer.effect(
         ...(filter.keyId === undefined ? [] : [sql`key_id = ${filter.keyId}`]),
         ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
         ...(filter.requestId === undefined ? [] : [sql`request_id = ${filter.requestId}`]),
-        ...Option.match(decodeCursor(page.cursor), {
+        ...Option.match(Option.filter(decodeCursor(page.cursor), (position) => lineId.test(position.id)), {
           onNone: () => [],
           onSome: (position) => [sql`(created_at, id) < (${DateTime.toDateUtc(position.createdAt)}, ${position.id}::bigint)`]
         })
       ]
+      // Ordered by the bigint column, as the cursor compares it: bare `id` would name the text alias ("10" < "9").
       const rows = yield* sql`
         SELECT id::text AS id, workspace_id, key_id, method, route, status, duration_ms, request_id, created_at
         FROM request_logs
         WHERE ${sql.and(conditions)}
-        ORDER BY created_at DESC, id DESC
+        ORDER BY created_at DESC, request_logs.id DESC
         LIMIT ${fetchSize(page)}
       `.pipe(Effect.flatMap(decodeRows), orUnavailable)
       return toPage(rows.map((row) => new RequestLogEntry(row)), page)

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Layer, Ref } from "effect"
+import { DateTime, Effect, Layer, Option, Ref } from "effect"
 import { decodeCursor, encodeCursor } from "../shared/index.ts"
 import { RequestLogEntry, RequestLogRepository } from "../request-logs/index.ts"
 import { ensureUp, MemoryStore } from "./memory-store.ts"
@@ -33,7 +33,8 @@ export const RequestLogRepositoryMemory = Layer.effect(
         ]))),
       list: (workspaceId, filter, page) =>
         up.pipe(Effect.andThen(Ref.get(lines)), Effect.map((all) => {
-          const after = decodeCursor(page.cursor)
+          // As Postgres: a cursor whose id is no line's number (another list's) reads as no cursor.
+          const after = Option.filter(decodeCursor(page.cursor), (position) => /^\d{1,18}$/.test(position.id))
           const matching = all
             .filter((line) =>
               line.workspaceId === workspaceId &&
