@@ -13,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fmt } from "./percentiles.ts"
 import { cpuSince, treeCpu } from "./process-tree-cpu.ts"
+import { peakRssOf } from "./process-tree-memory.ts"
 import { addressOf, type Started, start } from "./server-process.ts"
 
 const connections = 64
@@ -133,7 +134,9 @@ const main = async () => {
       console.log(`round ${round}: ${line.join(", ")}`)
     }
     console.log(`\n${connections} connections, ${seconds} s a load, ${rounds} rounds${together ? ", real servers loaded together" : " interleaved"}`)
-    for (const t of targets) console.log(`${t.label.padEnd(10)} median ${fmt(median(t.rates))} req/s, ${fmt(median(t.cpu), 1)} µs server CPU/request`)
+    for (const t of targets) {
+      console.log(`${t.label.padEnd(10)} median ${fmt(median(t.rates))} req/s, ${fmt(median(t.cpu), 1)} µs server CPU/request, peak RSS ${fmt(peakRssOf(t.pid))} MB`)
+    }
     const perRound = (a: Target, b: Target, of: (t: Target) => Array<number>) => median(of(a).map((x, i) => x / (of(b)[i] ?? 1)))
     const trivial = targets.find((t) => t.label === "trivial")
     const bare = targets.find((t) => t.label === "bare")
