@@ -16,20 +16,24 @@ const root = join(import.meta.dirname, "..", "..", "..")
 
 const StartScript = Schema.fromJsonString(Schema.Struct({ scripts: Schema.Struct({ start: Schema.String }) }))
 
-// `npm start`'s Node flags for the script it runs (`node <flags> <script>`), so the bench measures that very process.
-const nodeFlagsOf = (script: string): Array<string> => {
-  const [node, ...words] = Schema.decodeUnknownSync(StartScript)(readFileSync(join(root, "package.json"), "utf8")).scripts.start.split(/\s+/)
+// `npm start`'s Node flags for the script it runs (`node <flags> <script>`) in the checkout at `cwd`, so the bench
+// measures that very process.
+const nodeFlagsOf = (script: string, cwd: string): Array<string> => {
+  const [node, ...words] = Schema.decodeUnknownSync(StartScript)(readFileSync(join(cwd, "package.json"), "utf8")).scripts.start.split(/\s+/)
   const flags = words.filter((word) => word.startsWith("--"))
   return node === "node" && words.at(-1) === script ? flags : []
 }
 
-/** Spawns `script` with `env` and resolves once every `ready` pattern has appeared in its output. */
-export const start = (script: string, env: Record<string, string | undefined>, ready: ReadonlyArray<RegExp>): Promise<Started> =>
+/**
+ * Spawns `script` with `env` and resolves once every `ready` pattern has appeared in its output; `cwd`, another checkout
+ * of the project (an A/B bench's baseline), runs that checkout's script instead.
+ */
+export const start = (script: string, env: Record<string, string | undefined>, ready: ReadonlyArray<RegExp>, cwd: string = root): Promise<Started> =>
   new Promise((resolve, reject) => {
     const began = performance.now()
     // No balancer watches a bench's server: a stop need not wait for one to notice.
     const environment = { ...process.env, ATRIUM_DRAIN_DELAY: "0 seconds", ...env }
-    const child = spawn(process.execPath, [...nodeFlagsOf(script), script], { cwd: root, env: environment, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...nodeFlagsOf(script, cwd), script], { cwd, env: environment, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     let settled = false
     const stop = () =>

@@ -45,13 +45,15 @@ export const makeRateLimitGate = (options: RateLimitOptions) =>
     const limiter = yield* RateLimiter.RateLimiter
     const window = Duration.fromInputUnsafe(options.window)
     const limit = options.limit
-    const headers = (remaining: number, reset: Duration.Duration) => rateLimitHeaders({ limit, windowSeconds: seconds(window), remaining, reset: seconds(reset) })
+    // What does not change from one request to the next is worked out once, here.
+    const windowSeconds = seconds(window)
+    const headers = (remaining: number, reset: Duration.Duration) => rateLimitHeaders({ limit, windowSeconds, remaining, reset: seconds(reset) })
     const refuse = (subject: string, context: Context.Context<never>, error: RateLimiter.RateLimiterError): Effect.Effect<never, RateLimited | Unavailable> => {
       if (error.reason._tag !== "RateLimitExceeded") return Effect.fail(storeDown)
       const retryAfter = seconds(error.reason.retryAfter)
       respondWithUnsafe(context, { ...headers(0, error.reason.retryAfter), "retry-after": String(retryAfter) })
       return Effect.fail(
-        new RateLimited({ retryAfter, limit, windowSeconds: seconds(window), detail: `More than ${limit} requests in ${seconds(window)} seconds for ${subject}` })
+        new RateLimited({ retryAfter, limit, windowSeconds, detail: `More than ${limit} requests in ${windowSeconds} seconds for ${subject}` })
       )
     }
     const gate: RateLimitGate = (key, subject, context, next) =>
