@@ -432,7 +432,7 @@ export class AiTasks extends Context.Service<AiTasks, {
 
         return AiTasks.of({ submit, get, claim, execute, failDefect })
       })
-    ).pipe(Layer.provide(Digest.layerWebCrypto))
+    )
 
   static readonly layer = AiTasks.layerWith(defaultAiTaskPolicy)
 
