@@ -18,6 +18,8 @@ export interface SubmissionFigures {
   readonly cpu?: { readonly server: number; readonly database: number } | undefined
   /** Cores the tree kept busy. */
   readonly cores?: number | undefined
+  /** Open loop only: p99 from each request's write, and how late the generator sent its latest request (ms). */
+  readonly open?: { readonly p99FromSend: number; readonly maxLateness: number } | undefined
 }
 
 const body = JSON.stringify({ model: "atrium-local-1", input: { prompt: "Say hi" }, maxOutputTokens: 1 })
@@ -58,8 +60,24 @@ export const submissionBench = async (baseUrl: string, key: string, seconds: num
   return { perSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, cpu, cores }
 }
 
-/** The same submissions sent at `rate` a second, evenly spaced whatever the answers' pace (open loop, up to 64 in flight). */
+// Waits (at most 30 s) until the server's tree is nearly idle: the task workers have settled what an earlier load left
+// queued, so a fixed-rate load measures the steady state rather than that backlog.
+const quiet = async (serverPid: number | undefined) => {
+  if (serverPid === undefined) return
+  for (let i = 0; i < 30; i++) {
+    const before = treeCpu(serverPid)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const spent = cpuSince(serverPid, before)
+    if (spent.own + spent.rest < 150) return
+  }
+}
+
+/**
+ * The same submissions sent at `rate` a second, evenly spaced whatever the answers' pace (open loop, up to 64 in flight),
+ * once the server has settled what earlier loads queued.
+ */
 export const fixedRateBench = async (baseUrl: string, key: string, seconds: number, rate: number, serverPid?: number, keyed = false): Promise<SubmissionFigures> => {
+  await quiet(serverPid)
   const run = randomBytes(6).toString("hex")
   const { result, cpu, cores } = await measured(serverPid, () =>
     fixedRate({
@@ -71,7 +89,15 @@ export const fixedRateBench = async (baseUrl: string, key: string, seconds: numb
       seconds,
       connections: 64
     }), (r) => r.completed)
-  return { perSecond: result.completed / seconds, p50: result.p50, p99: result.p99, non2xx: result.non2xx + result.errors, cpu, cores }
+  return {
+    perSecond: result.completed / seconds,
+    p50: result.p50,
+    p99: result.p99,
+    non2xx: result.non2xx + result.errors,
+    cpu,
+    cores,
+    open: { p99FromSend: result.p99FromSend, maxLateness: result.maxLateness }
+  }
 }
 
 const median = (values: ReadonlyArray<number>) => {
@@ -89,8 +115,12 @@ const lineOf = (rounds: ReadonlyArray<SubmissionFigures>) => {
   const cpu = Number.isNaN(server)
     ? ""
     : `; CPU per task ${fmt(median(rounds.map(cpuOf)))} µs (server ${fmt(server)}, its PostgreSQL ${fmt(database)}), ${fmt(cores, 2)} of ${availableParallelism()} cores busy`
+  const open = rounds.every((r) => r.open !== undefined)
+    ? ` (from the write ${fmt(median(rounds.map((r) => r.open?.p99FromSend ?? Number.NaN)), 1)} ms; the generator sent up to ` +
+      `${fmt(median(rounds.map((r) => r.open?.maxLateness ?? Number.NaN)))} ms late)`
+    : ""
   return `${fmt(median(rounds.map((r) => r.perSecond)))}/s, p50 ${fmt(median(rounds.map((r) => r.p50)), 1)} ms, ` +
-    `p99 ${fmt(median(rounds.map((r) => r.p99)), 1)} ms, non-2xx ${rounds.reduce((n, r) => n + r.non2xx, 0)}${cpu}`
+    `p99 ${fmt(median(rounds.map((r) => r.p99)), 1)} ms${open}, non-2xx ${rounds.reduce((n, r) => n + r.non2xx, 0)}${cpu}`
 }
 
 // keyed ÷ unkeyed of one figure, per round (the rounds ran side by side in time), as a median and the rounds.

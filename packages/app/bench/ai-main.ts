@@ -2,7 +2,8 @@
 // and, when DATABASE_URL is set, on that Postgres; then the SQL statements one submission costs (counted from spans).
 // BENCH_SECONDS (default 10) sets the load time, BENCH_ROUNDS (default 3) the interleaved rounds. One run on a shared
 // machine: compare ratios, not absolutes. BENCH_PG_STATEMENTS=1 instead loads unkeyed then keyed once each on the
-// embedded database with `pg_stat_statements` on, and tells what each statement cost per task.
+// embedded database with `pg_stat_statements` on (at BENCH_FIXED_RATE a second when set), and tells what each
+// statement cost per task.
 import { PostgresUrl } from "@atrium/adapters-pg"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -12,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AppConfig } from "../src/app-config.ts"
 import autocannon from "autocannon"
-import { keyedAndUnkeyed, submissionBench } from "./ai-bench.ts"
+import { fixedRateBench, keyedAndUnkeyed, submissionBench } from "./ai-bench.ts"
 import { enableStatements, statementsOf } from "./pg-statements.ts"
 import { fmt } from "./percentiles.ts"
 import { seeded } from "./seeded-workspace.ts"
@@ -30,7 +31,10 @@ const profile = async (baseUrl: string, key: string, serverPid: number | undefin
   const lines: Array<string> = []
   for (const keyed of [false, true]) {
     await statements.reset()
-    const figures = await submissionBench(baseUrl, key, seconds, serverPid, keyed)
+    const rate = process.env.BENCH_FIXED_RATE
+    const figures = rate === undefined
+      ? await submissionBench(baseUrl, key, seconds, serverPid, keyed)
+      : await fixedRateBench(baseUrl, key, seconds, Number(rate), serverPid, keyed)
     lines.push(...await statements.report(keyed ? "a fresh key each" : "no Idempotency-Key", Math.round(figures.perSecond * seconds)))
   }
   return lines

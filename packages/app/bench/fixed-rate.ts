@@ -14,6 +14,10 @@ export interface FixedRateResult {
   readonly p50: number
   readonly p99: number
   readonly max: number
+  /** p99 from when each request was written: the server's part, without the time the generator itself sent late. */
+  readonly p99FromSend: number
+  /** How late the generator wrote its latest request (ms): when it is starved of CPU, the due-time figures are its own. */
+  readonly maxLateness: number
 }
 
 export interface FixedRateOptions {
@@ -36,6 +40,8 @@ export const fixedRate = (options: FixedRateOptions): Promise<FixedRateResult> =
     const total = Math.max(1, Math.round(options.rate * options.seconds))
     const spacing = 1000 / options.rate
     const latencies: Array<number> = []
+    const fromSend: Array<number> = []
+    let maxLateness = 0
     let sent = 0
     let finished = 0
     let non2xx = 0
@@ -52,15 +58,21 @@ export const fixedRate = (options: FixedRateOptions): Promise<FixedRateResult> =
         errors,
         p50: percentile(latencies, 50),
         p99: percentile(latencies, 99),
-        max: latencies.reduce((a, b) => Math.max(a, b), 0)
+        max: latencies.reduce((a, b) => Math.max(a, b), 0),
+        p99FromSend: percentile(fromSend, 99),
+        maxLateness
       })
     }
     const send = (i: number) => {
       const due = started + i * spacing
+      const sentAt = performance.now()
+      maxLateness = Math.max(maxLateness, sentAt - due)
       const req = request(options.url, { method: options.method, agent, headers: options.headers(i) }, (res) => {
         res.resume()
         res.on("end", () => {
-          latencies.push(performance.now() - due)
+          const now = performance.now()
+          latencies.push(now - due)
+          fromSend.push(now - sentAt)
           if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++
           done()
         })

@@ -31,7 +31,7 @@ export const statementsOf = (dataDir: string) => {
     Effect.runPromise(SqlClient.SqlClient.pipe(Effect.flatMap(f), Effect.provide(PostgresUrl(Redacted.make(url), { maxConnections: 1 }))))
   const reset = () =>
     run((sql) => Effect.andThen(sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`, sql`SELECT pg_stat_statements_reset()`))
-  // The costliest statements since the reset, per task: total and top 8 by execution time.
+  // The costliest statements since the reset, per task: total and top 14 by execution time.
   const report = async (label: string, tasks: number) => {
     const rows = await run((sql) =>
       sql`
@@ -46,7 +46,7 @@ export const statementsOf = (dataDir: string) => {
       `  ${label}: ${tasks} tasks; statements' time per task ${per(sum((r) => r.exec + r.plan))} µs ` +
       `(exec ${per(sum((r) => r.exec))}, plan ${per(sum((r) => r.plan))}), WAL ${fmt(sum((r) => r.wal) / Math.max(1, tasks))} B, ` +
       `buffers hit ${fmt(sum((r) => r.hit) / Math.max(1, tasks), 1)}, dirtied ${fmt(sum((r) => r.dirtied) / Math.max(1, tasks), 2)} per task`,
-      ...rows.slice(0, 8).map((r) =>
+      ...rows.slice(0, 14).map((r) =>
         `    ${per(r.exec).padStart(7)} µs exec ${per(r.plan).padStart(6)} plan ${fmt(r.wal / Math.max(1, tasks)).padStart(6)} B WAL  ` +
         `${fmt(r.calls).padStart(7)} calls  ${r.query}`
       )
