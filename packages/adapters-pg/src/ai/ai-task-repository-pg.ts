@@ -271,8 +271,8 @@ export const AiTaskRepositoryPg = Layer.effect(
     // One statement for the batch: the tasks (with their idempotency keys) travel as one JSON array; the accounts and
     // meters grow by increments, so the statement is right whatever they held; the audit entries and events of the batch
     // go in with them. A reservation beyond a balance breaks the table's check (a defect). A key in use makes the
-    // statement write nothing and answer the key with its task (so a keyed batch costs no lookup of its own before it,
-    // and a replay no statement more than the batch's second try); a reservation for a workspace without an account
+    // statement write nothing and answer the key with its task (so a keyed batch costs no lookup of its own before it;
+    // a batch holding a replay beside new tasks writes twice); a reservation for a workspace without an account
     // makes it write nothing and say so. A key another transaction took meanwhile (its batch would have had to skip the
     // billing lock) shows as a key not written, and failing rolls back the caller's transaction with it.
     const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(
