@@ -172,9 +172,9 @@ export class AiTasks extends Context.Service<AiTasks, {
         // be in use replays its task (or is 409 for another request), anything else is reserved. Then it stores the
         // accepted tasks with their reservations, keys and audit entries in one statement, which also checks the keys: a
         // key found in use there writes nothing and answers the key with its task, and the batch is decided again knowing
-        // it. So fresh keys cost no statement of their own, and a replay beside new tasks one more (their write again). A refusal is that
-        // submission's answer and leaves the others (and its key) alone. `uses` are the submissions' keys, in their order
-        // (`keyUsesOf`). Runs inside the caller's transaction.
+        // it. So fresh keys cost no statement of their own, and a replay beside new tasks one more (their write again). A
+        // refusal is that submission's answer and leaves the others (and its key) alone. `uses` are the submissions' keys,
+        // in their order (`keyUsesOf`). Runs inside the caller's transaction.
         const reserveAll = Effect.fnUntraced(function*(pending: Arr.NonEmptyReadonlyArray<PendingSubmission>, uses: ReadonlyArray<KeyUse | undefined>) {
           const keyOf = (task: AiTask) => `${task.workspaceId}/${monthOf(task.createdAt)}`
           const keys = Arr.dedupeWith(
