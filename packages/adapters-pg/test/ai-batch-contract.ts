@@ -177,6 +177,31 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         yield* runDueTasks(100)
       }).pipe(Effect.provide(countedDomain)))
 
+    it.effect("a batch learning from its write that a key is in use is decided again: the replay reserves nothing, so a submission it crowded out is accepted", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const probe = yield* StorageProbe
+        // Room for two worst cases: the earlier task holds one, so the batch can reserve one more.
+        const ws = yield* setup(2 * worstHello)
+        const earlier = yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier" }))
+        const { answered } = yield* counted(inOneBatch(ws, submitAll([hello(ws, { idempotencyKey: "earlier" }), hello(ws, { metadata: { n: "1" } })]), [
+          hello(ws, { idempotencyKey: "earlier" }),
+          hello(ws, { idempotencyKey: "earlier", input: { prompt: "another body" } })
+        ]))
+        assert.deepStrictEqual(answered.ahead.map(kindOf), ["replayed", "IdempotencyKeyReused"])
+        // Decided once, the replay's reservation would have left no room for the second submission.
+        assert.deepStrictEqual(answered.answers.map(kindOf), ["replayed", "created"])
+        assert.strictEqual(taskIdOf(answered.answers[0]), earlier.task.id)
+        assert.strictEqual(yield* probe.count("ai_tasks", ws), 2)
+        assert.strictEqual((yield* usage.current(systemPrincipal(ws))).reservedMicros, 2 * worstHello)
+        // With no credit left, the key still answers: a replay, and 409 for another body (never 402).
+        const replay = yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier" }))
+        assert.deepStrictEqual([replay.replayed, replay.task.id], [true, earlier.task.id])
+        assert.strictEqual((yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier", maxOutputTokens: 10 })).pipe(Effect.flip))._tag, "IdempotencyKeyReused")
+        yield* runDueTasks(100)
+      }).pipe(Effect.provide(countedDomain)))
+
     it.effect("concurrent submissions with one key, two batches in flight and a third gathered behind them, create one task, reserved once", () =>
       Effect.gen(function*() {
         const usage = yield* Usage

@@ -1,4 +1,5 @@
 import { IdGenerator, SecretHasher, SecureRandom } from "@atrium/domain"
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHmac, createSecretKey, hash } from "node:crypto"
 
@@ -24,6 +25,10 @@ export const NodeSecretHasher = (pepper: Option.Option<Redacted.Redacted<string>
     })
   )
 
-/** The domain's `Primitives` with `NodeSecretHasher` in place of the Web Crypto hasher. */
+/**
+ * The domain's `Primitives` on `node:crypto`: `NodeSecretHasher` in place of the Web Crypto hasher, and the platform's
+ * `Digest` (synchronous `createHash`, the same bytes) in place of Web Crypto's, which sends each digest of a keyed AI
+ * submission's request to the thread pool and back through a promise.
+ */
 export const NodePrimitives = (pepper: Option.Option<Redacted.Redacted<string>> = Option.none()) =>
-  Layer.mergeAll(IdGenerator.layer, NodeSecretHasher(pepper)).pipe(Layer.provideMerge(SecureRandom.layer))
+  Layer.mergeAll(IdGenerator.layer, NodeSecretHasher(pepper), NodeCrypto.layerDigest).pipe(Layer.provideMerge(SecureRandom.layer))

@@ -1,7 +1,8 @@
 import { assert, it } from "@effect/vitest"
-import { SecretHasher } from "@atrium/domain"
+import { Primitives, SecretHasher } from "@atrium/domain"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
-import { NodeSecretHasher } from "../src/node-secret-hasher.ts"
+import { Digest } from "effect/crypto"
+import { NodePrimitives, NodeSecretHasher } from "../src/node-secret-hasher.ts"
 
 const secrets = [
   "",
@@ -52,4 +53,16 @@ it.effect("refuses an empty pepper, like Web Crypto", () =>
   Effect.gen(function*() {
     const exit = yield* Effect.exit(digestsWith(NodeSecretHasher(Option.some(Redacted.make("")))))
     assert.isTrue(Exit.isFailure(exit))
+  }))
+
+it.effect("NodePrimitives' Digest answers the SHA-256 of the domain's Web Crypto Primitives (keyed AI submissions store it for 24 h)", () =>
+  Effect.gen(function*() {
+    const hexWith = (layer: Layer.Layer<Digest.Digest>) =>
+      Effect.gen(function*() {
+        const digest = yield* Digest.Digest
+        return yield* Effect.forEach(secrets, (text) => digest.digestHex(Digest.sha256, new TextEncoder().encode(text)))
+      }).pipe(Effect.provide(layer))
+    const actual = yield* hexWith(NodePrimitives())
+    assert.deepStrictEqual(actual, yield* hexWith(Primitives.layer))
+    assert.strictEqual(actual[0], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
   }))

@@ -1,4 +1,5 @@
 import { Effect, Layer, Option } from "effect"
+import { Digest } from "effect/crypto"
 import { AiTasks, type AiTaskPolicy, aiWork, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Usage } from "./billing/index.ts"
@@ -120,7 +121,7 @@ export const Domain = {
   )
 }
 
-/** Randomness, ids and hashing (Web Crypto, plain SHA-256 digests), which every domain service builds on. */
+/** Randomness, ids and hashing (Web Crypto: plain SHA-256 digests of secrets, and `Digest`), which every domain service builds on. */
 export const Primitives = {
-  layer: Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(Option.none())).pipe(Layer.provideMerge(SecureRandom.layer))
+  layer: Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(Option.none()), Digest.layerWebCrypto).pipe(Layer.provideMerge(SecureRandom.layer))
 }

@@ -28,12 +28,23 @@ import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(AiTaskProgressRow))
+const decodeSubmitters = Schema.decodeUnknownEffect(Schema.Array(
+  Schema.Struct({ id: AiTask.fields.id, workspaceId: AiTask.fields.workspaceId, submittedBy: AiTask.fields.submittedBy }).pipe(
+    Schema.encodeKeys({ workspaceId: "workspace_id", submittedBy: "submitted_by" })
+  )
+))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ idempotency_key: Schema.String, request_hash: Schema.String })))
-// What `insertReserved` could not write: workspaces without an account, and keys in use.
-const decodeVerdict = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({
+// What `insertReserved` could not write (workspaces without an account, keys lost to another transaction), on every
+// row; then one row per key in use, with its task when the task is still there (else `id` is null).
+const KeyRef = Schema.Struct({ workspaceId: WorkspaceId, key: Schema.String })
+const decodeVerdict = Schema.decodeUnknownEffect(Schema.NonEmptyArray(Schema.Struct({
   without_account: Schema.Array(WorkspaceId),
-  keys_in_use: Schema.Array(Schema.Struct({ workspaceId: WorkspaceId, key: Schema.String }))
-})]))
+  keys_lost: Schema.Array(KeyRef),
+  key_workspace_id: Schema.NullOr(WorkspaceId),
+  idempotency_key: Schema.NullOr(Schema.String),
+  request_hash: Schema.NullOr(Schema.String),
+  id: Schema.NullOr(Schema.String)
+})))
 
 // A budget key's account, beside its meters in the same row (an unknown workspace's as zeros).
 const decodeLockedAccounts = Schema.decodeUnknownEffect(Schema.Array(LockedAccountRow))
@@ -135,6 +146,18 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(toTasks), orUnavailable)
       return Option.fromNullishOr(tasks[0])
     })
+
+    // By primary key, for a settlement's notices: one statement for its whole group instead of one per task.
+    const submittersOf = Effect.fn("AiTaskRepository.submittersOf")(
+      function*(refs: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>) {
+        if (refs.length === 0) return []
+        const rows = yield* sql`
+          SELECT id, workspace_id, submitted_by FROM ai_tasks WHERE id = ANY(${[...new Set(refs.map((ref) => ref.id))]})
+        `.pipe(Effect.flatMap(decodeSubmitters), orUnavailable)
+        const asked = new Set(refs.map((ref) => `${ref.workspaceId}/${ref.id}`))
+        return rows.filter((row) => asked.has(`${row.workspaceId}/${row.id}`))
+      }
+    )
 
     // Every mutable field; the id, workspace, request and submission never change.
     const update = Effect.fn("AiTaskRepository.update")(function*(task: AiTask) {
@@ -264,14 +287,15 @@ export const AiTaskRepositoryPg = Layer.effect(
 
     // One statement for the batch: the tasks (with their idempotency keys) travel as one JSON array; the accounts and
     // meters grow by increments, so the statement is right whatever they held; the audit entries and events of the batch
-    // go in with them. A reservation beyond a balance breaks the table's check (a defect). A reservation for a workspace
-    // without an account, or a key in use, makes the statement write nothing and answer what it could not do; a key
-    // another transaction took meanwhile (its batch would have had to skip the billing lock) shows as a key not written,
-    // and failing rolls back the caller's transaction with it.
+    // go in with them. A reservation beyond a balance breaks the table's check (a defect). A key in use makes the
+    // statement write nothing and answer the key with its task (so a keyed batch costs no lookup of its own before it;
+    // a batch holding a replay beside new tasks writes twice); a reservation for a workspace without an account
+    // makes it write nothing and say so. A key another transaction took meanwhile (its batch would have had to skip the
+    // billing lock) shows as a key not written, and failing rolls back the caller's transaction with it.
     const insertReserved = Effect.fn("AiTaskRepository.insertReserved")(
       function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>, changes: RecordedChanges, keys: ReadonlyArray<IdempotencyEntry> = []) {
         const keyOf = new Map(keys.map((entry) => [entry.taskId, entry]))
-        const rows = tasks.map((task) => ({
+        const inputRows = tasks.map((task) => ({
           ...taskRow(task),
           month: monthOf(task.createdAt),
           idempotency_key: keyOf.get(task.id)?.key ?? null,
@@ -279,9 +303,9 @@ export const AiTaskRepositoryPg = Layer.effect(
         }))
         const writes = sql`(SELECT writes FROM verdict)`
         // Idle workers of every process hear of the new tasks when the batch commits.
-        const [verdict] = yield* sql`
+        const rows = yield* sql`
           WITH input AS MATERIALIZED (
-            SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(inputRows)}::jsonb)
               AS t(${sql.literal(taskRecordColumns)}, month text, idempotency_key text, request_hash text)
           ), per_month AS (
             SELECT workspace_id, month, sum(reserved_micros) AS micros, count(*) AS tasks FROM input GROUP BY workspace_id, month
@@ -291,9 +315,9 @@ export const AiTaskRepositoryPg = Layer.effect(
             SELECT p.workspace_id FROM per_account p WHERE NOT EXISTS (SELECT 1 FROM billing_accounts a WHERE a.workspace_id = p.workspace_id)
           ), keys_taken AS MATERIALIZED (
             -- Each key read by its primary key, as in findIdempotencyKeys.
-            SELECT i.workspace_id, i.idempotency_key AS key FROM input i
+            SELECT i.workspace_id, i.idempotency_key AS key, taken.request_hash, taken.task_id FROM input i
             CROSS JOIN LATERAL (
-              SELECT 1 FROM idempotency_keys k WHERE k.workspace_id = i.workspace_id AND k.key = i.idempotency_key
+              SELECT k.request_hash, k.task_id FROM idempotency_keys k WHERE k.workspace_id = i.workspace_id AND k.key = i.idempotency_key
                 AND k.created_at > i.created_at - ${idempotencyWindowMillis} * interval '1 millisecond' LIMIT 1
             ) taken
           ), verdict AS MATERIALIZED (
@@ -324,15 +348,42 @@ export const AiTaskRepositoryPg = Layer.effect(
             ${insertAuditEntries(sql, changes.entries, writes)}
           ), outbox AS (
             ${insertEvents(sql, changes.events, writes)}
+          ), notified AS MATERIALIZED (
+            SELECT pg_notify(${workChannel}, 'ai_tasks')
           )
-          SELECT pg_notify(${workChannel}, 'ai_tasks'),
+          SELECT
             ARRAY(SELECT workspace_id FROM without_account ORDER BY workspace_id) AS without_account,
-            (SELECT COALESCE(jsonb_agg(jsonb_build_object('workspaceId', workspace_id, 'key', key)), '[]')
-              FROM (SELECT * FROM keys_taken UNION ALL SELECT * FROM keys_lost) refused) AS keys_in_use
-        `.pipe(Effect.flatMap(decodeVerdict), orUnavailable)
-        if (verdict.without_account.length > 0 || verdict.keys_in_use.length > 0) {
-          return yield* new ReservationsNotWritten({ withoutAccount: verdict.without_account, keysInUse: verdict.keys_in_use })
+            (SELECT COALESCE(jsonb_agg(jsonb_build_object('workspaceId', workspace_id, 'key', key)), '[]') FROM keys_lost) AS keys_lost,
+            taken.*
+          FROM notified
+          LEFT JOIN LATERAL (
+            -- Each key's task by its primary key, as in findIdempotencyKeys.
+            SELECT kt.workspace_id AS key_workspace_id, kt.key AS idempotency_key, kt.request_hash, ${sql.literal(qualifiedColumns)}
+            FROM keys_taken kt
+            LEFT JOIN LATERAL (SELECT * FROM ai_tasks WHERE id = kt.task_id AND workspace_id = kt.workspace_id LIMIT 1) t ON true
+          ) taken ON true
+        `.pipe(orUnavailable)
+        const verdict = yield* decodeVerdict(rows).pipe(orUnavailable)
+        const [{ keys_lost, without_account }] = verdict
+        // The keys in use: with their task (answered), or without (a key whose task is gone cannot be replayed).
+        const answered: Array<unknown> = []
+        const unanswered: Array<typeof KeyRef.Type> = []
+        for (const [i, row] of verdict.entries()) {
+          if (row.key_workspace_id === null || row.idempotency_key === null) continue
+          if (row.id === null) unanswered.push({ workspaceId: row.key_workspace_id, key: row.idempotency_key })
+          else answered.push(rows[i])
         }
+        if (without_account.length > 0 || keys_lost.length > 0 || unanswered.length > 0) {
+          return yield* new ReservationsNotWritten({ withoutAccount: without_account, keysInUse: [...unanswered, ...keys_lost] })
+        }
+        const tasksInUse = yield* toTasks(answered).pipe(orUnavailable)
+        const entries = yield* decodeEntries(answered).pipe(orUnavailable)
+        return Arr.zip(tasksInUse, entries).map(([task, entry]): IdempotencyRecord => ({
+          workspaceId: task.workspaceId,
+          key: entry.idempotency_key,
+          requestHash: entry.request_hash,
+          task
+        }))
       }
     )
 
@@ -424,6 +475,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveSettled })
+    return AiTaskRepository.of({ insert, findById, submittersOf, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveSettled })
   })
 )

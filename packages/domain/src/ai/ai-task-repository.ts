@@ -6,7 +6,7 @@ import type { SubmissionBudget } from "./ai-reservation.ts"
 import type { BillingAccount, MonthlyUsage, UsageMonth, UsageRecord } from "../billing/index.ts"
 import type { RecordedChanges } from "../audit/index.ts"
 import type { Unavailable } from "../shared/index.ts"
-import type { TaskId, WorkspaceId } from "../shared/index.ts"
+import type { Actor, TaskId, WorkspaceId } from "../shared/index.ts"
 
 /** How long an `Idempotency-Key` answers with its first task. */
 export const idempotencyWindowMillis = 24 * 60 * 60 * 1000
@@ -54,6 +54,13 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
   readonly insert: (task: AiTask) => Effect.Effect<void, Unavailable>
   /** The task, only when it belongs to `workspaceId`. */
   readonly findById: (workspaceId: WorkspaceId, id: TaskId) => Effect.Effect<Option.Option<AiTask>, Unavailable>
+  /**
+   * Who submitted each task of `tasks` (one read for many: a settlement's notices), each found task once; a task that
+   * is gone, or of another workspace than its reference names, is left out.
+   */
+  readonly submittersOf: (
+    tasks: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>
+  ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId; readonly submittedBy: Actor }>, Unavailable>
   /** Replaces the stored task (same id). */
   readonly update: (task: AiTask) => Effect.Effect<void, Unavailable>
   /**
@@ -64,9 +71,8 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
    */
   readonly claimDue: (now: DateTime.Utc, limit: number, leaseUntil: DateTime.Utc) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
   /**
-   * The keys of `keys` in use at `now` (stored less than 24 h before it), each once, with the task each created. Call it
-   * in the submission batch's transaction after `lockBudgets`: every batch of a workspace takes its billing lock before
-   * writing keys, so after the lock this read sees every key of the workspace's earlier batches.
+   * The keys of `keys` in use at `now` (stored less than 24 h before it), each once, with the task each created. A read
+   * for operators and tests: a submission batch learns of its keys in use from `insertReserved`, in the same statement.
    */
   readonly findIdempotencyKeys: (keys: Arr.NonEmptyReadonlyArray<IdempotencyKeyRef>, now: DateTime.Utc) => Effect.Effect<ReadonlyArray<IdempotencyRecord>, Unavailable>
   /**
@@ -82,14 +88,20 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
    * Inserts newly submitted tasks and adds each one's `reservedMicros` to its account's reservations and to its
    * month's (that of `createdAt`) reservations and task count, as increments; stores `changes` (their audit entries and
    * events) and `keys` (each naming a task of the batch; stored at that task's `createdAt`, replacing an expired use)
-   * with them. Writes nothing and fails with `ReservationsNotWritten` when a reservation has no billing account or a key
-   * is in use: neither can follow from budgets and keys read under `lockBudgets`. Postgres: one statement for the batch.
+   * with them, and answers no keys. When keys of `keys` are in use (stored less than 24 h before their task's
+   * `createdAt`), it writes nothing and answers those keys, each with the digest of the request that first used it and
+   * the task it created, as it now stands: the caller decides its batch again knowing them. Call it in the transaction
+   * of `lockBudgets`, after it: every batch of a workspace takes its billing lock before writing keys, so after the lock
+   * this sees every key of the workspace's earlier batches. Writes nothing and fails with `ReservationsNotWritten` when
+   * a reservation has no billing account, or a key is taken but cannot be answered (another transaction took it meanwhile
+   * without the lock, or its task is gone): neither can follow from budgets read under `lockBudgets`. Postgres: one
+   * statement for the batch.
    */
   readonly insertReserved: (
     tasks: Arr.NonEmptyReadonlyArray<AiTask>,
     changes: RecordedChanges,
     keys?: ReadonlyArray<IdempotencyEntry>
-  ) => Effect.Effect<void, Unavailable | ReservationsNotWritten>
+  ) => Effect.Effect<ReadonlyArray<IdempotencyRecord>, Unavailable | ReservationsNotWritten>
   /**
    * Locks the rows of `tasks` (in one order) and returns each task as it now stands, for settling it once: a task
    * another worker settled meanwhile comes back finished; one that is gone (or of another workspace) is left out. Only

@@ -10,6 +10,18 @@ import { PushMessage } from "./push-message.ts"
 import { PushMessageRepository } from "./push-message-repository.ts"
 import { logRemovedDevices } from "./removed-devices-log.ts"
 
+// The submitters of a batch's finished tasks, by `<workspace>/<task>`.
+type Submitters = ReadonlyMap<string, Actor>
+
+// The task an `ai_task.succeeded` or `ai_task.failed` event is about.
+const finishedTaskOf = (event: DomainEvent): TaskId | undefined => {
+  if (event.type !== AiTaskEvents.succeeded.type && event.type !== AiTaskEvents.failed.type) return undefined
+  const succeeded = decode(AiTaskEvents.succeeded.data, event.data)
+  const failed = decode(AiTaskEvents.failed.data, event.data)
+  const taskId = Option.isSome(succeeded) ? succeeded.value.task.id : Option.isSome(failed) ? failed.value.task.id : undefined
+  return taskId !== undefined && isTaskId(taskId) ? taskId : undefined
+}
+
 /** Who a change notifies and what they read: short texts and ids, never secrets or another workspace's content. */
 interface Notice {
   readonly category: NotificationCategory
@@ -94,14 +106,13 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         return found
       })
 
-      const taskSubmitter = Effect.fnUntraced(function*(workspaceId: WorkspaceId, taskId: string) {
-        if (!isTaskId(taskId)) return []
-        const task = yield* tasks.findById(workspaceId, taskId)
-        const actor: Option.Option<Actor> = Option.map(task, (found) => found.submittedBy)
-        return Option.isSome(actor) && actor.value.type === "user" && isUserId(actor.value.id) ? [actor.value.id] : []
-      })
+      // The user who submitted a finished task, from the submitters read for the whole batch of changes.
+      const taskSubmitter = (submitters: Submitters, workspaceId: WorkspaceId, taskId: string): ReadonlyArray<UserId> => {
+        const actor: Actor | undefined = submitters.get(`${workspaceId}/${taskId}`)
+        return actor !== undefined && actor.type === "user" && isUserId(actor.id) ? [actor.id] : []
+      }
 
-      const noticeOf = Effect.fnUntraced(function*(event: DomainEvent) {
+      const noticeOf = Effect.fnUntraced(function*(event: DomainEvent, submitters: Submitters) {
         const none = Option.none<Notice>()
         switch (event.type) {
           case AiTaskEvents.succeeded.type:
@@ -112,7 +123,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
             if (taskId === undefined) return none
             return Option.some<Notice>({
               category: "ai_tasks",
-              userIds: yield* taskSubmitter(event.workspaceId, taskId),
+              userIds: taskSubmitter(submitters, event.workspaceId, taskId),
               title: Option.isSome(succeeded) ? "AI task finished" : "AI task failed",
               body: Option.isSome(succeeded) ? "Your AI task has finished." : "Your AI task could not be completed.",
               data: { type: event.type, taskId, workspaceId: event.workspaceId }
@@ -187,17 +198,32 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
       // Whether this process could send is beside the point: the messages commit with the change, and whichever process
       // has push configured sends them (an operator's CLI has no push token, the server does). A session that ends, for
       // any reason there is or will be, takes its devices with it.
-      const onChange = (change: RecordedChange): Effect.Effect<void, Unavailable> => {
+      const onChangeWith = (change: RecordedChange, submitters: Submitters): Effect.Effect<void, Unavailable> => {
         const sessionEnded = sessionEndedActions.has(change.action)
         return !sessionEnded && Option.isNone(change.event) ? Effect.void : Effect.gen(function*() {
           if (sessionEnded && isSessionId(change.target)) yield* logRemovedDevices(yield* devices.deleteBySession(change.target), "session_ended")
           if (Option.isNone(change.event)) return
-          const notice = yield* noticeOf(change.event.value)
+          const notice = yield* noticeOf(change.event.value, submitters)
           if (Option.isSome(notice)) yield* enqueue(change.event.value, notice.value)
         })
       }
 
-      return PushFanOut.of({ subscriber: { name: "push", eventTypes: noticeTypes, actions: sessionEndedActions, onChange } })
+      // A settlement finishes many tasks in one transaction, holding its workspaces' billing locks: their submitters are
+      // read in one statement, not one per task.
+      const onChanges = (changes: ReadonlyArray<RecordedChange>): Effect.Effect<void, Unavailable> =>
+        Effect.gen(function*() {
+          const finished = changes.flatMap(({ event }) => {
+            const taskId = Option.isSome(event) ? finishedTaskOf(event.value) : undefined
+            return Option.isSome(event) && taskId !== undefined ? [{ workspaceId: event.value.workspaceId, id: taskId }] : []
+          })
+          const found = finished.length === 0 ? [] : yield* tasks.submittersOf(finished)
+          const submitters: Submitters = new Map(found.map((task) => [`${task.workspaceId}/${task.id}`, task.submittedBy]))
+          yield* Effect.forEach(changes, (change) => onChangeWith(change, submitters), { discard: true })
+        })
+
+      return PushFanOut.of({
+        subscriber: { name: "push", eventTypes: noticeTypes, actions: sessionEndedActions, onChange: (change) => onChanges([change]), onChanges }
+      })
     })
   )
 

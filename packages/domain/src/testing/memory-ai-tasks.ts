@@ -1,7 +1,7 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { AiTask, type SubmissionBudget } from "../ai/index.ts"
 import { BillingAccount, monthOf, MonthlyUsage } from "../billing/index.ts"
-import { AiTaskRepository, idempotencyWindowMillis, ReservationsNotWritten } from "../ai/index.ts"
+import { AiTaskRepository, type IdempotencyRecord, idempotencyWindowMillis, ReservationsNotWritten } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
 import { pageBy, withEntry, useStore } from "./memory-store.ts"
 
@@ -30,21 +30,28 @@ export const AiTaskRepositoryMemory = Layer.effect(
           }))
         )),
       // One step for the whole batch, like the single Postgres statement: a reservation beyond a balance (the table's
-      // check there) is a bug, refused as a defect; one without an account or a key in use is refused as such; either way
-      // nothing of the batch is written.
+      // check there) is a bug, refused as a defect; one without an account, or a key in use whose task is gone, is refused
+      // as such; keys in use are answered with their tasks. In each case nothing of the batch is written.
       insertReserved: (tasks, changes, keys = []) =>
-        modify<Effect.Effect<void, ReservationsNotWritten>>((before) => {
+        modify<Effect.Effect<ReadonlyArray<IdempotencyRecord>, ReservationsNotWritten>>((before) => {
           const withoutAccount = [...new Set(tasks.filter((task) => task.reservedMicros > 0 && !before.billingAccounts.has(task.workspaceId)).map((task) => task.workspaceId))]
           const byId = new Map(tasks.map((task) => [task.id, task]))
           const stored = keys.flatMap((entry) => {
             const task = byId.get(entry.taskId)
             return task === undefined ? [] : [{ ...entry, workspaceId: task.workspaceId, createdAt: task.createdAt }]
           })
-          const keysInUse = stored.filter(({ createdAt, key, workspaceId }) => isLive(before.idempotencyKeys.get(`${workspaceId}/${key}`), createdAt))
-          if (withoutAccount.length > 0 || keysInUse.length > 0) {
-            const refused = new ReservationsNotWritten({ withoutAccount, keysInUse: keysInUse.map(({ key, workspaceId }) => ({ workspaceId, key })) })
-            return [Effect.fail(refused), before] as const
+          const inUse = stored.flatMap(({ createdAt, key, workspaceId }) => {
+            const entry = before.idempotencyKeys.get(`${workspaceId}/${key}`)
+            if (entry === undefined || !isLive(entry, createdAt)) return []
+            const task = before.aiTasks.get(entry.taskId)
+            return [{ workspaceId, key, requestHash: entry.requestHash, task: task?.workspaceId === workspaceId ? task : undefined }]
+          })
+          const unanswered = inUse.filter(({ task }) => task === undefined).map(({ key, workspaceId }) => ({ workspaceId, key }))
+          if (withoutAccount.length > 0 || unanswered.length > 0) {
+            return [Effect.fail(new ReservationsNotWritten({ withoutAccount, keysInUse: unanswered })), before] as const
           }
+          const answered = inUse.flatMap(({ task, ...key }) => task === undefined ? [] : [{ ...key, task }])
+          if (answered.length > 0) return [Effect.succeed(answered), before] as const
           let s = before
           for (const task of tasks) {
             const account = s.billingAccounts.get(task.workspaceId)
@@ -70,7 +77,7 @@ export const AiTaskRepositoryMemory = Layer.effect(
             (map, { createdAt, key, requestHash, taskId, workspaceId }) => withEntry(map, `${workspaceId}/${key}`, { key, requestHash, taskId, createdAt }),
             s.idempotencyKeys
           )
-          return [Effect.void, { ...s, idempotencyKeys, audit: [...s.audit, ...changes.entries], events: [...s.events, ...changes.events] }] as const
+          return [Effect.succeed([]), { ...s, idempotencyKeys, audit: [...s.audit, ...changes.entries], events: [...s.events, ...changes.events] }] as const
         }).pipe(Effect.flatten),
       // Like the join in Postgres: a key whose task is gone is not in use.
       findIdempotencyKeys: (keys, now) =>
@@ -107,6 +114,13 @@ export const AiTaskRepositoryMemory = Layer.effect(
         }).pipe(Effect.flatten),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
+      submittersOf: (refs) =>
+        read.pipe(Effect.map((s) =>
+          [...new Map(refs.map((ref) => [`${ref.workspaceId}/${ref.id}`, ref])).values()].flatMap(({ id, workspaceId }) => {
+            const task = s.aiTasks.get(id)
+            return task === undefined || task.workspaceId !== workspaceId ? [] : [{ workspaceId, id, submittedBy: task.submittedBy }]
+          })
+        )),
       findById: (workspaceId, id) =>
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.aiTasks.get(id)).pipe(Option.filter((t) => t.workspaceId === workspaceId)))),
       claimDue: (now, limit, leaseUntil) =>

@@ -1,6 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Accounts, Invitations, PushDevice, PushNotifications, PushSender, PushServiceError, type PushMessage } from "@atrium/domain"
-import { Domain, MemoryStore, PushServiceMemory, PushServiceScript } from "@atrium/domain/testing"
+import {
+  Accounts,
+  AiTasks,
+  ApiKeyId,
+  ApiKeyPrincipal,
+  Entitlements,
+  Feature,
+  Invitations,
+  PushDevice,
+  PushNotifications,
+  PushSender,
+  PushServiceError,
+  type PushMessage,
+  Usage
+} from "@atrium/domain"
+import { Domain, MemoryStore, PushServiceMemory, PushServiceScript, systemPrincipal } from "@atrium/domain/testing"
 import { Effect, Layer, Logger, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { password, principalOf, signUp, team } from "../support/identity.ts"
@@ -105,6 +119,29 @@ describe("Push devices", () => {
       yield* push.setPreferences(ada, { ai_tasks: false, invitations: false, feature_requests: true, billing: true, schedules: true })
       assert.isFalse((yield* push.preferences(ada)).invitations)
       assert.isTrue((yield* push.preferences(bob)).invitations)
+    }).pipe(Effect.provide(withPush)))
+})
+
+describe("Push notices of finished AI tasks", () => {
+  it.effect("a task a user submitted is a push to their phone when it finishes; one an API key submitted, settled beside it, is none", () =>
+    Effect.gen(function*() {
+      const { owner, ownerPrincipal, workspace } = yield* team
+      yield* (yield* PushNotifications).register(ownerPrincipal, "owner-phone", registration(3))
+      yield* (yield* Entitlements).grant(systemPrincipal(workspace.id), { feature: Feature.make("ai.basic"), source: "trial" })
+      yield* (yield* Usage).addCredits(systemPrincipal(workspace.id), 1_000_000)
+      const tasks = yield* AiTasks
+      const input = { model: "atrium-local-1", input: { prompt: "hello" }, maxOutputTokens: 1 }
+      const key = new ApiKeyPrincipal({ keyId: ApiKeyId.make("key_test"), workspaceId: workspace.id, scopes: ["ai_tasks:write"] })
+      const byKey = yield* tasks.submit(key, input)
+      const byOwner = yield* tasks.submit(ownerPrincipal, input)
+      // Run at once, so both settle in one batch and their notices are worked out together.
+      yield* Effect.forEach(yield* tasks.claim(10), tasks.execute, { concurrency: "unbounded" })
+      const sent = yield* messages
+      assert.deepStrictEqual(
+        sent.map((message) => [message.userId, message.title, message.data.taskId]),
+        [[owner.user.id, "AI task finished", byOwner.task.id]]
+      )
+      assert.notStrictEqual(byKey.task.id, byOwner.task.id)
     }).pipe(Effect.provide(withPush)))
 })
 
