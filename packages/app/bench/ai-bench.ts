@@ -5,7 +5,7 @@ import autocannon from "autocannon"
 import { randomBytes } from "node:crypto"
 import { availableParallelism } from "node:os"
 import { fixedRate } from "./fixed-rate.ts"
-import { fmt } from "./percentiles.ts"
+import { fmt, median } from "./percentiles.ts"
 import { cpuSince, treeCpu } from "./process-tree-cpu.ts"
 
 /** One load's figures; the CPU ones only when the server's pid was given. */
@@ -100,11 +100,6 @@ export const fixedRateBench = async (baseUrl: string, key: string, seconds: numb
   }
 }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2
-}
 const cpuOf = (figures: SubmissionFigures) => figures.cpu === undefined ? Number.NaN : figures.cpu.server + figures.cpu.database
 
 // The medians of a kind's rounds, as one line.

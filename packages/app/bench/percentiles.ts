@@ -9,3 +9,10 @@ export const percentile = (samples: ReadonlyArray<number>, p: number): number =>
 /** Formats a number with thousands separators and `digits` decimals. */
 export const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** The median of `values` (the mean of the middle two when even); NaN when there are none. */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2
+}

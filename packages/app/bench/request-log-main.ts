@@ -6,38 +6,16 @@ import autocannon from "autocannon"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fmt } from "./percentiles.ts"
+import { memberKey } from "./member-key.ts"
+import { fmt, median } from "./percentiles.ts"
 import { cpuSince, treeCpu } from "./process-tree-cpu.ts"
 import { addressOf, type Started, start } from "./server-process.ts"
 
 const connections = 64
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
-const json = { "content-type": "application/json" }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-}
-
-// A member's own workspace key, made through the session routes.
-const keyOf = async (baseUrl: string) => {
-  const signUp = await fetch(`${baseUrl}/api/auth/sign-up`, {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ email: `log-${Date.now()}@example.com`, password: "correct horse battery", name: "Log" })
-  })
-  const session: { session?: { accessToken?: string } } = await signUp.json()
-  const created = await fetch(`${baseUrl}/api/mobile/api-keys`, {
-    method: "POST",
-    headers: { ...json, authorization: `Bearer ${session.session?.accessToken ?? ""}` },
-    body: JSON.stringify({ name: "bench", scopes: ["read"] })
-  })
-  const body: { key?: string } = await created.json()
-  if (body.key === undefined) throw new Error(`no key: ${created.status} ${JSON.stringify(body)}`)
-  return body.key
-}
+const keyOf = (baseUrl: string) => memberKey(baseUrl, "log")
 
 const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "atrium-request-log-bench-"))

@@ -11,7 +11,8 @@ import { spawn } from "node:child_process"
 import { chmodSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fmt } from "./percentiles.ts"
+import { memberKey } from "./member-key.ts"
+import { fmt, median } from "./percentiles.ts"
 import { cpuSince, treeCpu } from "./process-tree-cpu.ts"
 import { peakRssOf } from "./process-tree-memory.ts"
 import { addressOf, type Started, start } from "./server-process.ts"
@@ -23,7 +24,6 @@ const together = process.env.BENCH_TOGETHER === "1"
 const ceilings = process.env.BENCH_CEILINGS !== "0"
 const here = join(import.meta.dirname, "..", "..", "..")
 const roots = (process.env.BENCH_ROOTS ?? here).split(",")
-const json = { "content-type": "application/json" }
 const perfDir = process.env.BENCH_PERF_DIR
 
 // `perf record` of one process for most of a load (perf's own start-up and the load's ramp-up left out).
@@ -33,29 +33,7 @@ const recorded = (label: string, pid: number, load: Promise<Result>): Promise<Re
   return Promise.all([load, new Promise((done) => perf.on("exit", done))]).then(([result]) => result)
 }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] ?? 0 : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-}
-
-// A member's own workspace key with the read scope, made through the session routes.
-const keyOf = async (baseUrl: string) => {
-  const signUp = await fetch(`${baseUrl}/api/auth/sign-up`, {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ email: `v1-${Date.now()}@example.com`, password: "correct horse battery", name: "V1" })
-  })
-  const session: { session?: { accessToken?: string } } = await signUp.json()
-  const created = await fetch(`${baseUrl}/api/mobile/api-keys`, {
-    method: "POST",
-    headers: { ...json, authorization: `Bearer ${session.session?.accessToken ?? ""}` },
-    body: JSON.stringify({ name: "bench", scopes: ["read"] })
-  })
-  const body: { key?: string } = await created.json()
-  if (body.key === undefined) throw new Error(`no key: ${created.status} ${JSON.stringify(body)}`)
-  return body.key
-}
+const keyOf = (baseUrl: string) => memberKey(baseUrl, "v1")
 
 interface Target {
   readonly label: string
