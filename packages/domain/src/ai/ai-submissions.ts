@@ -8,7 +8,6 @@ import { IdempotencyKeyReused, makeBatchedCall, Transactor, type Unavailable } f
 import { reserveTask, type ReservationRefusal } from "./ai-reservation.ts"
 import type { AiTask } from "./ai-task.ts"
 import { AiTaskRepository, type BudgetKey, type IdempotencyEntry, type IdempotencyRecord } from "./ai-task-repository.ts"
-import type { SubmittedAiTask } from "./ai-tasks.ts"
 import { ReservationsNotWritten } from "./reservations-not-written.ts"
 
 /** Reserves checked submissions in batches; each call answers with its own submission's outcome. */
@@ -49,6 +48,12 @@ const keyUsesOf = (
 
 // A batch's write that found keys of it in use and wrote nothing: failing keeps its changes from being announced.
 class KeysInUse extends Data.TaggedError("KeysInUse")<{ readonly found: Arr.NonEmptyReadonlyArray<IdempotencyRecord> }> {}
+
+/** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
+export interface SubmittedAiTask {
+  readonly task: AiTask
+  readonly replayed: boolean
+}
 
 /** A submission's answer from its batch. */
 export type SubmissionOutcome = Result.Result<SubmittedAiTask, ReservationRefusal | IdempotencyKeyReused>

@@ -16,7 +16,7 @@ import { AiProvider, ProviderError } from "./ai-provider.ts"
 import { AiTaskRepository } from "./ai-task-repository.ts"
 import type { SettlementOutcome } from "./ai-settlement.ts"
 import { makeSettlements } from "./ai-settlements.ts"
-import { makeSubmissions, type PendingSubmission } from "./ai-submissions.ts"
+import { makeSubmissions, type PendingSubmission, type SubmittedAiTask } from "./ai-submissions.ts"
 import { Transactor } from "../shared/index.ts"
 import type { WorkQueue } from "../shared/index.ts"
 
@@ -59,12 +59,6 @@ export interface SubmitAiTaskInput {
   readonly scheduleId?: ScheduleId | undefined
   /** Whom the task is submitted for (a schedule's creator); only the system may name one, anyone else is `Forbidden`. */
   readonly onBehalfOf?: Actor | undefined
-}
-
-/** A submitted task, and whether it is the first submission's task answered again for a repeated idempotency key. */
-export interface SubmittedAiTask {
-  readonly task: AiTask
-  readonly replayed: boolean
 }
 
 /** Every way a submission is refused. */
