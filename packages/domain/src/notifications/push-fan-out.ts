@@ -15,11 +15,12 @@ type Submitters = ReadonlyMap<string, Actor>
 
 // The task an `ai_task.succeeded` or `ai_task.failed` event is about.
 const finishedTaskOf = (event: DomainEvent): TaskId | undefined => {
-  if (event.type !== AiTaskEvents.succeeded.type && event.type !== AiTaskEvents.failed.type) return undefined
-  const succeeded = decode(AiTaskEvents.succeeded.data, event.data)
-  const failed = decode(AiTaskEvents.failed.data, event.data)
-  const taskId = Option.isSome(succeeded) ? succeeded.value.task.id : Option.isSome(failed) ? failed.value.task.id : undefined
-  return taskId !== undefined && isTaskId(taskId) ? taskId : undefined
+  const id: Option.Option<string> = event.type === AiTaskEvents.succeeded.type
+    ? Option.map(decode(AiTaskEvents.succeeded.data, event.data), (data) => data.task.id)
+    : event.type === AiTaskEvents.failed.type
+    ? Option.map(decode(AiTaskEvents.failed.data, event.data), (data) => data.task.id)
+    : Option.none()
+  return Option.isSome(id) && isTaskId(id.value) ? id.value : undefined
 }
 
 /** Who a change notifies and what they read: short texts and ids, never secrets or another workspace's content. */
@@ -117,15 +118,14 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         switch (event.type) {
           case AiTaskEvents.succeeded.type:
           case AiTaskEvents.failed.type: {
-            const succeeded = decode(AiTaskEvents.succeeded.data, event.data)
-            const failed = decode(AiTaskEvents.failed.data, event.data)
-            const taskId = Option.isSome(succeeded) ? succeeded.value.task.id : Option.isSome(failed) ? failed.value.task.id : undefined
+            const taskId = finishedTaskOf(event)
             if (taskId === undefined) return none
+            const succeeded = event.type === AiTaskEvents.succeeded.type
             return Option.some<Notice>({
               category: "ai_tasks",
               userIds: taskSubmitter(submitters, event.workspaceId, taskId),
-              title: Option.isSome(succeeded) ? "AI task finished" : "AI task failed",
-              body: Option.isSome(succeeded) ? "Your AI task has finished." : "Your AI task could not be completed.",
+              title: succeeded ? "AI task finished" : "AI task failed",
+              body: succeeded ? "Your AI task has finished." : "Your AI task could not be completed.",
               data: { type: event.type, taskId, workspaceId: event.workspaceId }
             })
           }
