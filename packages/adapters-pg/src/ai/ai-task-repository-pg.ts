@@ -240,16 +240,17 @@ export const AiTaskRepositoryPg = Layer.effect(
     // whereas every plain read of a statement sees the snapshot taken before the wait — the previous holder's reservations
     // would be missing. The accounts come first, in id order (the one-time filter over `accounts` reads them all before
     // any meter is touched), so batches, settlements and single-account changes take their locks in one order. A missing
-    // account is created empty, as `BillingRepository.account` would; an unknown workspace reads as empty.
+    // account is created empty, as `BillingRepository.account` would; an unknown workspace reads as empty. The keys come as
+    // one JSON array, whose row estimate does not depend on the call, so PostgreSQL caches the plan (as arrays, each call's
+    // length made every call planned anew); each workspace is read by its primary key whatever that estimate.
     const lockBudgets = Effect.fn("AiTaskRepository.lockBudgets")(function*(keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) {
-      const workspaceIds = [...new Set(keys.map((key) => key.workspaceId))]
       const rows = yield* sql`
         WITH keys AS MATERIALIZED (
-          SELECT * FROM unnest(${keys.map((key) => key.workspaceId)}::text[], ${keys.map((key) => key.month)}::text[]) WITH ORDINALITY
-            AS k(workspace_id, month, position)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys.map((key, position) => ({ workspace_id: key.workspaceId, month: key.month, position })))}::jsonb)
+            AS k(workspace_id text, month text, position integer)
         ), accounts AS (
           INSERT INTO billing_accounts AS a (workspace_id, credit_balance_micros, reserved_micros)
-          SELECT id, 0, 0 FROM workspaces WHERE id = ANY(${workspaceIds}) ORDER BY id
+          SELECT DISTINCT w.id, 0, 0 FROM keys k CROSS JOIN LATERAL (SELECT id FROM workspaces WHERE id = k.workspace_id LIMIT 1) w ORDER BY w.id
           ON CONFLICT (workspace_id) DO UPDATE SET credit_balance_micros = a.credit_balance_micros
           RETURNING a.workspace_id, a.credit_balance_micros, a.reserved_micros, a.spend_cap_micros, a.task_cap
         ), meters AS (
