@@ -31,5 +31,20 @@ layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "6
         }))
         assert.deepStrictEqual(plans, [{ custom_plans: 5, generic_plans: 7 }])
       }).pipe(Effect.provide(domain)))
+
+    it.effect("a settlement's charge is planned five times, then runs its cached plan", () =>
+      Effect.gen(function*() {
+        const ws = yield* setup(1_000_000)
+        const repo = yield* AiTaskRepository
+        const sql = yield* SqlClient.SqlClient
+        const now = yield* DateTime.now
+        const plans = yield* sql.withTransaction(Effect.gen(function*() {
+          for (let i = 0; i < 12; i++) {
+            yield* repo.chargeSettled([{ workspaceId: ws, month: monthOf(now), costMicros: 0, releasedMicros: 0, releasedTasks: 0 }])
+          }
+          return yield* plansOf(sql, "WITH charges AS MATERIALIZED")
+        }))
+        assert.deepStrictEqual(plans, [{ custom_plans: 5, generic_plans: 7 }])
+      }).pipe(Effect.provide(domain)))
   }
 )

@@ -208,8 +208,7 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         })
       }
 
-      // A settlement finishes many tasks in one transaction, holding its workspaces' billing locks: their submitters are
-      // read in one statement, not one per task.
+      // A settlement finishes many tasks in one transaction: their submitters are read in one statement, not one per task.
       const onChanges = (changes: ReadonlyArray<RecordedChange>): Effect.Effect<void, Unavailable> =>
         Effect.gen(function*() {
           const finished = changes.flatMap(({ event }) => {
