@@ -213,31 +213,6 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         yield* finishAll(due)
       }))
 
-    it.effect("submittersOf reads who submitted many tasks at once, each once, only within the workspace each names", () =>
-      Effect.gen(function*() {
-        const repo = yield* AiTaskRepository
-        const workspace = yield* seedWorkspace
-        const other = yield* seedWorkspace
-        const [byUser, byKey] = yield* insertAll([
-          makeAiTask(workspace.id, { nextAttemptAt: Option.none(), submittedBy: { type: "user", id: "usr_1" } }),
-          makeAiTask(workspace.id, { nextAttemptAt: Option.none(), submittedBy: { type: "api_key", id: "key_1" } })
-        ])
-        if (byUser === undefined || byKey === undefined) return assert.fail("the tasks were not made")
-        const found = yield* repo.submittersOf([
-          { workspaceId: workspace.id, id: byUser.id },
-          { workspaceId: workspace.id, id: byKey.id },
-          { workspaceId: workspace.id, id: byUser.id },
-          { workspaceId: other.id, id: byKey.id },
-          { workspaceId: workspace.id, id: TaskId.make("task_missing") }
-        ])
-        assert.sameDeepMembers([...found], [
-          { workspaceId: workspace.id, id: byUser.id, submittedBy: { type: "user", id: "usr_1" } },
-          { workspaceId: workspace.id, id: byKey.id, submittedBy: { type: "api_key", id: "key_1" } }
-        ])
-        assert.deepStrictEqual(yield* repo.submittersOf([]), [])
-        yield* finishAll([byUser, byKey])
-      }))
-
     it.effect("an idempotency key stored with its batch is found with its task for 24 hours, per workspace, then may be used again", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository

@@ -30,7 +30,7 @@ const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "60 seconds", excludeTestServices: true })(
   "the SQL of a lone AI settlement on embedded PostgreSQL",
   (it) => {
-    it.effect("locks its task, stores it finished with its trail, lets the subscribers react, and takes the billing lock last", () =>
+    it.effect("locks its task, stores it finished with its trail, lets the subscribers react, and takes the billing lock last: four statements", () =>
       Effect.gen(function*() {
         const tasks = yield* AiTasks
         const ws = yield* setup(1_000_000)
@@ -47,8 +47,7 @@ layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "6
         assert.deepStrictEqual(statements, [
           "SELECT id, workspace_id, status,", // lockTasks
           "WITH finished AS (", // saveFinished: the task, its usage record, audit entry and event
-          "SELECT id, workspace_id, url,", // webhooks: the endpoints subscribed
-          "SELECT id, workspace_id, submitted_by", // push: the submitter
+          "SELECT id, workspace_id, url,", // webhooks: the endpoints subscribed (push is told the submitter)
           "WITH charges AS MATERIALIZED" // chargeSettled: the billing lock, and the money
         ])
       }).pipe(Effect.provide(traced)))

@@ -30,11 +30,6 @@ import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(AiTaskProgressRow))
-const decodeSubmitters = Schema.decodeUnknownEffect(Schema.Array(
-  Schema.Struct({ id: AiTask.fields.id, workspaceId: AiTask.fields.workspaceId, submittedBy: AiTask.fields.submittedBy }).pipe(
-    Schema.encodeKeys({ workspaceId: "workspace_id", submittedBy: "submitted_by" })
-  )
-))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ idempotency_key: Schema.String, request_hash: Schema.String })))
 // What `insertReserved` could not write (workspaces without an account, keys lost to another transaction), on every
 // row; then one row per key in use, with its task when the task is still there (else `id` is null).
@@ -148,18 +143,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(Effect.flatMap(toTasks), orUnavailable)
       return Option.fromNullishOr(tasks[0])
     })
-
-    // By primary key, for a settlement's notices: one statement for its whole group instead of one per task.
-    const submittersOf = Effect.fn("AiTaskRepository.submittersOf")(
-      function*(refs: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>) {
-        if (refs.length === 0) return []
-        const rows = yield* sql`
-          SELECT id, workspace_id, submitted_by FROM ai_tasks WHERE id = ANY(${[...new Set(refs.map((ref) => ref.id))]})
-        `.pipe(Effect.flatMap(decodeSubmitters), orUnavailable)
-        const asked = new Set(refs.map((ref) => `${ref.workspaceId}/${ref.id}`))
-        return rows.filter((row) => asked.has(`${row.workspaceId}/${row.id}`))
-      }
-    )
 
     // Every mutable field; the id, workspace, request and submission never change.
     const update = Effect.fn("AiTaskRepository.update")(function*(task: AiTask) {
@@ -489,6 +472,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       return Arr.zipWith(meters, accounts, (usage, account): SettlementBudget => ({ account: new BillingAccount(account), usage: new MonthlyUsage(usage) }))
     })
 
-    return AiTaskRepository.of({ insert, findById, submittersOf, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveFinished, chargeSettled })
+    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveFinished, chargeSettled })
   })
 )

@@ -25,10 +25,10 @@ const runnerActor = systemActor("ai-tasks")
 const scheduleOf = (task: AiTask): { readonly scheduleId?: string } =>
   Option.isSome(task.scheduleId) ? { scheduleId: task.scheduleId.value } : {}
 
-// The change a finished task leaves: its audit entry and `ai_task.succeeded` or `ai_task.failed`.
+// The change a finished task leaves: its audit entry and `ai_task.succeeded` or `ai_task.failed`, made for its submitter.
 const finishedChange = (task: AiTask): Change => {
   const finishedAt = DateTime.formatIso(Option.getOrElse(task.finishedAt, () => task.createdAt))
-  const base = { workspaceId: task.workspaceId, actor: runnerActor, action: `ai_task.${task.status}`, target: task.id }
+  const base = { workspaceId: task.workspaceId, actor: runnerActor, action: `ai_task.${task.status}`, target: task.id, onBehalfOf: task.submittedBy }
   if (task.status === "failed") {
     const error = Option.getOrElse(task.error, () => ({ code: "internal_error", message: "" }))
     return { ...base, event: emit(AiTaskEvents.failed, { task: { id: task.id, model: task.model, status: "failed", error, finishedAt }, ...scheduleOf(task) }) }

@@ -7,7 +7,7 @@ import type { UsageMonth, UsageRecord } from "../billing/index.ts"
 import type { SettlementBudget, SettlementCharge } from "./ai-settlement.ts"
 import type { RecordedChanges } from "../audit/index.ts"
 import type { Unavailable } from "../shared/index.ts"
-import type { Actor, TaskId, WorkspaceId } from "../shared/index.ts"
+import type { TaskId, WorkspaceId } from "../shared/index.ts"
 
 /** How long an `Idempotency-Key` answers with its first task. */
 export const idempotencyWindowMillis = 24 * 60 * 60 * 1000
@@ -51,13 +51,6 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
   readonly insert: (task: AiTask) => Effect.Effect<void, Unavailable>
   /** The task, only when it belongs to `workspaceId`. */
   readonly findById: (workspaceId: WorkspaceId, id: TaskId) => Effect.Effect<Option.Option<AiTask>, Unavailable>
-  /**
-   * Who submitted each task of `tasks` (one read for many: a settlement's notices), each found task once; a task that
-   * is gone, or of another workspace than its reference names, is left out.
-   */
-  readonly submittersOf: (
-    tasks: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>
-  ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId; readonly submittedBy: Actor }>, Unavailable>
   /** Replaces the stored task (same id). */
   readonly update: (task: AiTask) => Effect.Effect<void, Unavailable>
   /**

@@ -132,13 +132,6 @@ export const AiTaskRepositoryMemory = Layer.effect(
         }).pipe(Effect.flatten),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
-      submittersOf: (refs) =>
-        read.pipe(Effect.map((s) =>
-          [...new Map(refs.map((ref) => [`${ref.workspaceId}/${ref.id}`, ref])).values()].flatMap(({ id, workspaceId }) => {
-            const task = s.aiTasks.get(id)
-            return task === undefined || task.workspaceId !== workspaceId ? [] : [{ workspaceId, id, submittedBy: task.submittedBy }]
-          })
-        )),
       findById: (workspaceId, id) =>
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.aiTasks.get(id)).pipe(Option.filter((t) => t.workspaceId === workspaceId)))),
       claimDue: (now, limit, leaseUntil) =>
