@@ -213,31 +213,6 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         yield* finishAll(due)
       }))
 
-    it.effect("submittersOf reads who submitted many tasks at once, each once, only within the workspace each names", () =>
-      Effect.gen(function*() {
-        const repo = yield* AiTaskRepository
-        const workspace = yield* seedWorkspace
-        const other = yield* seedWorkspace
-        const [byUser, byKey] = yield* insertAll([
-          makeAiTask(workspace.id, { nextAttemptAt: Option.none(), submittedBy: { type: "user", id: "usr_1" } }),
-          makeAiTask(workspace.id, { nextAttemptAt: Option.none(), submittedBy: { type: "api_key", id: "key_1" } })
-        ])
-        if (byUser === undefined || byKey === undefined) return assert.fail("the tasks were not made")
-        const found = yield* repo.submittersOf([
-          { workspaceId: workspace.id, id: byUser.id },
-          { workspaceId: workspace.id, id: byKey.id },
-          { workspaceId: workspace.id, id: byUser.id },
-          { workspaceId: other.id, id: byKey.id },
-          { workspaceId: workspace.id, id: TaskId.make("task_missing") }
-        ])
-        assert.sameDeepMembers([...found], [
-          { workspaceId: workspace.id, id: byUser.id, submittedBy: { type: "user", id: "usr_1" } },
-          { workspaceId: workspace.id, id: byKey.id, submittedBy: { type: "api_key", id: "key_1" } }
-        ])
-        assert.deepStrictEqual(yield* repo.submittersOf([]), [])
-        yield* finishAll([byUser, byKey])
-      }))
-
     it.effect("an idempotency key stored with its batch is found with its task for 24 hours, per workspace, then may be used again", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
@@ -427,6 +402,62 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const elsewhere = new AiTask({ ...kept, workspaceId: other.id })
         const locked = yield* tx.withTransaction(repo.lockTasks([stale, missing, kept, elsewhere]))
         assert.deepStrictEqual(locked, [finished, kept])
+      }))
+
+    it.effect("chargeSettled moves accounts and months by the charges, never below zero, and answers each month with its account", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const tx = yield* Transactor
+        const one = yield* seedWorkspace
+        const bare = yield* seedWorkspace
+        const capped = new BillingAccount({ workspaceId: one.id, creditBalanceMicros: 10_000, reservedMicros: 900, spendCapMicros: Option.some(50), taskCap: Option.none() })
+        yield* billing.saveAccount(capped)
+        yield* billing.saveMonthlyUsage(new MonthlyUsage({ workspaceId: one.id, month: march, spentMicros: 7, reservedMicros: 600, taskCount: 3, capNotices: ["ai_tasks"] }))
+        const budgets = yield* tx.withTransaction(repo.chargeSettled([
+          { workspaceId: one.id, month: march, costMicros: 40, releasedMicros: 500, releasedTasks: 1 },
+          // A month with no meters yet starts empty; a release beyond what is held stops at zero.
+          { workspaceId: one.id, month: april, costMicros: 5, releasedMicros: 300, releasedTasks: 2 },
+          // A workspace without an account gets an empty one, charged to zero at most.
+          { workspaceId: bare.id, month: march, costMicros: 3, releasedMicros: 3, releasedTasks: 0 }
+        ]))
+        const account = new BillingAccount({ ...capped, creditBalanceMicros: 10_000 - 45, reservedMicros: 100 })
+        const marchAfter = new MonthlyUsage({ workspaceId: one.id, month: march, spentMicros: 47, reservedMicros: 100, taskCount: 2, capNotices: ["ai_tasks"] })
+        const aprilAfter = new MonthlyUsage({ workspaceId: one.id, month: april, spentMicros: 5, reservedMicros: 0, taskCount: 0, capNotices: [] })
+        const bareAfter = new MonthlyUsage({ workspaceId: bare.id, month: march, spentMicros: 3, reservedMicros: 0, taskCount: 0, capNotices: [] })
+        assert.sameDeepMembers([...budgets], [
+          { account, usage: marchAfter },
+          { account, usage: aprilAfter },
+          { account: BillingAccount.empty(bare.id), usage: bareAfter }
+        ])
+        assert.deepStrictEqual(yield* billing.account(one.id), account)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(one.id, march), marchAfter)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(one.id, april), aprilAfter)
+        assert.deepStrictEqual(yield* billing.monthlyUsage(bare.id, march), bareAfter)
+      }))
+
+    it.effect("chargeSettled that waited for a submission's lock charges what that submission committed", () =>
+      Effect.gen(function*() {
+        const repo = yield* AiTaskRepository
+        const billing = yield* BillingRepository
+        const tx = yield* Transactor
+        const workspace = yield* seedWorkspace
+        yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
+        const locked = yield* Latch.make(false)
+        const first = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
+          yield* repo.lockBudgets([{ workspaceId: workspace.id, month: january }], at(0))
+          yield* repo.insertReserved([reservedTask(workspace.id, 300), reservedTask(workspace.id, 200)], { entries: [], events: [] })
+          yield* locked.open
+          // Holds the lock while the charge starts waiting for it.
+          yield* Effect.sleep("300 millis")
+        })))
+        yield* locked.await
+        const [budget] = yield* tx.withTransaction(
+          repo.chargeSettled([{ workspaceId: workspace.id, month: january, costMicros: 10, releasedMicros: 300, releasedTasks: 0 }])
+        )
+        yield* Fiber.join(first)
+        assert.deepStrictEqual(budget?.account, new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 9_990, reservedMicros: 200 }))
+        assert.deepStrictEqual(budget?.usage, new MonthlyUsage({ workspaceId: workspace.id, month: january, spentMicros: 10, reservedMicros: 200, taskCount: 2, capNotices: [] }))
       }))
 
     it.effect("insertReserved stores the tasks and adds their reservations to accounts and month meters as increments", () =>

@@ -2,6 +2,8 @@ import {
   AiProvider,
   AiTasks,
   ApiKeyId,
+  AuditLog,
+  EventOutbox,
   ApiKeyPrincipal,
   completeLocally,
   Entitlements,
@@ -128,6 +130,30 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         assert.deepStrictEqual(held.map((h) => h.taskCount), [7, 5, 3])
         assert.deepStrictEqual([yield* storedTasks(spendCapped), yield* storedTasks(taskCapped), yield* storedTasks(short)], [7, 5, 3])
         yield* runDueTasks(100)
+      }).pipe(Effect.provide(domain)))
+
+    it.effect("settlements reaching a cap announce it once, with its audit entry, and release every reservation", () =>
+      Effect.gen(function*() {
+        const tasks = yield* AiTasks
+        const usage = yield* Usage
+        const ws = yield* setup(10 * worstHello)
+        yield* usage.setCaps(systemPrincipal(ws), { taskCap: 3 })
+        yield* Effect.forEach(Array.from({ length: 3 }), () => tasks.submit(...hello(ws)))
+        const claimed = (yield* tasks.claim(100)).filter((task) => task.workspaceId === ws)
+        // One settlement after another: the cap is reached by the first, and noted, so the others say nothing.
+        for (const task of claimed) assert.strictEqual((yield* tasks.execute(task)).status, "succeeded")
+        const capEvents = (yield* (yield* EventOutbox).list(ws, { limit: 100, cursor: undefined })).data.filter((e) => e.type === "usage.cap_reached")
+        assert.strictEqual(capEvents.length, 1)
+        assert.deepInclude(capEvents[0]?.data, { meter: "ai_tasks", cap: 3, used: 3 })
+        const audit = (yield* (yield* AuditLog).list(ws, { limit: 100, cursor: undefined })).data
+        assert.strictEqual(audit.filter((entry) => entry.action === "usage.cap_reached").length, 1)
+        assert.strictEqual(audit.filter((entry) => entry.action === "ai_task.succeeded").length, 3)
+        assert.deepInclude(yield* usage.current(systemPrincipal(ws)), {
+          aiSpendMicros: 3 * costHello,
+          reservedMicros: 0,
+          taskCount: 3,
+          creditBalanceMicros: 10 * worstHello - 3 * costHello
+        })
       }).pipe(Effect.provide(domain)))
 
     it.effect("a task run by several workers at once (a lease that lapsed mid-call) is settled and charged once", () =>

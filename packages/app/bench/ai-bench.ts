@@ -138,7 +138,7 @@ const interleaved = async (rounds: number, load: (keyed: boolean) => Promise<Sub
 /**
  * Unkeyed and keyed (a fresh key per request) on the same server after a short warm-up of each, in `BENCH_ROUNDS`
  * (default 3) interleaved rounds: first at the machine's most, then open loop at `BENCH_FIXED_RATE` a second (default
- * half the unkeyed most), both kinds at the same rate. The medians side by side and the per-round ratios issue 25 sets targets for. The CPU of a PostgreSQL
+ * half the unkeyed most; a comma-separated list loads each rate in turn), both kinds at the same rate. The medians side by side and the per-round ratios issue 25 sets targets for. The CPU of a PostgreSQL
  * outside the server's tree is not seen.
  */
 export const keyedAndUnkeyed = async (baseUrl: string, key: string, seconds: number, serverPid: number | undefined, indent = "") => {
@@ -146,19 +146,25 @@ export const keyedAndUnkeyed = async (baseUrl: string, key: string, seconds: num
   await submissionBench(baseUrl, key, 2) // warm-up: JIT, pools
   await submissionBench(baseUrl, key, 2, undefined, true)
   const most = await interleaved(rounds, (keyed) => submissionBench(baseUrl, key, seconds, serverPid, keyed))
-  const rate = Number(process.env.BENCH_FIXED_RATE ?? Math.max(10, Math.round(median(most.plain.map((r) => r.perSecond)) / 2)))
-  const steady = await interleaved(rounds, (keyed) => fixedRateBench(baseUrl, key, seconds, rate, serverPid, keyed))
+  const half = Math.max(10, Math.round(median(most.plain.map((r) => r.perSecond)) / 2))
+  // A list (`100,250,500`) loads each rate in turn: how the latency grows with the load.
+  const rates = (process.env.BENCH_FIXED_RATE ?? `${half}`).split(",").map(Number)
   const plain = { perSecond: median(most.plain.map((r) => r.perSecond)) }
   const lines = [
     `${indent}AI task submissions at the machine's most (32 connections, closed loop), medians of ${rounds} interleaved rounds:`,
     `${indent}  no Idempotency-Key  ${lineOf(most.plain)}`,
     `${indent}  a fresh key each    ${lineOf(most.keyed)}`,
     `${indent}  keyed ÷ unkeyed per round: submissions/s ${ratioOf(most.plain, most.keyed, (f) => f.perSecond)} (target ≥ 0.9), ` +
-    `CPU per task ${ratioOf(most.plain, most.keyed, cpuOf)} (target ≤ 1.2)`,
-    `${indent}AI task submissions at a fixed ${fmt(rate)}/s (BENCH_FIXED_RATE, else half the unkeyed most; open loop, latency from each request's due time):`,
-    `${indent}  no Idempotency-Key  ${lineOf(steady.plain)}  (target p99 ≤ 25 ms)`,
-    `${indent}  a fresh key each    ${lineOf(steady.keyed)}`,
-    `${indent}  keyed ÷ unkeyed per round: CPU per task ${ratioOf(steady.plain, steady.keyed, cpuOf)}, p99 ${ratioOf(steady.plain, steady.keyed, (f) => f.p99)}`
+    `CPU per task ${ratioOf(most.plain, most.keyed, cpuOf)} (target ≤ 1.2)`
   ]
+  for (const rate of rates) {
+    const steady = await interleaved(rounds, (keyed) => fixedRateBench(baseUrl, key, seconds, rate, serverPid, keyed))
+    lines.push(
+      `${indent}AI task submissions at a fixed ${fmt(rate)}/s (BENCH_FIXED_RATE, else half the unkeyed most; open loop, latency from each request's due time):`,
+      `${indent}  no Idempotency-Key  ${lineOf(steady.plain)}  (target p99 ≤ 25 ms)`,
+      `${indent}  a fresh key each    ${lineOf(steady.keyed)}`,
+      `${indent}  keyed ÷ unkeyed per round: CPU per task ${ratioOf(steady.plain, steady.keyed, cpuOf)}, p99 ${ratioOf(steady.plain, steady.keyed, (f) => f.p99)}`
+    )
+  }
   return { plain, lines }
 }

@@ -1,7 +1,8 @@
 // `node packages/app/bench/ai-main.ts`: only the AI submission part of `npm run bench`, on a temporary embedded database
 // and, when DATABASE_URL is set, on that Postgres; then the SQL statements one submission costs (counted from spans).
 // BENCH_SECONDS (default 10) sets the load time, BENCH_ROUNDS (default 3) the interleaved rounds. One run on a shared
-// machine: compare ratios, not absolutes. BENCH_PG_STATEMENTS=1 instead loads unkeyed then keyed once each on the
+// machine: compare ratios, not absolutes. BENCH_FIXED_RATE sets the open-loop rate (a list, `100,250,500`, loads each in
+// turn). BENCH_PG_STATEMENTS=1 instead loads unkeyed then keyed once each on the
 // embedded database with `pg_stat_statements` on (at BENCH_FIXED_RATE a second when set), and tells what each
 // statement cost per task.
 import { PostgresUrl } from "@atrium/adapters-pg"

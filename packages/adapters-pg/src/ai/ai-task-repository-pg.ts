@@ -4,6 +4,7 @@ import {
   BillingAccount,
   type BudgetKey,
   Feature,
+  type FinishedBatch,
   type IdempotencyEntry,
   type IdempotencyKeyRef,
   type IdempotencyRecord,
@@ -11,8 +12,9 @@ import {
   monthOf,
   MonthlyUsage,
   type RecordedChanges,
-  type SettledBatch,
   ReservationsNotWritten,
+  type SettlementBudget,
+  type SettlementCharge,
   type SubmissionBudget,
   TaskId,
   WorkspaceId
@@ -28,11 +30,6 @@ import { dateOrNull } from "../shared/sql-values.ts"
 
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AiTaskRow))
 const decodeProgress = Schema.decodeUnknownEffect(Schema.Array(AiTaskProgressRow))
-const decodeSubmitters = Schema.decodeUnknownEffect(Schema.Array(
-  Schema.Struct({ id: AiTask.fields.id, workspaceId: AiTask.fields.workspaceId, submittedBy: AiTask.fields.submittedBy }).pipe(
-    Schema.encodeKeys({ workspaceId: "workspace_id", submittedBy: "submitted_by" })
-  )
-))
 const decodeEntries = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ idempotency_key: Schema.String, request_hash: Schema.String })))
 // What `insertReserved` could not write (workspaces without an account, keys lost to another transaction), on every
 // row; then one row per key in use, with its task when the task is still there (else `id` is null).
@@ -147,18 +144,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       return Option.fromNullishOr(tasks[0])
     })
 
-    // By primary key, for a settlement's notices: one statement for its whole group instead of one per task.
-    const submittersOf = Effect.fn("AiTaskRepository.submittersOf")(
-      function*(refs: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>) {
-        if (refs.length === 0) return []
-        const rows = yield* sql`
-          SELECT id, workspace_id, submitted_by FROM ai_tasks WHERE id = ANY(${[...new Set(refs.map((ref) => ref.id))]})
-        `.pipe(Effect.flatMap(decodeSubmitters), orUnavailable)
-        const asked = new Set(refs.map((ref) => `${ref.workspaceId}/${ref.id}`))
-        return rows.filter((row) => asked.has(`${row.workspaceId}/${row.id}`))
-      }
-    )
-
     // Every mutable field; the id, workspace, request and submission never change.
     const update = Effect.fn("AiTaskRepository.update")(function*(task: AiTask) {
       yield* sql`
@@ -240,16 +225,17 @@ export const AiTaskRepositoryPg = Layer.effect(
     // whereas every plain read of a statement sees the snapshot taken before the wait — the previous holder's reservations
     // would be missing. The accounts come first, in id order (the one-time filter over `accounts` reads them all before
     // any meter is touched), so batches, settlements and single-account changes take their locks in one order. A missing
-    // account is created empty, as `BillingRepository.account` would; an unknown workspace reads as empty.
+    // account is created empty, as `BillingRepository.account` would; an unknown workspace reads as empty. The keys come as
+    // one JSON array, whose row estimate does not depend on the call, so PostgreSQL caches the plan (as arrays, each call's
+    // length made every call planned anew); each workspace is read by its primary key whatever that estimate.
     const lockBudgets = Effect.fn("AiTaskRepository.lockBudgets")(function*(keys: Arr.NonEmptyReadonlyArray<BudgetKey>, now: DateTime.Utc) {
-      const workspaceIds = [...new Set(keys.map((key) => key.workspaceId))]
       const rows = yield* sql`
         WITH keys AS MATERIALIZED (
-          SELECT * FROM unnest(${keys.map((key) => key.workspaceId)}::text[], ${keys.map((key) => key.month)}::text[]) WITH ORDINALITY
-            AS k(workspace_id, month, position)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(keys.map((key, position) => ({ workspace_id: key.workspaceId, month: key.month, position })))}::jsonb)
+            AS k(workspace_id text, month text, position integer)
         ), accounts AS (
           INSERT INTO billing_accounts AS a (workspace_id, credit_balance_micros, reserved_micros)
-          SELECT id, 0, 0 FROM workspaces WHERE id = ANY(${workspaceIds}) ORDER BY id
+          SELECT DISTINCT w.id, 0, 0 FROM keys k CROSS JOIN LATERAL (SELECT id FROM workspaces WHERE id = k.workspace_id LIMIT 1) w ORDER BY w.id
           ON CONFLICT (workspace_id) DO UPDATE SET credit_balance_micros = a.credit_balance_micros
           RETURNING a.workspace_id, a.credit_balance_micros, a.reserved_micros, a.spend_cap_micros, a.task_cap
         ), meters AS (
@@ -403,24 +389,9 @@ export const AiTaskRepositoryPg = Layer.effect(
       })
     })
 
-    // One statement for a settlement batch: the finished tasks, their usage records, the accounts and meters as they now
-    // stand (written whole: the caller holds their locks), and the batch's audit entries and events.
-    const saveSettled = Effect.fn("AiTaskRepository.saveSettled")(function*(batch: SettledBatch) {
-      const accounts = batch.accounts.map((account) => ({
-        workspace_id: account.workspaceId,
-        credit_balance_micros: account.creditBalanceMicros,
-        reserved_micros: account.reservedMicros,
-        spend_cap_micros: Option.getOrNull(account.spendCapMicros),
-        task_cap: Option.getOrNull(account.taskCap)
-      }))
-      const usages = batch.usages.map((usage) => ({
-        workspace_id: usage.workspaceId,
-        month: usage.month,
-        spent_micros: usage.spentMicros,
-        reserved_micros: usage.reservedMicros,
-        task_count: usage.taskCount,
-        cap_notices: usage.capNotices
-      }))
+    // One statement for a settlement group's finished tasks, their usage records, audit entries and events; no billing
+    // lock is taken (`chargeSettled` does, last).
+    const saveFinished = Effect.fn("AiTaskRepository.saveFinished")(function*(batch: FinishedBatch) {
       const records = batch.records.map((record) => ({
         task_id: record.taskId,
         workspace_id: record.workspaceId,
@@ -446,26 +417,6 @@ export const AiTaskRepositoryPg = Layer.effect(
             month text, created_at timestamptz
           )
           ON CONFLICT (task_id) DO NOTHING
-        ), accounts AS (
-          INSERT INTO billing_accounts (workspace_id, credit_balance_micros, reserved_micros, spend_cap_micros, task_cap)
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(accounts)}::jsonb) AS r(
-            workspace_id text, credit_balance_micros bigint, reserved_micros bigint, spend_cap_micros bigint, task_cap integer
-          )
-          ON CONFLICT (workspace_id) DO UPDATE SET
-            credit_balance_micros = EXCLUDED.credit_balance_micros,
-            reserved_micros = EXCLUDED.reserved_micros,
-            spend_cap_micros = EXCLUDED.spend_cap_micros,
-            task_cap = EXCLUDED.task_cap
-        ), meters AS (
-          INSERT INTO monthly_usage (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(usages)}::jsonb) AS r(
-            workspace_id text, month text, spent_micros bigint, reserved_micros bigint, task_count integer, cap_notices text[]
-          )
-          ON CONFLICT (workspace_id, month) DO UPDATE SET
-            spent_micros = EXCLUDED.spent_micros,
-            reserved_micros = EXCLUDED.reserved_micros,
-            task_count = EXCLUDED.task_count,
-            cap_notices = EXCLUDED.cap_notices
         ), audit AS (
           ${insertAuditEntries(sql, batch.changes.entries)}
         ), outbox AS (
@@ -475,6 +426,52 @@ export const AiTaskRepositoryPg = Layer.effect(
       `.pipe(orUnavailable)
     })
 
-    return AiTaskRepository.of({ insert, findById, submittersOf, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveSettled })
+    // One statement locks and charges, as `lockBudgets` locks: accounts first, in id order (the one-time filter reads
+    // them all before any meter is touched), each workspace by its primary key; then the months. Upserts, so that after a
+    // lock wait each increment applies to the latest committed row. The charges travel as one JSON array (a plan cached).
+    const chargeSettled = Effect.fn("AiTaskRepository.chargeSettled")(function*(charges: Arr.NonEmptyReadonlyArray<SettlementCharge>) {
+      const rows = yield* sql`
+        WITH charges AS MATERIALIZED (
+          SELECT * FROM jsonb_to_recordset(${
+        JSON.stringify(charges.map((charge) => ({
+          workspace_id: charge.workspaceId,
+          month: charge.month,
+          cost_micros: charge.costMicros,
+          released_micros: charge.releasedMicros,
+          released_tasks: charge.releasedTasks
+        })))
+      }::jsonb) AS c(workspace_id text, month text, cost_micros bigint, released_micros bigint, released_tasks bigint)
+        ), per_account AS MATERIALIZED (
+          SELECT workspace_id, sum(cost_micros) AS cost_micros, sum(released_micros) AS released_micros FROM charges GROUP BY workspace_id
+        ), accounts AS (
+          INSERT INTO billing_accounts AS a (workspace_id, credit_balance_micros, reserved_micros)
+          SELECT w.id, 0, 0 FROM per_account p CROSS JOIN LATERAL (SELECT id FROM workspaces WHERE id = p.workspace_id LIMIT 1) w ORDER BY w.id
+          ON CONFLICT (workspace_id) DO UPDATE SET
+            credit_balance_micros = GREATEST(0, a.credit_balance_micros - (SELECT p.cost_micros FROM per_account p WHERE p.workspace_id = a.workspace_id)),
+            reserved_micros = GREATEST(0, a.reserved_micros - (SELECT p.released_micros FROM per_account p WHERE p.workspace_id = a.workspace_id))
+          RETURNING a.workspace_id, a.credit_balance_micros, a.reserved_micros, a.spend_cap_micros, a.task_cap
+        ), meters AS (
+          INSERT INTO monthly_usage AS u (workspace_id, month, spent_micros, reserved_micros, task_count, cap_notices)
+          SELECT c.workspace_id, c.month, c.cost_micros, 0, 0, '{}' FROM charges c
+          WHERE (SELECT count(*) FROM accounts) >= 0 AND c.workspace_id IN (SELECT workspace_id FROM accounts)
+          ORDER BY c.workspace_id, c.month
+          ON CONFLICT (workspace_id, month) DO UPDATE SET
+            spent_micros = u.spent_micros + EXCLUDED.spent_micros,
+            reserved_micros = GREATEST(0, u.reserved_micros -
+              (SELECT c.released_micros FROM charges c WHERE c.workspace_id = u.workspace_id AND c.month = u.month)),
+            task_count = GREATEST(0, u.task_count - (SELECT c.released_tasks FROM charges c WHERE c.workspace_id = u.workspace_id AND c.month = u.month))
+          RETURNING u.workspace_id, u.month, u.spent_micros, u.reserved_micros, u.task_count, u.cap_notices
+        )
+        SELECT
+          m.workspace_id, m.month, m.spent_micros, m.reserved_micros, m.task_count, m.cap_notices,
+          a.credit_balance_micros, a.reserved_micros AS account_reserved_micros, a.spend_cap_micros, a.task_cap
+        FROM meters m JOIN accounts a ON a.workspace_id = m.workspace_id
+      `.pipe(orUnavailable)
+      const meters = yield* decodeMeters(rows).pipe(orUnavailable)
+      const accounts = yield* decodeLockedAccounts(rows).pipe(orUnavailable)
+      return Arr.zipWith(meters, accounts, (usage, account): SettlementBudget => ({ account: new BillingAccount(account), usage: new MonthlyUsage(usage) }))
+    })
+
+    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveFinished, chargeSettled })
   })
 )

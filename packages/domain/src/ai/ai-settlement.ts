@@ -1,5 +1,6 @@
 import { type DateTime, Option } from "effect"
-import { BillingAccount, type CapMeter, monthOf, MonthlyUsage, UsageRecord } from "../billing/index.ts"
+import { BillingAccount, type CapMeter, monthOf, MonthlyUsage, type UsageMonth, UsageRecord } from "../billing/index.ts"
+import type { WorkspaceId } from "../shared/index.ts"
 import type { AiCompletion } from "./ai-completion.ts"
 import { actualCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskError } from "./ai-task.ts"
@@ -10,7 +11,7 @@ export type SettlementOutcome =
   | { readonly _tag: "Succeeded"; readonly spec: ModelSpec; readonly completion: AiCompletion }
   | { readonly _tag: "Failed"; readonly error: AiTaskError }
 
-/** A workspace's money for one month as settlement reads it under the billing lock: the account and the month's meters. */
+/** A workspace's money for one month under its billing lock: the account and the month's meters. */
 export interface SettlementBudget {
   readonly account: BillingAccount
   readonly usage: MonthlyUsage
@@ -23,16 +24,56 @@ export interface CapReached {
   readonly used: number
 }
 
-/** What settling one task changes: the finished task, its usage record (when it succeeded), the budget after it, caps newly reached. */
+/** What settling one task moves of its month's money: its cost charged, its reservation released, a failure's task slot given back. */
+export interface SettlementCharge {
+  readonly workspaceId: WorkspaceId
+  readonly month: UsageMonth
+  readonly costMicros: number
+  readonly releasedMicros: number
+  readonly releasedTasks: number
+}
+
+/** What settling one task changes: the finished task, its usage record (when it succeeded), and its charge. */
 export interface SettledTask {
   readonly task: AiTask
   readonly record: Option.Option<UsageRecord>
-  readonly budget: SettlementBudget
-  readonly capsReached: ReadonlyArray<CapReached>
+  readonly charge: SettlementCharge
 }
 
-// The meters at or past their cap and not yet announced this month; the usage notes them as announced.
-const announceCaps = (account: BillingAccount, usage: MonthlyUsage): { readonly usage: MonthlyUsage; readonly capsReached: ReadonlyArray<CapReached> } => {
+/** The charges of many tasks, one per workspace and month (their sums), in the order each month first appears. */
+export const sumCharges = (charges: ReadonlyArray<SettlementCharge>): ReadonlyArray<SettlementCharge> => {
+  const sums = new Map<string, SettlementCharge>()
+  for (const charge of charges) {
+    const key = `${charge.workspaceId}/${charge.month}`
+    const sum = sums.get(key)
+    sums.set(key, sum === undefined ? charge : {
+      ...sum,
+      costMicros: sum.costMicros + charge.costMicros,
+      releasedMicros: sum.releasedMicros + charge.releasedMicros,
+      releasedTasks: sum.releasedTasks + charge.releasedTasks
+    })
+  }
+  return [...sums.values()]
+}
+
+/** A month's money after a charge, as the database applies it: nothing goes below zero. */
+export const chargeBudget = (budget: SettlementBudget, charge: SettlementCharge): SettlementBudget => ({
+  account: new BillingAccount({
+    ...budget.account,
+    creditBalanceMicros: Math.max(0, budget.account.creditBalanceMicros - charge.costMicros),
+    reservedMicros: Math.max(0, budget.account.reservedMicros - charge.releasedMicros)
+  }),
+  usage: new MonthlyUsage({
+    ...budget.usage,
+    spentMicros: budget.usage.spentMicros + charge.costMicros,
+    reservedMicros: Math.max(0, budget.usage.reservedMicros - charge.releasedMicros),
+    taskCount: Math.max(0, budget.usage.taskCount - charge.releasedTasks)
+  })
+})
+
+/** The meters of `budget` at or past their cap and not yet announced this month; the usage notes them as announced. */
+export const announceCaps = (budget: SettlementBudget): { readonly usage: MonthlyUsage; readonly capsReached: ReadonlyArray<CapReached> } => {
+  const { account, usage } = budget
   const reached: Array<CapReached> = []
   if (Option.isSome(account.spendCapMicros) && usage.spentMicros >= account.spendCapMicros.value) {
     reached.push({ meter: "ai_spend", cap: account.spendCapMicros.value, used: usage.spentMicros })
@@ -49,19 +90,10 @@ const announceCaps = (account: BillingAccount, usage: MonthlyUsage): { readonly 
 
 /**
  * Settles an unfinished task at `now`: its reservation leaves the account and its month's meters; a success is charged
- * its real cost (never above the reservation) and may reach a cap, a failure costs nothing and gives its task slot back.
+ * its real cost (never above the reservation), a failure costs nothing and gives its task slot back.
  */
-export const settleTask = (current: AiTask, outcome: SettlementOutcome, budget: SettlementBudget, now: DateTime.Utc): SettledTask => {
-  const { account, usage } = budget
-  const costMicros = outcome._tag === "Succeeded"
-    ? actualCostMicros(outcome.spec, { inputTokens: outcome.completion.inputTokens, outputTokens: outcome.completion.outputTokens }, current.reservedMicros)
-    : 0
-  const charged = new BillingAccount({
-    ...account,
-    creditBalanceMicros: Math.max(0, account.creditBalanceMicros - costMicros),
-    reservedMicros: Math.max(0, account.reservedMicros - current.reservedMicros)
-  })
-  const monthReservedMicros = Math.max(0, usage.reservedMicros - current.reservedMicros)
+export const settleTask = (current: AiTask, outcome: SettlementOutcome, now: DateTime.Utc): SettledTask => {
+  const month = monthOf(current.createdAt)
   if (outcome._tag === "Failed") {
     const failed = new AiTask({
       ...current,
@@ -74,11 +106,11 @@ export const settleTask = (current: AiTask, outcome: SettlementOutcome, budget: 
     return {
       task: failed,
       record: Option.none(),
-      budget: { account: charged, usage: new MonthlyUsage({ ...usage, reservedMicros: monthReservedMicros, taskCount: Math.max(0, usage.taskCount - 1) }) },
-      capsReached: []
+      charge: { workspaceId: current.workspaceId, month, costMicros: 0, releasedMicros: current.reservedMicros, releasedTasks: 1 }
     }
   }
   const { inputTokens, output, outputTokens } = outcome.completion
+  const costMicros = actualCostMicros(outcome.spec, { inputTokens, outputTokens }, current.reservedMicros)
   const succeeded = new AiTask({
     ...current,
     status: "succeeded",
@@ -97,10 +129,12 @@ export const settleTask = (current: AiTask, outcome: SettlementOutcome, budget: 
     inputTokens,
     outputTokens,
     costMicros,
-    month: monthOf(current.createdAt),
+    month,
     createdAt: now
   })
-  const spent = new MonthlyUsage({ ...usage, spentMicros: usage.spentMicros + costMicros, reservedMicros: monthReservedMicros })
-  const announced = announceCaps(charged, spent)
-  return { task: succeeded, record: Option.some(record), budget: { account: charged, usage: announced.usage }, capsReached: announced.capsReached }
+  return {
+    task: succeeded,
+    record: Option.some(record),
+    charge: { workspaceId: current.workspaceId, month, costMicros, releasedMicros: current.reservedMicros, releasedTasks: 0 }
+  }
 }

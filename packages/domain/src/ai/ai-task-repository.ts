@@ -3,10 +3,11 @@ import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { ReservationsNotWritten } from "./reservations-not-written.ts"
 import type { AiTask } from "./ai-task.ts"
 import type { SubmissionBudget } from "./ai-reservation.ts"
-import type { BillingAccount, MonthlyUsage, UsageMonth, UsageRecord } from "../billing/index.ts"
+import type { UsageMonth, UsageRecord } from "../billing/index.ts"
+import type { SettlementBudget, SettlementCharge } from "./ai-settlement.ts"
 import type { RecordedChanges } from "../audit/index.ts"
 import type { Unavailable } from "../shared/index.ts"
-import type { Actor, TaskId, WorkspaceId } from "../shared/index.ts"
+import type { TaskId, WorkspaceId } from "../shared/index.ts"
 
 /** How long an `Idempotency-Key` answers with its first task. */
 export const idempotencyWindowMillis = 24 * 60 * 60 * 1000
@@ -38,14 +39,10 @@ export interface BudgetKey {
   readonly month: UsageMonth
 }
 
-/** What one settlement batch stores: the finished tasks, their usage records, and the budgets and changes they leave. */
-export interface SettledBatch {
+/** What a settlement group stores before it takes any billing lock: the finished tasks, their usage records, audit entries and events. */
+export interface FinishedBatch {
   readonly tasks: Arr.NonEmptyReadonlyArray<AiTask>
   readonly records: ReadonlyArray<UsageRecord>
-  /** Each account once, as it now stands. */
-  readonly accounts: ReadonlyArray<BillingAccount>
-  /** Each workspace's month once, as it now stands. */
-  readonly usages: ReadonlyArray<MonthlyUsage>
   readonly changes: RecordedChanges
 }
 
@@ -54,13 +51,6 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
   readonly insert: (task: AiTask) => Effect.Effect<void, Unavailable>
   /** The task, only when it belongs to `workspaceId`. */
   readonly findById: (workspaceId: WorkspaceId, id: TaskId) => Effect.Effect<Option.Option<AiTask>, Unavailable>
-  /**
-   * Who submitted each task of `tasks` (one read for many: a settlement's notices), each found task once; a task that
-   * is gone, or of another workspace than its reference names, is left out.
-   */
-  readonly submittersOf: (
-    tasks: ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId }>
-  ) => Effect.Effect<ReadonlyArray<{ readonly workspaceId: WorkspaceId; readonly id: TaskId; readonly submittedBy: Actor }>, Unavailable>
   /** Replaces the stored task (same id). */
   readonly update: (task: AiTask) => Effect.Effect<void, Unavailable>
   /**
@@ -79,7 +69,7 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
    * Takes the billing lock of every workspace in `keys` (in one order, so batches never deadlock) and reads, after it,
    * each key's budget: the account (an empty one when the workspace has none; it is not created), the month's meters as
    * the previous holder of the lock left them, and the features granted in force at `now`. Call it in the transaction
-   * that then calls `insertReserved` or `saveSettled`. Postgres: one statement that locks the accounts (`FOR UPDATE`),
+   * that then calls `insertReserved`. Postgres: one statement that locks the accounts (`FOR UPDATE`),
    * then locks and returns the meters of the locked accounts with an upsert (which, unlike a read, sees the latest
    * committed row after a lock wait).
    */
@@ -109,6 +99,13 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
    * settlement's transaction.
    */
   readonly lockTasks: (tasks: Arr.NonEmptyReadonlyArray<AiTask>) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
-  /** Stores a settlement batch, under the locks `lockTasks` and `lockBudgets` took. Postgres: one statement. */
-  readonly saveSettled: (batch: SettledBatch) => Effect.Effect<void, Unavailable>
+  /** Stores the finished tasks of a settlement group, under the locks `lockTasks` took. Postgres: one statement. */
+  readonly saveFinished: (batch: FinishedBatch) => Effect.Effect<void, Unavailable>
+  /**
+   * Takes the billing lock of every workspace of `charges` (in one order, as `lockBudgets`) and moves its account and
+   * the charged months' meters by them, as increments that never go below zero (an account or month missing starts
+   * empty); answers each charge's month as it now stands, with its account. Call it last in a settlement's transaction,
+   * so the lock every submission of the workspace needs is held the least. Postgres: one statement.
+   */
+  readonly chargeSettled: (charges: Arr.NonEmptyReadonlyArray<SettlementCharge>) => Effect.Effect<ReadonlyArray<SettlementBudget>, Unavailable>
 }>()("@atrium/domain/AiTaskRepository") {}

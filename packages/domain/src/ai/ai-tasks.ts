@@ -4,7 +4,7 @@ import { type Actor, CurrentRequestId } from "../shared/index.ts"
 import { type Acting, actorOf, Forbidden, type InsufficientScope, permits } from "../access/index.ts"
 import { exceedsInputLimit, worstCaseCostMicros } from "./ai-pricing.ts"
 import { AiTask, type AiTaskInput, type AiTaskMetadata, AiTaskRequest } from "./ai-task.ts"
-import type { InsufficientCredits, UsageCapReached } from "../billing/index.ts"
+import type { BillingRepository, InsufficientCredits, UsageCapReached } from "../billing/index.ts"
 import type { ChangeLog } from "../audit/index.ts"
 import { type IdempotencyKeyReused, InvalidInput, NotFound, type Unavailable } from "../shared/index.ts"
 import type { NotEntitled } from "../entitlements/index.ts"
@@ -114,7 +114,7 @@ export class AiTasks extends Context.Service<AiTasks, {
   // Written out: inferred, `Digest` (now required through ai-submissions.ts) would be named by another module path.
   static readonly layerWith = (
     policy: AiTaskPolicy
-  ): Layer.Layer<AiTasks, never, AiProvider | AiTaskRepository | ChangeLog | Digest.Digest | IdGenerator | ModelCatalog | Transactor> =>
+  ): Layer.Layer<AiTasks, never, AiProvider | AiTaskRepository | BillingRepository | ChangeLog | Digest.Digest | IdGenerator | ModelCatalog | Transactor> =>
     Layer.effect(
       AiTasks,
       Effect.gen(function*() {

@@ -26,6 +26,8 @@ export interface Change<Type extends string = string, Data extends EventPayload 
   readonly event?: EmittedEvent<Type, Data> | undefined
   /** The request the change was made in, when recorded away from that request's fiber (a batch); the current one otherwise. */
   readonly requestId?: Option.Option<string> | undefined
+  /** Whom the change was made for when `actor` made it for someone else (a finished task's submitter), for subscribers. */
+  readonly onBehalfOf?: Actor | undefined
 }
 
 /** The rows a batch of changes leaves: their audit entries and the events they emit, for one write of a caller's own. */
@@ -103,7 +105,8 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         actor: change.actor,
         action: change.action,
         target: change.target,
-        event: change.event?.notify === false ? Option.none<DomainEvent>() : event
+        event: change.event?.notify === false ? Option.none<DomainEvent>() : event,
+        onBehalfOf: change.onBehalfOf
       })
 
       // Every subscriber reacts to the changes it declared, in their transaction: at once when it takes a batch, else one

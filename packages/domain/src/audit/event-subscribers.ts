@@ -11,6 +11,8 @@ export interface RecordedChange {
   readonly action: string
   readonly target: string
   readonly event: Option.Option<DomainEvent>
+  /** Whom the change was made for, when its actor made it for someone else (see `Change.onBehalfOf`). */
+  readonly onBehalfOf?: Actor | undefined
 }
 
 /**

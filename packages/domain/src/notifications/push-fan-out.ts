@@ -1,5 +1,5 @@
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
-import { AiTaskEvents, AiTaskRepository } from "../ai/index.ts"
+import { AiTaskEvents } from "../ai/index.ts"
 import type { DomainEvent, EventSubscriber, RecordedChange } from "../audit/index.ts"
 import { FeatureRequestRepository, type FeatureRequestStatus, FeedbackEvents } from "../feedback/index.ts"
 import { Email, IdentityEvents, type Member, MembershipRepository, sessionEndedActions, UserRepository } from "../identity/index.ts"
@@ -90,7 +90,6 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
       const messages = yield* PushMessageRepository
       const users = yield* UserRepository
       const memberships = yield* MembershipRepository
-      const tasks = yield* AiTaskRepository
       const requests = yield* FeatureRequestRepository
       const ids = yield* IdGenerator
 
@@ -208,16 +207,14 @@ export class PushFanOut extends Context.Service<PushFanOut, { readonly subscribe
         })
       }
 
-      // A settlement finishes many tasks in one transaction, holding its workspaces' billing locks: their submitters are
-      // read in one statement, not one per task.
+      // A settlement finishes many tasks in one transaction and names their submitters; any it does not name are read in
+      // one statement, not one per task.
       const onChanges = (changes: ReadonlyArray<RecordedChange>): Effect.Effect<void, Unavailable> =>
         Effect.gen(function*() {
-          const finished = changes.flatMap(({ event }) => {
+          const submitters: Submitters = new Map(changes.flatMap(({ event, onBehalfOf }) => {
             const taskId = Option.isSome(event) ? finishedTaskOf(event.value) : undefined
-            return Option.isSome(event) && taskId !== undefined ? [{ workspaceId: event.value.workspaceId, id: taskId }] : []
-          })
-          const found = finished.length === 0 ? [] : yield* tasks.submittersOf(finished)
-          const submitters: Submitters = new Map(found.map((task) => [`${task.workspaceId}/${task.id}`, task.submittedBy]))
+            return Option.isSome(event) && taskId !== undefined && onBehalfOf !== undefined ? [[`${event.value.workspaceId}/${taskId}`, onBehalfOf]] : []
+          }))
           yield* Effect.forEach(changes, (change) => onChangeWith(change, submitters), { discard: true })
         })
 

@@ -189,8 +189,12 @@ export const runWorker = <Item, R, Done = unknown>(
       const claimedAt = yield* Clock.currentTimeMillis
       inFlight += claimed.length
       for (const item of claimed) yield* FiberSet.run(running, process(item, claimedAt))
+      // Fewer than asked for: nothing else was due, so look again when work is announced (or at the poll), not at once.
+      // An announcement made since the claim began has opened `wakeUp` already; queues without one claim again at once.
       if (claimed.length === 0) {
         yield* queue.wakeUp === undefined ? Effect.sleep(idle) : Effect.timeoutOption(queue.wakeUp.await, idle)
+      } else if (claimed.length < free && queue.wakeUp !== undefined) {
+        yield* Effect.timeoutOption(queue.wakeUp.await, idle)
       }
     }).pipe(
       Effect.catchCause((cause) =>

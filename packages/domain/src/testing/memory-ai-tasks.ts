@@ -1,5 +1,6 @@
 import { DateTime, Effect, Layer, Option } from "effect"
-import { AiTask, type SubmissionBudget } from "../ai/index.ts"
+import { AiTask, type SettlementBudget, type SubmissionBudget } from "../ai/index.ts"
+import { chargeBudget } from "../ai/ai-settlement.ts"
 import { BillingAccount, monthOf, MonthlyUsage } from "../billing/index.ts"
 import { AiTaskRepository, type IdempotencyRecord, idempotencyWindowMillis, ReservationsNotWritten } from "../ai/index.ts"
 import { BillingRepository } from "../billing/index.ts"
@@ -95,32 +96,42 @@ export const AiTaskRepositoryMemory = Layer.effect(
         read.pipe(Effect.map((s) =>
           tasks.flatMap((task) => Option.toArray(Option.filter(Option.fromNullishOr(s.aiTasks.get(task.id)), (stored) => stored.workspaceId === task.workspaceId)))
         )),
-      // One step, like the single Postgres statement: an account reserving beyond its balance is a defect and nothing is written.
-      saveSettled: (batch) =>
-        modify((s) => {
-          if (batch.accounts.some((account) => account.reservedMicros > account.creditBalanceMicros)) {
-            return [Effect.die(new Error("billing_accounts_reserved_within_balance: reservations exceed the balance")), s] as const
-          }
+      saveFinished: (batch) =>
+        write((s) => {
           const recorded = new Set(s.usageRecords.map((r) => r.taskId))
-          return [Effect.void, {
+          return {
             ...s,
             aiTasks: batch.tasks.reduce((map, task) => map.get(task.id)?.workspaceId === task.workspaceId ? withEntry(map, task.id, task) : map, s.aiTasks),
             usageRecords: [...s.usageRecords, ...batch.records.filter((r) => !recorded.has(r.taskId))],
-            billingAccounts: batch.accounts.reduce((map, account) => withEntry(map, account.workspaceId, account), s.billingAccounts),
-            monthlyUsage: batch.usages.reduce((map, usage) => withEntry(map, `${usage.workspaceId}/${usage.month}`, usage), s.monthlyUsage),
             audit: [...s.audit, ...batch.changes.entries],
             events: [...s.events, ...batch.changes.events]
-          }] as const
+          }
+        }),
+      // One step, like the single Postgres statement: a workspace that is gone is not charged; an account left reserving
+      // beyond its balance (the table's check there) is a bug, refused as a defect, and nothing is written.
+      chargeSettled: (charges) =>
+        modify((before) => {
+          let s = before
+          const budgets: Array<SettlementBudget> = []
+          for (const charge of charges) {
+            if (!s.workspaces.has(charge.workspaceId)) continue
+            const key = `${charge.workspaceId}/${charge.month}`
+            const { account, usage } = chargeBudget({
+              account: s.billingAccounts.get(charge.workspaceId) ?? BillingAccount.empty(charge.workspaceId),
+              usage: s.monthlyUsage.get(key) ?? MonthlyUsage.empty(charge.workspaceId, charge.month)
+            }, charge)
+            if (account.reservedMicros > account.creditBalanceMicros) {
+              return [Effect.die(new Error("billing_accounts_reserved_within_balance: reservations exceed the balance")), before] as const
+            }
+            s = { ...s, billingAccounts: withEntry(s.billingAccounts, account.workspaceId, account), monthlyUsage: withEntry(s.monthlyUsage, key, usage) }
+            budgets.push({ account, usage })
+          }
+          // Each month beside its account as the whole group left it.
+          const after = budgets.map((budget) => ({ ...budget, account: s.billingAccounts.get(budget.account.workspaceId) ?? budget.account }))
+          return [Effect.succeed(after), s] as const
         }).pipe(Effect.flatten),
       // Like `UPDATE … WHERE id AND workspace_id`: an update naming another workspace touches nothing.
       update: (task) => write((s) => s.aiTasks.get(task.id)?.workspaceId === task.workspaceId ? { ...s, aiTasks: withEntry(s.aiTasks, task.id, task) } : s),
-      submittersOf: (refs) =>
-        read.pipe(Effect.map((s) =>
-          [...new Map(refs.map((ref) => [`${ref.workspaceId}/${ref.id}`, ref])).values()].flatMap(({ id, workspaceId }) => {
-            const task = s.aiTasks.get(id)
-            return task === undefined || task.workspaceId !== workspaceId ? [] : [{ workspaceId, id, submittedBy: task.submittedBy }]
-          })
-        )),
       findById: (workspaceId, id) =>
         read.pipe(Effect.map((s) => Option.fromNullishOr(s.aiTasks.get(id)).pipe(Option.filter((t) => t.workspaceId === workspaceId)))),
       claimDue: (now, limit, leaseUntil) =>

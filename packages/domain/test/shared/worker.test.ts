@@ -173,6 +173,28 @@ describe("runWorker", () => {
       assert.strictEqual(claims, 3)
     }))
 
+  it.effect("a claim that got fewer items than it asked for waits for an announcement (or the poll) before claiming again", () =>
+    Effect.gen(function*() {
+      let claims = 0
+      const wakeUp = Latch.makeUnsafe(false)
+      const queue: WorkQueue<Item> = {
+        name: "Drained",
+        claim: () => Effect.sync(() => (claims++, claims === 1 ? [item("a")] : [])),
+        step: () => Effect.never,
+        wakeUp
+      }
+      yield* runWorker(queue, { concurrency: 8, idlePoll: "1 minute", claimBatch: 1 })
+      yield* settle
+      // One item of the eight asked for: nothing else was due, so no second claim right behind it.
+      assert.strictEqual(claims, 1)
+      wakeUp.openUnsafe()
+      yield* settle
+      assert.strictEqual(claims, 2)
+      yield* TestClock.adjust("1 minute")
+      yield* settle
+      assert.strictEqual(claims, 3)
+    }))
+
   it.effect("stopping the worker interrupts steps in flight without recording them as defects", () =>
     Effect.gen(function*() {
       const { queue, done, defects } = yield* scriptedQueue([[item("a")]], () => Effect.never)
