@@ -1,31 +1,9 @@
 import { AiTasks } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Tracer } from "effect"
+import { Effect } from "effect"
 import { EmbeddedPostgresTemp, layerTestPorts } from "../src/testing.ts"
-import { domain, hello, setup } from "./ai-domain-contract.ts"
-
-// Every span the domain opens, its settlement groups' statements included (they run in fibers of the layer, so the
-// tracer is given to the layer).
-const spans: Array<Tracer.NativeSpan> = []
-const tracer = Tracer.make({
-  span: (options) => {
-    const span = new Tracer.NativeSpan(options)
-    spans.push(span)
-    return span
-  }
-})
-const traced = domain.pipe(Layer.provide(Layer.succeed(Tracer.Tracer, tracer)))
-
-// The SQL statements `effect` ran, by their opening words.
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const from = spans.length
-    yield* effect
-    return spans.slice(from).flatMap((span) => {
-      const text = span.attributes.get("db.query.text")
-      return typeof text === "string" ? [text.trim().split(/\s+/).slice(0, 4).join(" ")] : []
-    })
-  })
+import { hello, setup } from "./ai-domain-contract.ts"
+import { statementsOf, traced } from "./traced-statements.ts"
 
 layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "60 seconds", excludeTestServices: true })(
   "the SQL of a lone AI settlement on embedded PostgreSQL",
