@@ -16,7 +16,7 @@ import { DateTime, Effect, type Layer, Option } from "effect"
 import { at, makeSession, makeUser, passwordHash, token } from "./fixtures.ts"
 
 /** A pending message due at `due` (seconds after the fixtures' epoch). */
-const makeMessage = (overrides: Partial<MailMessage> = {}, due = 0): MailMessage =>
+export const makeMessage = (overrides: Partial<MailMessage> = {}, due = 0): MailMessage =>
   new MailMessage({
     id: MailMessageId.make(`eml_${token()}`),
     dedupeKey: `password_reset:tok_${token()}`,

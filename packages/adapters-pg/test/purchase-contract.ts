@@ -51,7 +51,7 @@ export const makePurchase = (workspaceId: WorkspaceId, overrides: Partial<Purcha
     ...overrides
   })
 
-const makeNotification = (externalId: string, overrides: Partial<StoreNotification> = {}) =>
+export const makeNotification = (externalId: string, overrides: Partial<StoreNotification> = {}) =>
   new StoreNotification({
     id: StoreNotificationId.make(`sn_${token()}`),
     source: "apple",

@@ -1,11 +1,11 @@
-import { AiTaskRepository, DeliveryRepository, EventOutbox, Transactor, Unavailable, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
+import { AccountTokenRepository, AiTaskRepository, DeliveryRepository, EventOutbox, MailRepository, NotificationInbox, PasswordResetRequest, PushDeviceId, PushMessage, PushMessageId, PushMessageRepository, Transactor, Unavailable, UserRepository, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
 import { type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, WorkAnnouncements } from "../src/index.ts"
-import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeWorkspace } from "./fixtures.ts"
+import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeUser, makeWorkspace, passwordHash, token } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 import { accountMailAuditContract } from "./account-mail-audit-contract.ts"
@@ -15,7 +15,8 @@ import { aiDomainContract } from "./ai-domain-contract.ts"
 import { feedbackDomainContract } from "./feedback-domain-contract.ts"
 import { identityContract } from "./identity-contract.ts"
 import { identityDomainContract } from "./identity-domain-contract.ts"
-import { mailContract } from "./mail-contract.ts"
+import { mailContract, makeMessage } from "./mail-contract.ts"
+import { makeNotification } from "./purchase-contract.ts"
 import { purchaseDomainContract } from "./purchase-domain-contract.ts"
 import { repositoryContract } from "./repository-contract.ts"
 import { scheduleDomainContract, scheduleRepositoryContract } from "./schedule-contract.ts"
@@ -164,6 +165,55 @@ for (const target of [
         }))
         const together = yield* Effect.all([holdTogether, holdTogether, holdTogether], { concurrency: "unbounded" }).pipe(Effect.timeoutOption("5 seconds"))
         assert.isTrue(together._tag === "Some", "three transactions run beside the listener")
+      }).pipe(Effect.provide(WorkAnnouncements.layer), Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
+
+    // Their workers poll only once a second when announced, so an insert that announced nothing would wait that long.
+    it.live("a mail message, a password-reset request, a store notification and push messages are each announced on their queue", () =>
+      Effect.gen(function*() {
+        const announcements = yield* WorkAnnouncements
+        const queues = ["mail_messages", "password_reset_requests", "store_notifications", "push_messages"]
+        const latches = new Map<string, Latch.Latch>()
+        for (const queue of queues) latches.set(queue, yield* announcements.subscribe(queue))
+        for (const latch of latches.values()) assert.isTrue(yield* opened(latch), "the listener announces itself")
+        const expectOnly = (queue: string) =>
+          Effect.gen(function*() {
+            const latch = latches.get(queue)
+            assert.isDefined(latch)
+            if (latch === undefined) return
+            assert.isTrue(yield* opened(latch), `${queue} is announced`)
+            for (const [other, otherLatch] of latches) if (other !== queue) assert.isFalse(otherLatch.isOpen(), `${other} is not`)
+            latch.closeUnsafe()
+          })
+        for (const latch of latches.values()) latch.closeUnsafe()
+        assert.isTrue(yield* (yield* MailRepository).insert(makeMessage()))
+        yield* expectOnly("mail_messages")
+        yield* (yield* AccountTokenRepository).requestReset(new PasswordResetRequest({ id: `prr_${token()}`, email: makeUser().email, requestedAt: at(0) }))
+        yield* expectOnly("password_reset_requests")
+        assert.isTrue(yield* (yield* NotificationInbox).insert(makeNotification(`announced-${token()}`)))
+        yield* expectOnly("store_notifications")
+        const user = makeUser()
+        yield* (yield* UserRepository).insert(user, passwordHash())
+        yield* (yield* PushMessageRepository).insertMany([new PushMessage({
+          id: PushMessageId.make(`push_${token()}`),
+          userId: user.id,
+          deviceId: PushDeviceId.make(`dev_${token()}`),
+          sealedToken: `v1.${token()}.sealed`,
+          tokenDigest: `digest-${token()}`,
+          category: "ai_tasks",
+          eventId: Option.none(),
+          title: "t",
+          body: "b",
+          data: {},
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: Option.some(at(0)),
+          ticketId: Option.none(),
+          receiptCheckAt: Option.none(),
+          lastError: Option.none(),
+          createdAt: at(0),
+          updatedAt: at(0)
+        })])
+        yield* expectOnly("push_messages")
       }).pipe(Effect.provide(WorkAnnouncements.layer), Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
   })
 }

@@ -3,6 +3,7 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
 
 /** The `account_tokens` row (`timestamptz` as `Date`). */
 const AccountTokenRow = Schema.Struct({
@@ -55,8 +56,10 @@ export const AccountTokenRepositoryPg = Layer.effect(
 
     const requestReset = Effect.fn("AccountTokenRepository.requestReset")(function*(request: PasswordResetRequest) {
       const at = DateTime.toDateUtc(request.requestedAt)
+      // Announced to idle workers of every process when the request commits.
       yield* sql`
-        INSERT INTO password_reset_requests (id, email, requested_at, due_at) VALUES (${request.id}, ${request.email}, ${at}, ${at})
+        WITH inserted AS (INSERT INTO password_reset_requests (id, email, requested_at, due_at) VALUES (${request.id}, ${request.email}, ${at}, ${at}))
+        SELECT pg_notify(${workChannel}, 'password_reset_requests')
       `.pipe(orUnavailable)
     })
 

@@ -2,6 +2,7 @@ import { type MailAddress, MailMessage, type MailMessageId, MailRepository, Mail
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
 import { MailMessageRow } from "./mail-rows.ts"
 
 const decodeMessages = Schema.decodeUnknownEffect(Schema.Array(MailMessageRow))
@@ -21,10 +22,11 @@ export const MailRepositoryPg = Layer.effect(
     const toMessages = (rows: ReadonlyArray<unknown>) =>
       decodeMessages(rows).pipe(Effect.map((decoded) => decoded.map((row) => new MailMessage(row))))
 
-    // ON CONFLICT on the change's key: the same change never stores a second message, and nothing fails.
+    // ON CONFLICT on the change's key: the same change never stores a second message, and nothing fails. A message
+    // stored is announced to idle senders of every process when the transaction commits.
     const insert = Effect.fn("MailRepository.insert")(function*(message: MailMessage) {
       const inserted = yield* sql`
-        INSERT INTO mail_messages (
+        WITH inserted AS (INSERT INTO mail_messages (
           id, dedupe_key, recipient, template, content, sealed_token, link_expires_at, status, attempts, last_error,
           next_attempt_at, created_at, updated_at, sent_at
         ) VALUES (
@@ -34,7 +36,8 @@ export const MailRepositoryPg = Layer.effect(
           ${DateTime.toDateUtc(message.updatedAt)}, ${dateOrNull(message.sentAt)}
         )
         ON CONFLICT (dedupe_key) DO NOTHING
-        RETURNING id
+        RETURNING id)
+        SELECT id, pg_notify(${workChannel}, 'mail_messages') FROM inserted
       `.pipe(orUnavailable)
       return inserted.length > 0
     })

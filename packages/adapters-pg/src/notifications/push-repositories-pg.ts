@@ -13,6 +13,7 @@ import { SqlClient } from "effect/sql"
 import type { Fragment } from "effect/sql/Statement"
 import { snakeCaseColumns } from "../shared/snake-case-columns.ts"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
 import { dateOrNull } from "../shared/sql-values.ts"
 
 const PushDeviceRow = Schema.Struct({
@@ -144,8 +145,12 @@ export const PushMessageRepositoryPg = Layer.effect(
         updated_at: DateTime.toDateUtc(m.updatedAt)
       }))
       if (!Arr.isReadonlyArrayNonEmpty(rows)) return
-      // At-least-once fan-out never sends one event twice to one device.
-      yield* sql`INSERT INTO push_messages ${sql.insert(rows)} ON CONFLICT (event_id, device_id) DO NOTHING`.pipe(orUnavailable)
+      // At-least-once fan-out never sends one event twice to one device; messages stored are announced to idle senders
+      // of every process when the transaction commits.
+      yield* sql`
+        WITH inserted AS (INSERT INTO push_messages ${sql.insert(rows)} ON CONFLICT (event_id, device_id) DO NOTHING RETURNING 1)
+        SELECT pg_notify(${workChannel}, 'push_messages') WHERE EXISTS (SELECT 1 FROM inserted)
+      `.pipe(orUnavailable)
     })
 
     const claim = (dueColumn: "next_attempt_at" | "receipt_check_at", status: "pending" | "sent") =>

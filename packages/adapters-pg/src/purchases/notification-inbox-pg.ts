@@ -2,6 +2,7 @@ import { NotificationInbox, type NotificationOutcome, type NotificationSource, S
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { orUnavailable } from "../shared/sql-errors.ts"
+import { workChannel } from "../shared/work-wakeups.ts"
 import { StoreNotificationRow } from "./purchase-rows.ts"
 
 const columns = "id, source, external_id, sealed_body, workspace_id, user_id, received_at, attempts, next_attempt_at, processed_at, outcome"
@@ -16,14 +17,16 @@ export const NotificationInboxPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const insert = Effect.fn("NotificationInbox.insert")(function*(item: StoreNotification) {
+      // A notification stored is announced to idle workers of every process when the transaction commits.
       const rows = yield* sql`
-        INSERT INTO store_notifications (${sql.literal(columns)})
+        WITH inserted AS (INSERT INTO store_notifications (${sql.literal(columns)})
         VALUES (${item.id}, ${item.source}, ${item.externalId}, ${item.sealedBody}, ${Option.getOrNull(item.workspaceId)},
           ${Option.getOrNull(item.userId)}, ${time(item.receivedAt)}, ${item.attempts},
           ${Option.getOrNull(Option.map(item.nextAttemptAt, time))}, ${Option.getOrNull(Option.map(item.processedAt, time))},
           ${Option.getOrNull(item.outcome)})
         ON CONFLICT (source, external_id) DO NOTHING
-        RETURNING id
+        RETURNING id)
+        SELECT id, pg_notify(${workChannel}, 'store_notifications') FROM inserted
       `.pipe(orUnavailable)
       return rows.length === 1
     })

@@ -12,7 +12,7 @@ export const pushWork: Effect.Effect<ReadonlyArray<Work>, never, PushSender> = E
   if (!(yield* PushService).enabled) return []
   const sender = yield* PushSender
   return [
-    declareWork(sender.sendQueue, { concurrency: 4, idlePoll: "250 millis" }),
+    declareWork(sender.sendQueue, { concurrency: 4, idlePoll: "250 millis" }, "push_messages"),
     declareWork(sender.receiptQueue, { concurrency: 2, idlePoll: "5 seconds" })
   ]
 })

@@ -49,6 +49,11 @@ export interface WorkerOptions {
   readonly perKey: number
   /** How long to wait before looking again when nothing was due. */
   readonly idlePoll: Duration.Input
+  /**
+   * With `wakeUp`: how long an idle worker waits for an announcement before looking anyway, for what no announcement
+   * brings (an item due later, a lease run out, an announcement lost). At least `idlePoll`.
+   */
+  readonly announcedPoll: Duration.Input
   /** How long to back off after a pass that failed (an outage). */
   readonly failureBackoff: Duration.Input
   /** A claimed item that waited longer than this for a slot is left to its lease, never run late twice. */
@@ -75,6 +80,7 @@ export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 64,
   perKey: 8,
   idlePoll: "100 millis",
+  announcedPoll: "1 second",
   failureBackoff: "1 second",
   staleAfter: "30 seconds"
 }
@@ -124,7 +130,10 @@ export const runWorker = <Item, R, Done = unknown>(
 ): Effect.Effect<void, never, Scope.Scope | R> =>
   Effect.gen(function*() {
     const settings = { ...defaultWorkerOptions, ...options }
-    const idle = Duration.fromInputUnsafe(settings.idlePoll)
+    // New items are announced when the queue has a `wakeUp`: polling then only finds what comes due by itself.
+    const idle = queue.wakeUp === undefined
+      ? Duration.fromInputUnsafe(settings.idlePoll)
+      : Duration.max(Duration.fromInputUnsafe(settings.idlePoll), Duration.fromInputUnsafe(settings.announcedPoll))
     const backoff = Duration.fromInputUnsafe(settings.failureBackoff)
     const staleMillis = Duration.toMillis(Duration.fromInputUnsafe(settings.staleAfter))
     const running = yield* FiberSet.make()

@@ -173,6 +173,23 @@ describe("runWorker", () => {
       assert.strictEqual(claims, 3)
     }))
 
+  it.effect("an announced queue polls only every announcedPoll; one without announcements every idlePoll", () =>
+    Effect.gen(function*() {
+      let announcedClaims = 0
+      let polledClaims = 0
+      const wakeUp = Latch.makeUnsafe(false)
+      yield* runWorker({ name: "Announced", claim: () => Effect.sync(() => (announcedClaims++, [])), step: () => Effect.void, wakeUp }, { idlePoll: "100 millis" })
+      yield* runWorker({ name: "Polled", claim: () => Effect.sync(() => (polledClaims++, [])), step: () => Effect.void }, { idlePoll: "100 millis" })
+      yield* settle
+      assert.deepStrictEqual([announcedClaims, polledClaims], [1, 1])
+      yield* TestClock.adjust("900 millis")
+      yield* settle
+      assert.deepStrictEqual([announcedClaims, polledClaims], [1, 10])
+      yield* TestClock.adjust("100 millis")
+      yield* settle
+      assert.deepStrictEqual([announcedClaims, polledClaims], [2, 11])
+    }))
+
   it.effect("a claim that got fewer items than it asked for waits for an announcement (or the poll) before claiming again", () =>
     Effect.gen(function*() {
       let claims = 0
