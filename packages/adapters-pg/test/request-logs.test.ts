@@ -137,12 +137,12 @@ for (const target of targets) {
       Effect.gen(function*() {
         const repo = yield* RequestLogRepository
         const at = 1_790_000_300_000
-        const ours = serverRequestId(at - 20, "0123456789abcdef0123")
-        const slow = serverRequestId(at - 10 * 60_000, "1123456789abcdef0123")
-        const forged = serverRequestId(at + 3_600_000, "2123456789abcdef0123")
+        const ours = serverRequestId(at - 20, "01234567-0000-4000-8000-89abcdef0123")
+        const slow = serverRequestId(at - 10 * 60_000, "11234567-0000-4000-8000-89abcdef0123")
+        const forged = serverRequestId(at + 3_600_000, "21234567-0000-4000-8000-89abcdef0123")
         // Many batches around them, so the lookup has batches to skip.
         for (let second = -70; second <= 70; second += 2) {
-          yield* repo.appendAll([line(serverRequestId(at + second * 1000 - 5, `${String(second + 100).padStart(3, "0")}456789abcdef0123456`), 200, 1, at + second * 1000)])
+          yield* repo.appendAll([line(serverRequestId(at + second * 1000 - 5, `${String(second + 100).padStart(3, "0")}45678-0000-4000-8000-9abcdef01234`), 200, 1, at + second * 1000)])
         }
         yield* repo.appendAll([line("client-chosen", 404, 1, at - 1), line(ours, 200, 1, at), line(slow, 201, 1, at + 1), line(forged, 202, 1, at + 2)])
         yield* repo.appendAll([{ ...line(ours, 500, 1, at), workspaceId: otherWorkspace }])
@@ -154,7 +154,7 @@ for (const target of targets) {
         assert.deepStrictEqual(yield* statusesOf(slow), [201])
         assert.deepStrictEqual(yield* statusesOf(forged), [202])
         assert.deepStrictEqual(yield* statusesOf("client-chosen"), [409, 404])
-        assert.deepStrictEqual(yield* statusesOf(serverRequestId(at, "ffffffffffffffffffff")), [])
+        assert.deepStrictEqual(yield* statusesOf(serverRequestId(at, "ffffffff-0000-4000-8000-ffffffffffff")), [])
         assert.deepStrictEqual(yield* statusesOf("nobody"), [])
       }).pipe(Effect.provide(target.layer)), 120_000)
 

@@ -30,7 +30,7 @@ const acceptableRequestId = /^[A-Za-z0-9._-]{1,128}$/
 const requestIdFor = (incoming: string | undefined): string =>
   incoming !== undefined && acceptableRequestId.test(incoming)
     ? incoming
-    : serverRequestId(Date.now(), randomUUID().replaceAll("-", ""))
+    : serverRequestId(Date.now(), randomUUID())
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
