@@ -80,5 +80,8 @@ describe("request logs", () => {
     assert.isUndefined(serverRequestIdTime("client-chosen"))
     assert.isUndefined(serverRequestIdTime(`${id}0`))
     assert.isUndefined(serverRequestIdTime(id.toUpperCase()))
+    assert.isUndefined(serverRequestIdTime(`${id.slice(0, 35)}g`))
+    assert.isUndefined(serverRequestIdTime(`rex_${id.slice(4)}`))
+    assert.isUndefined(serverRequestIdTime(id.slice(0, 35)))
   })
 })
