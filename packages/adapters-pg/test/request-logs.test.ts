@@ -67,6 +67,16 @@ for (const target of targets) {
         )
       }).pipe(Effect.provide(target.layer)), 120_000)
 
+    it.effect("keeps each line's method and route among the several endpoints of one batch", () =>
+      Effect.gen(function*() {
+        const repo = yield* RequestLogRepository
+        const at = 1_790_000_050_000
+        const calls = [["GET", "/api/v1/a"], ["POST", "/api/v1/a"], ["GET", "/api/v1/b"], ["GET", "/api/v1/a"], ["DELETE", "/api/v1/b/:id"], ["POST", "/api/v1/a"]]
+        yield* repo.appendAll(nonEmpty(calls.map(([method = "", route = ""], i) => ({ ...line(`e${i}`, 200, 1, at + i), method, route }))))
+        const page = yield* repo.list(workspaceId, {}, { limit: 10, cursor: undefined }, always)
+        assert.deepStrictEqual(page.data.map((entry) => [entry.method, entry.route]), [...calls].reverse())
+      }).pipe(Effect.provide(target.layer)), 120_000)
+
     // Twelve lines of one millisecond get ids 1…12 in a fresh schema: pages once ordered by the ids' text ("10" < "9") skipped lines.
     it.effect("pages lines of one millisecond newest first, each once, alone or filtered by key, status and request id", () =>
       Effect.gen(function*() {

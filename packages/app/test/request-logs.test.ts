@@ -164,9 +164,9 @@ if (ownDatabase !== undefined) {
     it("a restarted server prunes lines older than seven days and keeps the rest; an old line is never listed", async () => {
       // Two flushes of Ada's first key, one of eight days ago and one of six, as the server writes them.
       const flush = (requestId: string, age: string) => `
-        INSERT INTO request_log_batches (flush, workspace_id, key_id, first_at, last_at, statuses, at, method, route, status, duration_ms, request_id, place)
+        INSERT INTO request_log_batches (flush, workspace_id, key_id, first_at, last_at, statuses, methods, routes, at, call, status, duration_ms, request_id, place)
         VALUES (nextval('request_log_flushes'), '${ada.workspaceId}', '${first.id}', now() - interval '${age}', now() - interval '${age}', '{200}',
-          ARRAY[now() - interval '${age}'], '{GET}', '{/api/v1/entitlements}', '{200}', '{1.5}', '{${requestId}}', '{1}')
+          '{GET}', '{/api/v1/entitlements}', ARRAY[now() - interval '${age}'], '{1}', '{200}', '{1.5}', '{${requestId}}', '{1}')
         RETURNING id`
       await runSql(ownDatabase.url, `WITH b AS (${flush(`old-${suffix}`, "8 days")}) INSERT INTO request_log_foreign_ids SELECT id, 'old-${suffix}' FROM b`)
       await runSql(ownDatabase.url, `WITH b AS (${flush(`recent-${suffix}`, "6 days")}) INSERT INTO request_log_foreign_ids SELECT id, 'recent-${suffix}' FROM b`)

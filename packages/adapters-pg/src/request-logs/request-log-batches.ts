@@ -10,9 +10,11 @@ export interface BatchRow {
   readonly firstAt: Date
   readonly lastAt: Date
   readonly statuses: PgTypes.Parameter
+  /** Each endpoint of the batch once (`methods[n]`, `routes[n]`); a line names its own by `call`, from 1. */
+  readonly methods: PgTypes.Parameter
+  readonly routes: PgTypes.Parameter
   readonly at: PgTypes.Parameter
-  readonly method: PgTypes.Parameter
-  readonly route: PgTypes.Parameter
+  readonly call: PgTypes.Parameter
   readonly status: PgTypes.Parameter
   readonly durationMs: PgTypes.Parameter
   readonly requestId: PgTypes.Parameter
@@ -26,8 +28,11 @@ interface Columns {
   readonly workspaceId: string
   readonly keyId: string
   readonly at: Array<number>
-  readonly method: Array<string>
-  readonly route: Array<string>
+  readonly methods: Array<string>
+  readonly routes: Array<string>
+  // Route, then method, to the place of that endpoint in `methods` and `routes` (from 1).
+  readonly calls: Map<string, Map<string, number>>
+  readonly call: Array<number>
   readonly status: Array<number>
   readonly durationMs: Array<number>
   readonly requestId: Array<string>
@@ -42,8 +47,10 @@ const empty = (record: RequestLogRecord): Columns => ({
   workspaceId: record.workspaceId,
   keyId: record.keyId,
   at: [],
-  method: [],
-  route: [],
+  methods: [],
+  routes: [],
+  calls: new Map(),
+  call: [],
   status: [],
   durationMs: [],
   requestId: [],
@@ -59,9 +66,10 @@ const empty = (record: RequestLogRecord): Columns => ({
 const toRow = (columns: Columns): Result.Result<BatchRow, PgTypes.CodecError> =>
   Result.all({
     statuses: PgTypes.array([...columns.statuses], PgTypes.OID.int2),
+    methods: PgTypes.array(columns.methods, PgTypes.OID.text),
+    routes: PgTypes.array(columns.routes, PgTypes.OID.text),
     at: PgTypes.array(columns.at, PgTypes.OID.timestamptz),
-    method: PgTypes.array(columns.method, PgTypes.OID.text),
-    route: PgTypes.array(columns.route, PgTypes.OID.text),
+    call: PgTypes.array(columns.call, PgTypes.OID.int2),
     status: PgTypes.array(columns.status, PgTypes.OID.int2),
     durationMs: PgTypes.array(columns.durationMs, PgTypes.OID.float8),
     requestId: PgTypes.array(columns.requestId, PgTypes.OID.text),
@@ -74,6 +82,21 @@ const toRow = (columns: Columns): Result.Result<BatchRow, PgTypes.CodecError> =>
     firstAt: new Date(columns.first),
     lastAt: new Date(columns.last)
   })))
+
+// The place of an endpoint in the batch's `methods` and `routes`, added on its first line.
+const callOf = (columns: Columns, method: string, route: string): number => {
+  let methods = columns.calls.get(route)
+  if (methods === undefined) {
+    methods = new Map()
+    columns.calls.set(route, methods)
+  }
+  const known = methods.get(method)
+  if (known !== undefined) return known
+  columns.methods.push(method)
+  columns.routes.push(route)
+  methods.set(method, columns.methods.length)
+  return columns.methods.length
+}
 
 /** The lines of a flush (fewer than 100,000) as one row per key, each line keeping its place in the flush. */
 export const toBatches = (records: ReadonlyArray<RequestLogRecord>): Result.Result<Array<BatchRow>, PgTypes.CodecError> => {
@@ -90,8 +113,7 @@ export const toBatches = (records: ReadonlyArray<RequestLogRecord>): Result.Resu
     }
     columns.place.push(i + 1)
     columns.at.push(record.at)
-    columns.method.push(record.method)
-    columns.route.push(record.route)
+    columns.call.push(callOf(columns, record.method, record.route))
     columns.status.push(record.status)
     columns.durationMs.push(record.durationMs)
     columns.requestId.push(record.requestId)

@@ -22,7 +22,7 @@ const lineId = /^\d{1,18}$/
 // Batches a page reads first, then four times as many each further round while its lines are not yet certain.
 const firstRound = 8
 const largestRound = 2048
-// Lines one insert carries: at most as many batches, 13 parameters each, within the protocol's 65,535.
+// Lines one insert carries: at most as many batches, 15 parameters each, within the protocol's 65,535.
 const linesPerStatement = 4000
 
 // Newest first, then by id as the bigint it is (digits without leading zeros: the longer, the larger).
@@ -47,14 +47,14 @@ export const RequestLogRepositoryPg = Layer.effect(
           SELECT nextval(pg_get_serial_sequence('request_log_batches', 'id')) AS id, flush.flush, v.*
           FROM flush, (VALUES ${sql.csv(rows.map((row) => sql`(
             ${row.workspaceId}::text, ${row.keyId}::text, ${row.firstAt}::timestamptz, ${row.lastAt}::timestamptz,
-            ${row.statuses}::smallint[], ${row.at}::timestamptz[], ${row.method}::text[], ${row.route}::text[],
+            ${row.statuses}::smallint[], ${row.methods}::text[], ${row.routes}::text[], ${row.at}::timestamptz[], ${row.call}::smallint[],
             ${row.status}::smallint[], ${row.durationMs}::double precision[], ${row.requestId}::text[], ${row.place}::integer[],
             ${row.foreignIds}::text[]
-          )`))}) AS v(workspace_id, key_id, first_at, last_at, statuses, at, method, route, status, duration_ms, request_id, place, foreign_ids)
+          )`))}) AS v(workspace_id, key_id, first_at, last_at, statuses, methods, routes, at, call, status, duration_ms, request_id, place, foreign_ids)
         ), batches AS (
-          INSERT INTO request_log_batches (id, flush, workspace_id, key_id, first_at, last_at, statuses, at, method, route, status, duration_ms, request_id, place)
+          INSERT INTO request_log_batches (id, flush, workspace_id, key_id, first_at, last_at, statuses, methods, routes, at, call, status, duration_ms, request_id, place)
           OVERRIDING SYSTEM VALUE
-          SELECT id, flush, workspace_id, key_id, first_at, last_at, statuses, at, method, route, status, duration_ms, request_id, place FROM input
+          SELECT id, flush, workspace_id, key_id, first_at, last_at, statuses, methods, routes, at, call, status, duration_ms, request_id, place FROM input
         )
         INSERT INTO request_log_foreign_ids (batch_id, request_id)
         SELECT id, unnest(foreign_ids) FROM input
@@ -98,7 +98,7 @@ export const RequestLogRepositoryPg = Layer.effect(
       const round = (batches: number, after: { readonly lastAt: Date; readonly id: string } | undefined) =>
         sql`
           WITH b AS (
-            SELECT id, flush, workspace_id, key_id, last_at, at, method, route, status, duration_ms, request_id, place
+            SELECT id, flush, workspace_id, key_id, last_at, methods, routes, at, call, status, duration_ms, request_id, place
             FROM request_log_batches
             WHERE ${sql.and([...batchConditions, ...(after === undefined ? [] : [sql`(last_at, id) < (${after.lastAt}, ${after.id}::bigint)`])])}
             ORDER BY last_at DESC, id DESC
@@ -107,9 +107,9 @@ export const RequestLogRepositoryPg = Layer.effect(
           SELECT b.id::text AS batch_id, b.last_at AS batch_last_at, b.workspace_id, b.key_id, l.id, l.method, l.route, l.status,
             l.duration_ms, l.request_id, l.created_at
           FROM b LEFT JOIN LATERAL (
-            SELECT (b.flush * 100000 + l.place)::text AS id, l.*
-            FROM unnest(b.at, b.method, b.route, b.status, b.duration_ms, b.request_id, b.place)
-              AS l(created_at, method, route, status, duration_ms, request_id, place)
+            SELECT (b.flush * 100000 + l.place)::text AS id, b.methods[l.call] AS method, b.routes[l.call] AS route, l.*
+            FROM unnest(b.at, b.call, b.status, b.duration_ms, b.request_id, b.place)
+              AS l(created_at, call, status, duration_ms, request_id, place)
             WHERE ${sql.and(lineConditions)}
             ORDER BY l.created_at DESC, l.place DESC
             LIMIT ${fetch}
