@@ -1,7 +1,6 @@
 import type { AccessLogEntry } from "@atrium/adapters-http"
 import { type RequestLogRecord, RequestLogs } from "@atrium/domain"
 import { Array as Arr, Context, type Duration, Effect, Exit, Layer, Schedule, Semaphore } from "effect"
-import { RequestLogColumns } from "./request-log-columns.ts"
 
 /** How the request-log buffer flushes: on a timer, in inserts of at most `maxBatch` lines, holding at most `maxPending`. */
 export interface RequestLogBufferOptions {
@@ -27,17 +26,15 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
   static readonly layerWith = (options: Partial<RequestLogBufferOptions> = {}) => Layer.effect(RequestLogBuffer, Effect.gen(function*() {
     const { flushEvery, maxBatch, maxPending } = { ...defaults, ...options }
     const logs = yield* RequestLogs
-    // What arrived since the last flush, and what a failed write left for the next one (rare: only the first waits long).
-    const fresh = new RequestLogColumns()
-    let kept: Array<RequestLogRecord> = []
+    let pending: Array<RequestLogRecord> = []
     let dropped = 0
     // One flush at a time (the timer's and shutdown's), so no batch is taken twice.
     const lock = yield* Semaphore.make(1)
 
     // Takes what gathered at once and writes it in slices: one pass over it, however long the backlog grew.
     const writeBatches = Effect.gen(function*() {
-      const taken = kept.length === 0 ? fresh.take() : kept.concat(fresh.take())
-      kept = []
+      const taken = pending
+      pending = []
       for (let from = 0; from < taken.length; from += maxBatch) {
         const batch = taken.slice(from, from + maxBatch)
         if (!Arr.isReadonlyArrayNonEmpty(batch)) return
@@ -49,10 +46,10 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
         }
         if (Exit.isFailure(written)) {
           // Down: keep the lines for the next round, ahead of what arrived meanwhile (within `maxPending`).
-          const left = taken.slice(from)
-          dropped += Math.max(0, left.length + fresh.length - maxPending)
-          kept = left.slice(Math.max(0, left.length + fresh.length - maxPending))
-          return yield* Effect.logWarning(`request log not written (${kept.length + fresh.length} lines kept for the next try)`)
+          const kept = taken.slice(from).concat(pending)
+          dropped += Math.max(0, kept.length - maxPending)
+          pending = kept.slice(-maxPending)
+          return yield* Effect.logWarning(`request log not written (${pending.length} lines kept for the next try)`)
         }
       }
     })
@@ -70,15 +67,21 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
     const observe = (entry: AccessLogEntry) => {
       if (entry.keyId === null || entry.workspaceId === null || entry.route === null || !entry.route.startsWith("/api/v1/")) return
       // Full: the oldest `maxBatch` lines go at once, so a request never pays for moving the whole backlog.
-      if (kept.length + fresh.length >= maxPending) {
-        const over = Math.max(1, maxBatch)
-        const fromKept = Math.min(kept.length, over)
-        const fromFresh = Math.min(fresh.length, over - fromKept)
-        kept = kept.slice(fromKept)
-        fresh.dropOldest(fromFresh)
-        dropped += fromKept + fromFresh
+      if (pending.length >= maxPending) {
+        const over = Math.min(pending.length, Math.max(1, maxBatch))
+        pending = pending.slice(over)
+        dropped += over
       }
-      fresh.push(entry.workspaceId, entry.keyId, entry.method, entry.route, entry.status, entry.durationMs, entry.requestId, Date.now())
+      pending.push({
+        workspaceId: entry.workspaceId,
+        keyId: entry.keyId,
+        method: entry.method,
+        route: entry.route,
+        status: entry.status,
+        durationMs: entry.durationMs,
+        requestId: entry.requestId,
+        at: Date.now()
+      })
     }
     return RequestLogBuffer.of({ observe, flush })
   }))
