@@ -1,5 +1,4 @@
 // The server's request ids begin with their time, so a request-log lookup by id reads the batches of that minute only.
-
 const serverMade = /^req_([0-9a-f]{12})[0-9a-f]{20}$/
 
 // Many requests start within the same millisecond: its part of the id is formatted once.
