@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { serverRequestIdTime } from "@atrium/domain"
 import { Effect } from "effect"
 import { HttpServer } from "effect/http"
 import { request as httpRequest } from "node:http"
@@ -110,6 +111,8 @@ describe("envelope", () => {
       const { key } = yield* seedKey()
       const ok = yield* send("GET", "/api/v1/workspaces/current", { key })
       assert.match(ok.headers["x-request-id"] ?? "", /^req_[0-9a-f]{32}$/)
+      // It begins with the time it was made, which the request log's lookup by id reads.
+      assert.isBelow(Math.abs(Date.now() - (serverRequestIdTime(ok.headers["x-request-id"] ?? "") ?? 0)), 60_000)
       const failed = yield* send("GET", "/api/v1/workspaces/current")
       assert.match(failed.headers["x-request-id"] ?? "", /^req_/)
       assert.strictEqual(failed.body.requestId, failed.headers["x-request-id"])

@@ -20,6 +20,7 @@ import mailIdentity from "./migrations/0014_mail_identity.ts"
 import requestLogs from "./migrations/0015_request_logs.ts"
 import scheduleRunMissed from "./migrations/0016_schedule_run_missed.ts"
 import requestLogsLighterIndexes from "./migrations/0017_request_logs_lighter_indexes.ts"
+import requestLogBatches from "./migrations/0018_request_log_batches.ts"
 
 /** What a data step may use besides the database: the server's secret box and keyed digest, to seal what it moves. */
 export type MigrationServices = SecretBox | SecretHasher
@@ -41,7 +42,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient |
   "0014_mail_identity": mailIdentity,
   "0015_request_logs": requestLogs,
   "0016_schedule_run_missed": scheduleRunMissed,
-  "0017_request_logs_lighter_indexes": requestLogsLighterIndexes
+  "0017_request_logs_lighter_indexes": requestLogsLighterIndexes,
+  "0018_request_log_batches": requestLogBatches
 }
 
 // The generic migrator needs only a `SqlClient`: no `pg_dump`, file system or child processes.

@@ -9,7 +9,7 @@ export interface RequestLogBufferOptions {
   readonly maxPending: number
 }
 
-const defaults: RequestLogBufferOptions = { flushEvery: "1 second", maxBatch: 5000, maxPending: 200_000 }
+const defaults: RequestLogBufferOptions = { flushEvery: "1 second", maxBatch: 4000, maxPending: 200_000 }
 
 /**
  * The `/api/v1` request log, gathered off the request path: the access-log hook appends one small record per request

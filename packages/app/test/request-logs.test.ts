@@ -161,12 +161,18 @@ describe("the request log of /api/v1", () => {
 // reach it (DATABASE_URL). The step runs when the server starts and hourly; the repository tests prune on every store.
 if (ownDatabase !== undefined) {
   describe("pruning, on DATABASE_URL", () => {
-    it("a restarted server prunes lines older than seven days and keeps the rest", async () => {
-      await runSql(ownDatabase.url, `
-        INSERT INTO request_logs (workspace_id, key_id, method, route, status, duration_ms, request_id, created_at) VALUES
-          ('${ada.workspaceId}', '${first.id}', 'GET', '/api/v1/entitlements', 200, 1.5, 'old-${suffix}', now() - interval '8 days'),
-          ('${ada.workspaceId}', '${first.id}', 'GET', '/api/v1/entitlements', 200, 1.5, 'recent-${suffix}', now() - interval '6 days')`)
-      expect(linesOf((await logs(ada.token, `?requestId=old-${suffix}`)).body)).toHaveLength(1)
+    it("a restarted server prunes lines older than seven days and keeps the rest; an old line is never listed", async () => {
+      // Two flushes of Ada's first key, one of eight days ago and one of six, as the server writes them.
+      const flush = (requestId: string, age: string) => `
+        INSERT INTO request_log_batches (flush, workspace_id, key_id, first_at, last_at, statuses, methods, routes, at, call, status, duration_ms, request_id, place)
+        VALUES (nextval('request_log_flushes'), '${ada.workspaceId}', '${first.id}', now() - interval '${age}', now() - interval '${age}', '{200}',
+          '{GET}', '{/api/v1/entitlements}', ARRAY[now() - interval '${age}'], '{1}', '{200}', '{1.5}', '{${requestId}}', '{1}')
+        RETURNING id`
+      await runSql(ownDatabase.url, `WITH b AS (${flush(`old-${suffix}`, "8 days")}) INSERT INTO request_log_foreign_ids SELECT id, 'old-${suffix}' FROM b`)
+      await runSql(ownDatabase.url, `WITH b AS (${flush(`recent-${suffix}`, "6 days")}) INSERT INTO request_log_foreign_ids SELECT id, 'recent-${suffix}' FROM b`)
+      // Past the seven days, a line is not listed even before it is pruned.
+      expect(linesOf((await logs(ada.token, `?requestId=old-${suffix}`)).body)).toEqual([])
+      expect(linesOf((await logs(ada.token, `?requestId=recent-${suffix}`)).body)).toHaveLength(1)
       await server.stop()
       server = await startServer(environment(), /request log: pruned 1 lines/)
       const signedIn = await call("POST", "/api/auth/sign-in", undefined, { email: ada.email, password })

@@ -1,4 +1,4 @@
-import { CurrentRequestId } from "@atrium/domain"
+import { CurrentRequestId, serverRequestId } from "@atrium/domain"
 import { ByteSize, Cause, Context, Effect, Option, Result } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, ProblemDetails } from "effect/http"
 import { randomUUID } from "node:crypto"
@@ -23,13 +23,14 @@ const defaultMaxBodyBytes = 1024 * 1024
 const acceptableRequestId = /^[A-Za-z0-9._-]{1,128}$/
 
 /**
- * The id of a request: the client's `x-request-id` when acceptable, else a fresh `req_…`. Node's `randomUUID` draws
- * from entropy it fetched ahead (one fetch per 128 ids), not one fill of 16 random bytes per request: 11 % of the v1 read.
+ * The id of a request: the client's `x-request-id` when acceptable, else a fresh `req_…` that begins with the time (the
+ * request log finds it by that). Node's `randomUUID` draws from entropy it fetched ahead (one fetch per 128 ids), not
+ * one fill of 16 random bytes per request: 11 % of the v1 read.
  */
 const requestIdFor = (incoming: string | undefined): string =>
   incoming !== undefined && acceptableRequestId.test(incoming)
     ? incoming
-    : `req_${randomUUID().replaceAll("-", "")}`
+    : serverRequestId(Date.now(), randomUUID())
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

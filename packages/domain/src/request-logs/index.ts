@@ -1,3 +1,4 @@
 export { RequestLogEntry, type RequestLogFilter, type RequestLogRecord } from "./request-log-entry.ts"
+export { serverRequestId, serverRequestIdTime } from "./request-id.ts"
 export { RequestLogRepository } from "./request-log-repository.ts"
 export { RequestLogs } from "./request-logs.ts"

@@ -4,10 +4,10 @@ import type { RequestLogEntry, RequestLogFilter, RequestLogRecord } from "./requ
 
 /** Port: the request logs of every workspace, written in batches, read newest first, pruned by age. */
 export class RequestLogRepository extends Context.Service<RequestLogRepository, {
-  /** Writes a batch in one statement. */
+  /** Writes a batch: all of it or none. */
   readonly appendAll: (records: Arr.NonEmptyReadonlyArray<RequestLogRecord>) => Effect.Effect<void, Unavailable>
-  /** The workspace's lines, newest first, narrowed by `filter`. */
-  readonly list: (workspaceId: WorkspaceId, filter: RequestLogFilter, page: PageRequest) => Effect.Effect<Page<RequestLogEntry>, Unavailable>
-  /** Removes every line older than `cutoff`; answers how many went. */
+  /** The workspace's lines from `since` on, newest first, narrowed by `filter`. */
+  readonly list: (workspaceId: WorkspaceId, filter: RequestLogFilter, page: PageRequest, since: DateTime.Utc) => Effect.Effect<Page<RequestLogEntry>, Unavailable>
+  /** Removes lines older than `cutoff` (a store may keep some with newer ones, which `list` skips); answers how many went. */
   readonly pruneBefore: (cutoff: DateTime.Utc) => Effect.Effect<number, Unavailable>
 }>()("@atrium/domain/RequestLogRepository") {}

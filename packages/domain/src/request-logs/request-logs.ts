@@ -20,7 +20,9 @@ export class RequestLogs extends Context.Service<RequestLogs, {
       const list = Effect.fn("RequestLogs.list")(function*(acting: Acting, filter: RequestLogFilter, page: PageRequest) {
         const principal = yield* memberOf(acting)
         yield* permits(principal, "request_logs.read")
-        return yield* repo.list(principal.workspaceId, filter, page)
+        // Older lines a store has not pruned yet are never listed.
+        const since = DateTime.subtractDuration(yield* DateTime.now, requestLogRetention)
+        return yield* repo.list(principal.workspaceId, filter, page, since)
       })
       const record = Effect.fn("RequestLogs.record")(function*(records: Arr.NonEmptyReadonlyArray<RequestLogRecord>) {
         yield* repo.appendAll(records)

@@ -31,13 +31,14 @@ export const RequestLogRepositoryMemory = Layer.effect(
             createdAt: DateTime.makeUnsafe(record.at)
           }))
         ]))),
-      list: (workspaceId, filter, page) =>
+      list: (workspaceId, filter, page, since) =>
         up.pipe(Effect.andThen(Ref.get(lines)), Effect.map((all) => {
           // As Postgres: a cursor whose id is no line's number (another list's) reads as no cursor.
           const after = Option.filter(decodeCursor(page.cursor), (position) => /^\d{1,18}$/.test(position.id))
           const matching = all
             .filter((line) =>
               line.workspaceId === workspaceId &&
+              DateTime.toEpochMillis(line.createdAt) >= DateTime.toEpochMillis(since) &&
               (filter.keyId === undefined || line.keyId === filter.keyId) &&
               (filter.status === undefined || line.status === filter.status) &&
               (filter.requestId === undefined || line.requestId === filter.requestId))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ApiKeyId, type RequestLogRecord, RequestLogs, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
+import { ApiKeyId, type RequestLogRecord, RequestLogs, serverRequestId, serverRequestIdTime, SessionPrincipal, SessionId, UserId, WorkspaceId } from "@atrium/domain"
 import { Domain } from "@atrium/domain/testing"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -61,4 +61,27 @@ describe("request logs", () => {
       assert.strictEqual(yield* logs.prune, 1)
       assert.deepStrictEqual((yield* logs.list(admin(ours), {}, page)).data.map((line) => line.requestId), ["new"])
     }).pipe(Effect.provide(Domain.layerMemory)))
+
+  it.effect("a line older than seven days is not listed, pruned or not", () =>
+    Effect.gen(function*() {
+      const logs = yield* RequestLogs
+      const start = 1_800_000_000_000
+      yield* TestClock.setTime(start)
+      yield* logs.record([record(ours, "key_one", 200, "older", start - 7 * 86_400_000 - 1), record(ours, "key_one", 200, "newer", start - 7 * 86_400_000 + 1)])
+      assert.deepStrictEqual((yield* logs.list(admin(ours), {}, page)).data.map((line) => line.requestId), ["newer"])
+    }).pipe(Effect.provide(Domain.layerMemory)))
+
+  it("the server's request ids hold their time; no other id does", () => {
+    const at = 1_800_000_000_123
+    const id = serverRequestId(at, "01234567-89ab-4def-8123-456789abcdef")
+    assert.strictEqual(id, `req_${at.toString(16).padStart(12, "0")}01234567456789abcdef`)
+    assert.strictEqual(serverRequestId(at, "ffffffff-89ab-4def-8123-ffffffffffff"), `req_${at.toString(16).padStart(12, "0")}ffffffffffffffffffff`)
+    assert.strictEqual(serverRequestIdTime(id), at)
+    assert.isUndefined(serverRequestIdTime("client-chosen"))
+    assert.isUndefined(serverRequestIdTime(`${id}0`))
+    assert.isUndefined(serverRequestIdTime(id.toUpperCase()))
+    assert.isUndefined(serverRequestIdTime(`${id.slice(0, 35)}g`))
+    assert.isUndefined(serverRequestIdTime(`rex_${id.slice(4)}`))
+    assert.isUndefined(serverRequestIdTime(id.slice(0, 35)))
+  })
 })
