@@ -4,29 +4,14 @@ import { RequestLogBuffer } from "./request-log-buffer.ts"
 
 const flushEveryMillis = 50
 
-// One JSON line per request, written once per 50 ms and on shutdown. The entries wait as they are and become lines
-// in the write: a waiting line (its JSON and the strings around it) weighs several times its entry, and what waits a few
-// scavenges is promoted to the old generation, which the full collector then has to mark.
+// One JSON line per request, gathered and written once per 50 ms and on shutdown.
 const stdoutSink = Effect.gen(function*() {
-  let entries: Array<AccessLogEntry> = []
-  let times: Array<number> = []
-  // Many requests end within the same millisecond: its timestamp is formatted once.
-  let stampedAt = 0
-  let stamp = ""
-  const lineOf = (entry: AccessLogEntry, at: number) => {
-    if (at !== stampedAt) {
-      stampedAt = at
-      stamp = new Date(at).toISOString()
-    }
-    return `{"message":"request","level":"INFO","timestamp":"${stamp}","annotations":${JSON.stringify(entry)}}`
-  }
+  let pending: Array<string> = []
   const flush = () => {
-    if (entries.length === 0) return
-    const taken = entries
-    const at = times
-    entries = []
-    times = []
-    process.stdout.write(`${taken.map((entry, i) => lineOf(entry, at[i] ?? stampedAt)).join("\n")}\n`)
+    if (pending.length === 0) return
+    const lines = pending
+    pending = []
+    process.stdout.write(`${lines.join("\n")}\n`)
   }
   const timer = setInterval(flush, flushEveryMillis)
   // The timer alone must not keep the process alive.
@@ -35,10 +20,16 @@ const stdoutSink = Effect.gen(function*() {
     clearInterval(timer)
     flush()
   }))
-  // The line's timestamp is when the request ended, not when its batch is written.
+  // Many requests end within the same millisecond: its timestamp is formatted once.
+  let stampedAt = 0
+  let stamp = ""
   return (entry: AccessLogEntry) => {
-    entries.push(entry)
-    times.push(Date.now())
+    const now = Date.now()
+    if (now !== stampedAt) {
+      stampedAt = now
+      stamp = new Date(now).toISOString()
+    }
+    pending.push(`{"message":"request","level":"INFO","timestamp":"${stamp}","annotations":${JSON.stringify(entry)}}`)
   }
 })
 
