@@ -35,6 +35,34 @@ describe("the stdout access log", () => {
       write.mockRestore()
     }
   })
+
+  it("stamps each line with the time its entry came, not the time its batch is written", async () => {
+    const written: Array<string> = []
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    const clock = vi.spyOn(Date, "now")
+    try {
+      const scope = Effect.runSync(Scope.make())
+      const context = await Effect.runPromise(Layer.buildWithScope(AccessLogStdout, scope))
+      const sink = Context.get(context, AccessLogSink)
+      const entry = { method: "GET", route: null, status: 200, durationMs: 1, requestId: "req_t", principalId: null, workspaceId: null, keyId: null }
+      const came = [Date.parse("2026-01-02T03:04:05.006Z"), Date.parse("2026-01-02T03:04:05.007Z")]
+      for (const at of came) {
+        clock.mockReturnValue(at)
+        sink?.(entry)
+      }
+      // The batch is written a minute later.
+      clock.mockReturnValue(Date.parse("2026-01-02T03:05:05.000Z"))
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      const stamps = written.join("").split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line).timestamp)
+      expect(stamps).toEqual(["2026-01-02T03:04:05.006Z", "2026-01-02T03:04:05.007Z"])
+    } finally {
+      clock.mockRestore()
+      write.mockRestore()
+    }
+  })
 })
 
 describe("ATRIUM_REQUEST_LOG", () => {
