@@ -7,7 +7,6 @@ import {
   PushDeviceId,
   PushDeviceRepository,
   PushMessage,
-  PushMessageId,
   PushMessageRepository,
   SessionId,
   User,
@@ -23,6 +22,7 @@ import { PortsMemory } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option, Redacted } from "effect"
 import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema } from "../src/testing.ts"
+import { makePushMessage } from "./fixtures.ts"
 
 type Needs = FeatureRequestRepository | PushDeviceRepository | PushMessageRepository | UserRepository | WorkspaceRepository
 
@@ -82,27 +82,9 @@ const device = (userId: UserId, installationId: string, digest: string, sessionI
     updatedAt: at(0)
   })
 
+// This file's own epoch for the due time, which its claims compare against.
 const message = (userId: UserId, deviceId: PushDeviceId) =>
-  new PushMessage({
-    id: PushMessageId.make(`push_${unique()}`),
-    userId,
-    deviceId,
-    sealedToken: `v1.${unique()}.sealed`,
-    tokenDigest: `digest-${unique()}`,
-    category: "ai_tasks",
-    eventId: Option.none(),
-    title: "t",
-    body: "b",
-    data: { a: "1" },
-    status: "pending",
-    attempts: 0,
-    nextAttemptAt: Option.some(at(0)),
-    ticketId: Option.none(),
-    receiptCheckAt: Option.none(),
-    lastError: Option.none(),
-    createdAt: at(0),
-    updatedAt: at(0)
-  })
+  makePushMessage(userId, deviceId, { nextAttemptAt: Option.some(at(0)), createdAt: at(0), updatedAt: at(0) })
 
 for (const target of targets) {
   // One database per target for the whole block: the tests keep to rows they made.

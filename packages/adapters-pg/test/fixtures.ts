@@ -17,6 +17,9 @@ import {
   InvitationId,
   Membership,
   MembershipId,
+  PushDeviceId,
+  PushMessage,
+  PushMessageId,
   ModelId,
   type Role,
   Session,
@@ -262,4 +265,28 @@ export const makeAppearance = (workspaceId: WorkspaceId, userId: UserId, version
     },
     version,
     updatedAt: Option.some(at(version))
+  })
+
+/** A pending push message for `userId`'s device, due at the fixtures' epoch. */
+export const makePushMessage = (userId: UserId, deviceId: PushDeviceId = PushDeviceId.make(`dev_${token()}`), overrides: Partial<PushMessage> = {}): PushMessage =>
+  new PushMessage({
+    id: PushMessageId.make(`push_${token()}`),
+    userId,
+    deviceId,
+    sealedToken: `v1.${token()}.sealed`,
+    tokenDigest: `digest-${token()}`,
+    category: "ai_tasks",
+    eventId: Option.none(),
+    title: "t",
+    body: "b",
+    data: { a: "1" },
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: Option.some(at(0)),
+    ticketId: Option.none(),
+    receiptCheckAt: Option.none(),
+    lastError: Option.none(),
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides
   })

@@ -1,11 +1,11 @@
-import { AccountTokenRepository, AiTaskRepository, DeliveryRepository, EventOutbox, MailRepository, NotificationInbox, PasswordResetRequest, PushDeviceId, PushMessage, PushMessageId, PushMessageRepository, Transactor, Unavailable, UserRepository, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
+import { AccountTokenRepository, AiTaskRepository, DeliveryRepository, EventOutbox, MailRepository, NotificationInbox, PasswordResetRequest, PushMessageRepository, Transactor, Unavailable, UserRepository, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
 import { type Ports, PostgresUrl, type PostgresUrlOptions, runMigrations, WorkAnnouncements } from "../src/index.ts"
-import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makeUser, makeWorkspace, passwordHash, token } from "./fixtures.ts"
+import { at, makeAiTask, makeDelivery, makeEndpoint, makeEvent, makePushMessage, makeUser, makeWorkspace, passwordHash, token } from "./fixtures.ts"
 import { orUnavailable } from "../src/shared/sql-errors.ts"
 import { EmbeddedPostgresTemp, layerTestPorts, PostgresTestSchema, TestMigrationServices } from "../src/testing.ts"
 import { accountMailAuditContract } from "./account-mail-audit-contract.ts"
@@ -193,26 +193,7 @@ for (const target of [
         yield* expectOnly("store_notifications")
         const user = makeUser()
         yield* (yield* UserRepository).insert(user, passwordHash())
-        yield* (yield* PushMessageRepository).insertMany([new PushMessage({
-          id: PushMessageId.make(`push_${token()}`),
-          userId: user.id,
-          deviceId: PushDeviceId.make(`dev_${token()}`),
-          sealedToken: `v1.${token()}.sealed`,
-          tokenDigest: `digest-${token()}`,
-          category: "ai_tasks",
-          eventId: Option.none(),
-          title: "t",
-          body: "b",
-          data: {},
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: Option.some(at(0)),
-          ticketId: Option.none(),
-          receiptCheckAt: Option.none(),
-          lastError: Option.none(),
-          createdAt: at(0),
-          updatedAt: at(0)
-        })])
+        yield* (yield* PushMessageRepository).insertMany([makePushMessage(user.id)])
         yield* expectOnly("push_messages")
       }).pipe(Effect.provide(WorkAnnouncements.layer), Effect.scoped, Effect.provide(target.layer)), { timeout: 60_000 })
   })
