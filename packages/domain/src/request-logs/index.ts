@@ -1,4 +1,3 @@
 export { RequestLogEntry, type RequestLogFilter, type RequestLogRecord } from "./request-log-entry.ts"
-export { serverRequestId, serverRequestIdTime } from "./request-id.ts"
 export { RequestLogRepository } from "./request-log-repository.ts"
 export { RequestLogs } from "./request-logs.ts"
