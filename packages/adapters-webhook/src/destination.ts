@@ -1,9 +1,8 @@
 import { lookup } from "node:dns"
 import { isIP } from "node:net"
 import { Effect, Schema } from "effect"
-import type { AllowList } from "./allow-networks.ts"
 import { classifyNetworkError } from "./attempt-error.ts"
-import { checkAddress } from "./ssrf-guard.ts"
+import { type AllowList, checkAddress } from "./ssrf-guard.ts"
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {

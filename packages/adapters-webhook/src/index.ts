@@ -1,9 +1,7 @@
 /** @atrium/adapters-webhook — the webhook transport over `node:http(s)`: signing on the wire, SSRF guard, pinned connections. */
-export * from "./allow-networks.ts"
 export * from "./attempt-error.ts"
-export * from "./cidr.ts"
 export * from "./destination.ts"
-export * from "./ip-address.ts"
+export * from "./ip-networks.ts"
 export * from "./pinned-connections.ts"
 export * from "./retry-after.ts"
 export * from "./ssrf-guard.ts"

@@ -1,7 +1,39 @@
-import { Option } from "effect"
-import { type AllowList, isAllowListed } from "./allow-networks.ts"
-import { type Cidr, cidr, cidrContains } from "./cidr.ts"
-import { formatIpv4, type IpAddress, parseIpAddress } from "./ip-address.ts"
+import { Effect, Option, Result, Schema } from "effect"
+import { type Cidr, cidr, cidrContains, formatIpv4, type IpAddress, parseCidr, parseIpAddress, unmapIpv4 } from "./ip-networks.ts"
+
+/** A configured allow-network is not a valid CIDR. */
+export class InvalidAllowNetwork extends Schema.TaggedError<InvalidAllowNetwork>()("InvalidAllowNetwork", {
+  network: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid webhook allow-network ${JSON.stringify(this.network)}: ${this.reason}`
+  }
+}
+
+/** Networks the SSRF guard lets through although they are otherwise blocked (local development, tests). */
+export interface AllowList {
+  readonly networks: ReadonlyArray<Cidr>
+}
+
+/** An allow-list that allows nothing beyond public addresses. */
+export const emptyAllowList: AllowList = { networks: [] }
+
+/** Validates CIDR strings into an allow-list. */
+export const makeAllowList = (networks: ReadonlyArray<string>): Effect.Effect<AllowList, InvalidAllowNetwork> =>
+  Effect.forEach(networks, (network) =>
+    Result.match(parseCidr(network), {
+      onFailure: (reason) => Effect.fail(new InvalidAllowNetwork({ network, reason })),
+      onSuccess: Effect.succeed
+    })).pipe(Effect.map((parsed) => ({ networks: parsed })))
+
+/** Whether an allow-listed network contains the address (an IPv4-mapped IPv6 address matches IPv4 networks). */
+export const isAllowListed = (allowList: AllowList, address: IpAddress): boolean => {
+  const mapped = unmapIpv4(address)
+  return allowList.networks.some((network) =>
+    cidrContains(network, address) || (Option.isSome(mapped) && cidrContains(network, mapped.value))
+  )
+}
 
 /** Why the SSRF guard refuses an address. */
 export type BlockCategory =
@@ -143,7 +175,8 @@ export type AddressVerdict =
   | { readonly _tag: "Allowed"; readonly address: string; readonly allowListed: boolean }
   | { readonly _tag: "Blocked"; readonly address: string; readonly category: BlockCategory; readonly reason: string }
 
-const judge = (allowList: AllowList, text: string): AddressVerdict => {
+/** Allows public addresses and allow-listed networks; refuses everything else. */
+export const checkAddress = (allowList: AllowList, text: string): AddressVerdict => {
   const parsed = parseIpAddress(text)
   const allowListed = Option.isSome(parsed) && isAllowListed(allowList, parsed.value)
   if (allowListed) return { _tag: "Allowed", address: text, allowListed }
@@ -151,24 +184,4 @@ const judge = (allowList: AllowList, text: string): AddressVerdict => {
   return verdict._tag === "Public"
     ? { _tag: "Allowed", address: text, allowListed }
     : { _tag: "Blocked", address: text, category: verdict.category, reason: `${text} is ${verdict.description}` }
-}
-
-// A verdict depends on the allow-list and the address alone: each address is judged once per allow-list, not before
-// every attempt to it (the addresses themselves are still resolved before every attempt). Bounded: cleared when full.
-const judged = new WeakMap<AllowList, Map<string, AddressVerdict>>()
-const maxJudged = 4096
-
-/** Allows public addresses and allow-listed networks; refuses everything else. */
-export const checkAddress = (allowList: AllowList, text: string): AddressVerdict => {
-  let verdicts = judged.get(allowList)
-  if (verdicts === undefined) {
-    verdicts = new Map()
-    judged.set(allowList, verdicts)
-  }
-  const known = verdicts.get(text)
-  if (known !== undefined) return known
-  const verdict = judge(allowList, text)
-  if (verdicts.size >= maxJudged) verdicts.clear()
-  verdicts.set(text, verdict)
-  return verdict
 }
