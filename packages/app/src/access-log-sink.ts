@@ -20,16 +20,8 @@ const stdoutSink = Effect.gen(function*() {
     clearInterval(timer)
     flush()
   }))
-  // Many requests end within the same millisecond: its timestamp is formatted once.
-  let stampedAt = 0
-  let stamp = ""
   return (entry: AccessLogEntry) => {
-    const now = Date.now()
-    if (now !== stampedAt) {
-      stampedAt = now
-      stamp = new Date(now).toISOString()
-    }
-    pending.push(`{"message":"request","level":"INFO","timestamp":"${stamp}","annotations":${JSON.stringify(entry)}}`)
+    pending.push(`{"message":"request","level":"INFO","timestamp":"${new Date(Date.now()).toISOString()}","annotations":${JSON.stringify(entry)}}`)
   }
 })
 

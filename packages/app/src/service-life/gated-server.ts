@@ -1,4 +1,5 @@
 import { problemType } from "@atrium/adapters-http"
+import { serverRequestId } from "@atrium/domain"
 import { SecureRandom } from "effect/crypto"
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http"
 
@@ -11,7 +12,7 @@ export interface GatedServer {
 
 // Answered once the app's handler is gone (stopping) while a connection still carries a request: never silence.
 const unavailable = (res: ServerResponse) => {
-  const requestId = `req_${SecureRandom.uuidV4Unsafe().replaceAll("-", "")}`
+  const requestId = serverRequestId(Date.now(), SecureRandom.uuidV4Unsafe())
   const body = JSON.stringify({
     type: problemType("unavailable"),
     title: "Service unavailable",
