@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { SecretBox, SecretHasher } from "@atrium/domain"
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Primitives, SecretBox } from "@atrium/domain"
+import { Effect, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { EmbeddedPostgres, type EmbeddedPostgresError, type EmbeddedPostgresOptions } from "./embedded/index.ts"
@@ -13,7 +13,7 @@ import { layerPorts } from "./layers.ts"
 import { PostgresUrl, type PostgresUrlOptions } from "./postgres-url.ts"
 
 /** The migrations' secret box and digest for a test database: a fresh random key, no pepper. */
-export const TestMigrationServices = Layer.mergeAll(SecretBox.layerMemory, SecretHasher.layer(Option.none()))
+export const TestMigrationServices = Layer.mergeAll(SecretBox.layerMemory, Primitives.layer)
 
 /**
  * A client for a real server confined to a fresh schema `atrium_test_<random>`, dropped when the layer

@@ -1,5 +1,5 @@
-import { Effect, Layer, Option } from "effect"
-import { Digest } from "effect/crypto"
+import { Effect, Layer, Option, type Redacted } from "effect"
+import { Digest, Mac, SecureRandom as CryptoRandom } from "effect/crypto"
 import { AiTasks, type AiTaskPolicy, aiWork, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
 import { Usage } from "./billing/index.ts"
@@ -121,7 +121,18 @@ export const Domain = {
   )
 }
 
-/** Randomness, ids and hashing (Web Crypto: plain SHA-256 digests of secrets, and `Digest`), which every domain service builds on. */
+/** Randomness, ids and hashing, which every domain service builds on: the secret hasher over the host's `Digest` and `Mac`. */
+const primitivesWith = (options: {
+  readonly crypto: Layer.Layer<Digest.Digest | Mac.Mac>
+  readonly pepper?: Option.Option<Redacted.Redacted<string>> | undefined
+}) =>
+  Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(options.pepper ?? Option.none())).pipe(
+    Layer.provideMerge(options.crypto),
+    Layer.provideMerge(SecureRandom.layer)
+  )
+
+/** Randomness, ids and hashing: `layer` on Web Crypto without a pepper; `layerWith` on the host's crypto and pepper. */
 export const Primitives = {
-  layer: Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(Option.none()), Digest.layerWebCrypto).pipe(Layer.provideMerge(SecureRandom.layer))
+  layer: primitivesWith({ crypto: Layer.mergeAll(Digest.layerWebCrypto, Mac.layerWebCrypto.pipe(Layer.provide(CryptoRandom.layerWebCrypto))) }),
+  layerWith: primitivesWith
 }
