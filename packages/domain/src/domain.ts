@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Digest, Mac, SecureRandom as CryptoRandom } from "effect/crypto"
 import { AiTasks, type AiTaskPolicy, aiWork, defaultAiTaskPolicy, ModelCatalog, type ModelSpec, modelFeatures } from "./ai/index.ts"
 import { AuditTrail, ChangeLog, EventSubscribers } from "./audit/index.ts"
@@ -121,18 +121,13 @@ export const Domain = {
   )
 }
 
-/** Randomness, ids and hashing, which every domain service builds on: the secret hasher over the host's `Digest` and `Mac`. */
-const primitivesWith = (options: {
-  readonly crypto: Layer.Layer<Digest.Digest | Mac.Mac>
-  readonly pepper?: Option.Option<Redacted.Redacted<string>> | undefined
-}) =>
-  Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(options.pepper ?? Option.none())).pipe(
-    Layer.provideMerge(options.crypto),
+// Web Crypto's `Mac` for the peppered digests; a host with a pepper brings its own `SecretHasher` (the app's is on node:crypto).
+const webCryptoMac = Mac.layerWebCrypto.pipe(Layer.provide(CryptoRandom.layerWebCrypto))
+
+/** Randomness, ids and hashing (Web Crypto: plain SHA-256 digests of secrets, and `Digest`), which every domain service builds on. */
+export const Primitives = {
+  layer: Layer.mergeAll(IdGenerator.layer, SecretHasher.layer(Option.none()).pipe(Layer.provide(webCryptoMac))).pipe(
+    Layer.provideMerge(Digest.layerWebCrypto),
     Layer.provideMerge(SecureRandom.layer)
   )
-
-/** Randomness, ids and hashing: `layer` on Web Crypto without a pepper; `layerWith` on the host's crypto and pepper. */
-export const Primitives = {
-  layer: primitivesWith({ crypto: Layer.mergeAll(Digest.layerWebCrypto, Mac.layerWebCrypto.pipe(Layer.provide(CryptoRandom.layerWebCrypto))) }),
-  layerWith: primitivesWith
 }

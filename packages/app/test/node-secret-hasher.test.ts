@@ -2,7 +2,7 @@ import { assert, it } from "@effect/vitest"
 import { Primitives, SecretHasher } from "@atrium/domain"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Digest, Mac, SecureRandom } from "effect/crypto"
-import { NodePrimitives } from "../src/node-primitives.ts"
+import { NodePrimitives, NodeSecretHasher } from "../src/node-secret-hasher.ts"
 
 const secrets = [
   "",
@@ -21,21 +21,22 @@ const peppers = [
   Option.some("pfeffer-ß-😀")
 ]
 
-const digestsWith = (layer: Layer.Layer<SecretHasher | Digest.Digest>) =>
+const digestsWith = (layer: Layer.Layer<SecretHasher>) =>
   Effect.gen(function*() {
     const hasher = yield* SecretHasher
     return yield* Effect.forEach(secrets, (secret) => hasher.digest(Redacted.make(secret)))
   }).pipe(Effect.provide(layer))
 
+// The domain's own hasher, on effect/crypto's Web Crypto layers.
 const webCrypto = (pepper: Option.Option<Redacted.Redacted<string>>) =>
-  Primitives.layerWith({ crypto: Layer.mergeAll(Digest.layerWebCrypto, Mac.layerWebCrypto.pipe(Layer.provide(SecureRandom.layerWebCrypto))), pepper })
+  SecretHasher.layer(pepper).pipe(Layer.provide(Layer.mergeAll(Digest.layerWebCrypto, Mac.layerWebCrypto.pipe(Layer.provide(SecureRandom.layerWebCrypto)))))
 
 it.effect("produces exactly the digests of the domain's Web Crypto hasher, with and without a pepper", () =>
   Effect.gen(function*() {
     for (const pepper of peppers) {
       const redacted = Option.map(pepper, (p) => Redacted.make(p))
       const expected = yield* digestsWith(webCrypto(redacted))
-      const actual = yield* digestsWith(NodePrimitives(redacted))
+      const actual = yield* digestsWith(NodeSecretHasher(redacted))
       assert.deepStrictEqual(actual, expected, `pepper ${Option.getOrElse(pepper, () => "(none)")}`)
       for (const digest of actual) assert.match(digest, /^[0-9a-f]{64}$/)
     }
@@ -43,19 +44,19 @@ it.effect("produces exactly the digests of the domain's Web Crypto hasher, with 
 
 it.effect("gives each secret its own digest, stable across calls and instances", () =>
   Effect.gen(function*() {
-    const layer = NodePrimitives(Option.some(Redacted.make("pepper")))
+    const layer = NodeSecretHasher(Option.some(Redacted.make("pepper")))
     const first = yield* digestsWith(layer)
     const second = yield* digestsWith(layer)
     assert.deepStrictEqual(first, second)
     assert.strictEqual(new Set(first).size, first.length)
-    const unpeppered = yield* digestsWith(NodePrimitives(Option.none()))
+    const unpeppered = yield* digestsWith(NodeSecretHasher(Option.none()))
     for (let i = 0; i < first.length; i++) assert.notStrictEqual(first[i], unpeppered[i])
   }))
 
 it.effect("refuses an empty pepper, on either crypto", () =>
   Effect.gen(function*() {
     const empty = Option.some(Redacted.make(""))
-    assert.isTrue(Exit.isFailure(yield* Effect.exit(digestsWith(NodePrimitives(empty)))))
+    assert.isTrue(Exit.isFailure(yield* Effect.exit(digestsWith(NodeSecretHasher(empty)))))
     assert.isTrue(Exit.isFailure(yield* Effect.exit(digestsWith(webCrypto(empty)))))
   }))
 
@@ -63,11 +64,11 @@ it.effect("refuses an empty pepper, on either crypto", () =>
 it.effect("answers RFC 4231's HMAC-SHA-256 vector under a pepper and SHA-256's under none", () =>
   Effect.gen(function*() {
     const hmac = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-    for (const layer of [NodePrimitives(Option.some(Redacted.make("Jefe"))), webCrypto(Option.some(Redacted.make("Jefe")))]) {
+    for (const layer of [NodeSecretHasher(Option.some(Redacted.make("Jefe"))), webCrypto(Option.some(Redacted.make("Jefe")))]) {
       const hasher = yield* Effect.provide(SecretHasher, layer)
       assert.strictEqual(yield* hasher.digest(Redacted.make("what do ya want for nothing?")), hmac)
     }
-    const plain = yield* Effect.provide(SecretHasher, NodePrimitives())
+    const plain = yield* Effect.provide(SecretHasher, NodeSecretHasher(Option.none()))
     assert.strictEqual(yield* plain.digest(Redacted.make("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
   }))
 
