@@ -384,53 +384,24 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         assert.strictEqual(budget?.usage.taskCount, 1)
       }))
 
-    it.effect("saveFinished stores finished only the tasks still unfinished, with their trail, and answers each as it now stands", () =>
+    it.effect("lockTasks returns each task as it now stands, and leaves out one never stored or of another workspace", () =>
       Effect.gen(function*() {
         const repo = yield* AiTaskRepository
-        const billing = yield* BillingRepository
-        const audit = yield* AuditLog
-        const outbox = yield* EventOutbox
         const tx = yield* Transactor
         const workspace = yield* seedWorkspace
         const other = yield* seedWorkspace
         const [stale, kept] = yield* insertAll([reservedTask(workspace.id, 10), reservedTask(workspace.id, 20)])
         if (stale === undefined || kept === undefined) return assert.fail("two tasks were inserted")
-        // Another worker finished the first meanwhile; the caller still holds its claimed copy. The second was claimed
-        // once more since the caller's copy (a lapsed lease): its attempts and start stay the row's.
+        // Another worker finished the first meanwhile; the caller still holds its queued copy.
         const finished = new AiTask({
           ...stale, status: "succeeded", output: Option.some("done"), inputTokens: Option.some(3), outputTokens: Option.some(4),
           costMicros: Option.some(5), attempts: 2, nextAttemptAt: Option.none(), startedAt: Option.some(at(1)), finishedAt: Option.some(at(2))
         })
         yield* repo.update(finished)
-        const reclaimed = new AiTask({ ...kept, status: "running", attempts: 2, startedAt: Option.some(at(1)), nextAttemptAt: Option.some(at(50)) })
-        yield* repo.update(reclaimed)
-        const settle = (task: AiTask, cost: number) =>
-          new AiTask({
-            ...task, status: "succeeded", output: Option.some("mine"), inputTokens: Option.some(1), outputTokens: Option.some(1),
-            costMicros: Option.some(cost), attempts: 1, nextAttemptAt: Option.none(), startedAt: Option.some(at(3)), finishedAt: Option.some(at(4))
-          })
         const missing = reservedTask(workspace.id, 30)
         const elsewhere = new AiTask({ ...kept, workspaceId: other.id })
-        const tasks = [settle(stale, 7), settle(missing, 8), settle(kept, 9), settle(elsewhere, 10)] as const
-        const trail = (task: AiTask) => ({
-          entry: new AuditEntry({ ...makeAuditEntry(task.workspaceId, at(4)), action: "ai_task.succeeded", target: task.id }),
-          event: new DomainEvent({ ...makeEvent(task.workspaceId, at(4)), type: "ai_task.succeeded", data: { task: { id: task.id } } })
-        })
-        const trails = tasks.map(trail)
-        const saved = yield* tx.withTransaction(repo.saveFinished({
-          tasks,
-          records: tasks.map((task) => makeUsageRecord(task.workspaceId, at(4), { taskId: task.id, costMicros: Option.getOrElse(task.costMicros, () => 0) })),
-          changes: { entries: trails.map((t) => t.entry), events: trails.map((t) => t.event) }
-        }))
-        const settledKept = new AiTask({ ...settle(kept, 9), attempts: 2, startedAt: Option.some(at(1)) })
-        assert.deepStrictEqual(saved, [{ task: finished, written: false }, { task: settledKept, written: true }])
-        assert.deepStrictEqual(yield* repo.findById(workspace.id, stale.id), Option.some(finished))
-        assert.deepStrictEqual(yield* repo.findById(workspace.id, kept.id), Option.some(settledKept))
-        // Only the task it finished has a usage record, an audit entry and an event.
-        const records = yield* billing.listUsageRecords(workspace.id, { limit: 10, cursor: undefined })
-        assert.deepStrictEqual(records.data.map((record) => record.taskId), [kept.id])
-        assert.deepStrictEqual((yield* audit.list(workspace.id, { limit: 10, cursor: undefined })).data.map((entry) => entry.target), [kept.id])
-        assert.deepStrictEqual((yield* outbox.list(workspace.id, { limit: 10, cursor: undefined })).data, trails.slice(2, 3).map((t) => t.event))
+        const locked = yield* tx.withTransaction(repo.lockTasks([stale, missing, kept, elsewhere]))
+        assert.deepStrictEqual(locked, [finished, kept])
       }))
 
     it.effect("chargeSettled moves accounts and months by the charges, never below zero, and answers each month with its account", () =>

@@ -8,7 +8,7 @@ import { statementsOf, traced } from "./traced-statements.ts"
 layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "60 seconds", excludeTestServices: true })(
   "the SQL of a lone AI settlement on embedded PostgreSQL",
   (it) => {
-    it.effect("locks its task and stores it finished with its trail in one statement, lets the subscribers react, and takes the billing lock last: three statements", () =>
+    it.effect("locks its task, stores it finished with its trail, lets the subscribers react, and takes the billing lock last: four statements", () =>
       Effect.gen(function*() {
         const tasks = yield* AiTasks
         const ws = yield* setup(1_000_000)
@@ -23,7 +23,8 @@ layer(layerTestPorts(EmbeddedPostgresTemp({ maxConnections: 2 })), { timeout: "6
         // The billing lock, which every submission of the workspace waits for, is taken by the last statement before the
         // commit, not before the trail and the subscribers' reads.
         assert.deepStrictEqual(statements, [
-          "WITH input AS MATERIALIZED", // saveFinished: the task's lock, the task, its usage record, audit entry and event
+          "SELECT id, workspace_id, status,", // lockTasks
+          "WITH finished AS (", // saveFinished: the task, its usage record, audit entry and event
           "SELECT id, workspace_id, url,", // webhooks: the endpoints subscribed (push is told the submitter)
           "WITH charges AS MATERIALIZED" // chargeSettled: the billing lock, and the money
         ])

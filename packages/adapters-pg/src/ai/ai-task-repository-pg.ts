@@ -12,7 +12,6 @@ import {
   monthOf,
   MonthlyUsage,
   type RecordedChanges,
-  type SavedTask,
   ReservationsNotWritten,
   type SettlementBudget,
   type SettlementCharge,
@@ -103,8 +102,6 @@ const progressRow = (task: AiTask) => ({
   started_at: Option.getOrNull(Option.map(task.startedAt, DateTime.formatIso)),
   finished_at: Option.getOrNull(Option.map(task.finishedAt, DateTime.formatIso))
 })
-const progressQualified = progressColumns.split(", ").map((column) => `t.${column}`).join(", ")
-const decodeWritten = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ written: Schema.Boolean })))
 const progressRecordColumns =
   "id text, workspace_id text, status text, output text, input_tokens bigint, output_tokens bigint, cost_micros bigint, " +
   "error jsonb, attempts bigint, next_attempt_at timestamptz, started_at timestamptz, finished_at timestamptz"
@@ -376,11 +373,24 @@ export const AiTaskRepositoryPg = Layer.effect(
       }
     )
 
-    // One statement for a settlement group: it locks the tasks' rows in id order (so two groups sharing tasks wait for
-    // each other instead of deadlocking; after a wait the lock reads the row as the other one left it), stores finished
-    // those it found unfinished, and writes the usage records, audit entries and events of those only (an entry is aimed
-    // at its task, an `ai_task.*` event names it). Only the columns settlements change are written; the answer is each
-    // row's progress as it now stands. No billing lock is taken (`chargeSettled` does, last).
+    // Locked in id order, so two settlements sharing tasks wait for each other instead of deadlocking; after a wait the
+    // lock returns the row as the other one left it (finished, so it is not settled twice). Only the columns claims and
+    // settlements change are read: the rest never changes, and the caller's copy has it.
+    const lockTasks = Effect.fn("AiTaskRepository.lockTasks")(function*(tasks: Arr.NonEmptyReadonlyArray<AiTask>) {
+      const rows = yield* sql`
+        SELECT ${sql.literal(progressColumns)} FROM ai_tasks WHERE id = ANY(${tasks.map((task) => task.id)}) ORDER BY id FOR UPDATE
+      `.pipe(Effect.flatMap(decodeProgress), orUnavailable)
+      const byId = new Map(rows.map((row) => [row.id, row]))
+      return tasks.flatMap((task) => {
+        const row = byId.get(task.id)
+        if (row === undefined || row.workspaceId !== task.workspaceId) return []
+        // Status and attempts tell whether anything moved since the caller's copy (a claim, requeue or settlement changes them).
+        return row.status === task.status && row.attempts === task.attempts ? [task] : [new AiTask({ ...task, ...row }, { disableChecks: true })]
+      })
+    })
+
+    // One statement for a settlement group's finished tasks, their usage records, audit entries and events; no billing
+    // lock is taken (`chargeSettled` does, last).
     const saveFinished = Effect.fn("AiTaskRepository.saveFinished")(function*(batch: FinishedBatch) {
       const records = batch.records.map((record) => ({
         task_id: record.taskId,
@@ -392,45 +402,28 @@ export const AiTaskRepositoryPg = Layer.effect(
         month: record.month,
         created_at: DateTime.formatIso(record.createdAt)
       }))
-      const written = sql`(t.workspace_id, t.target) IN (SELECT workspace_id, id FROM finished)`
-      const named = sql`(t.workspace_id, t.data #>> '{task,id}') IN (SELECT workspace_id, id FROM finished)`
-      const rows = yield* sql`
-        WITH input AS MATERIALIZED (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(batch.tasks.map(progressRow))}::jsonb) AS r(${sql.literal(progressRecordColumns)})
-        ), locked AS MATERIALIZED (
-          SELECT ${sql.literal(progressQualified)} FROM ai_tasks t WHERE t.id IN (SELECT id FROM input) ORDER BY t.id FOR UPDATE
-        ), finished AS (
+      yield* sql`
+        WITH finished AS (
           UPDATE ai_tasks t SET
             status = r.status, output = r.output, input_tokens = r.input_tokens, output_tokens = r.output_tokens,
-            cost_micros = r.cost_micros, error = r.error, next_attempt_at = r.next_attempt_at, finished_at = r.finished_at
-          FROM input r JOIN locked l ON l.id = r.id AND l.workspace_id = r.workspace_id
-          WHERE t.id = r.id AND l.status NOT IN ('succeeded', 'failed')
-          RETURNING ${sql.literal(progressQualified)}
+            cost_micros = r.cost_micros, error = r.error, attempts = r.attempts,
+            next_attempt_at = r.next_attempt_at, started_at = r.started_at, finished_at = r.finished_at
+          FROM jsonb_to_recordset(${JSON.stringify(batch.tasks.map(progressRow))}::jsonb) AS r(${sql.literal(progressRecordColumns)})
+          WHERE t.id = r.id AND t.workspace_id = r.workspace_id
         ), records AS (
           INSERT INTO usage_records (task_id, workspace_id, model, input_tokens, output_tokens, cost_micros, month, created_at)
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(
             task_id text, workspace_id text, model text, input_tokens bigint, output_tokens bigint, cost_micros bigint,
             month text, created_at timestamptz
           )
-          WHERE (r.workspace_id, r.task_id) IN (SELECT workspace_id, id FROM finished)
           ON CONFLICT (task_id) DO NOTHING
         ), audit AS (
-          ${insertAuditEntries(sql, batch.changes.entries, written)}
+          ${insertAuditEntries(sql, batch.changes.entries)}
         ), outbox AS (
-          ${insertEvents(sql, batch.changes.events, named)}
+          ${insertEvents(sql, batch.changes.events)}
         )
-        SELECT ${sql.literal(progressQualified)}, true AS written FROM finished t
-        UNION ALL
-        SELECT ${sql.literal(progressQualified)}, false AS written FROM locked t WHERE t.status IN ('succeeded', 'failed')
+        SELECT 1
       `.pipe(orUnavailable)
-      const progress = yield* decodeProgress(rows).pipe(orUnavailable)
-      const flags = yield* decodeWritten(rows).pipe(orUnavailable)
-      const byId = new Map(Arr.zipWith(progress, flags, (row, { written }) => [row.id, { row, written }] as const))
-      return batch.tasks.flatMap((task): Array<SavedTask> => {
-        const found = byId.get(task.id)
-        if (found === undefined || found.row.workspaceId !== task.workspaceId) return []
-        return [{ task: new AiTask({ ...task, ...found.row }, { disableChecks: true }), written: found.written }]
-      })
     })
 
     // One statement locks and charges, as `lockBudgets` locks: accounts first, in id order (the one-time filter reads
@@ -479,6 +472,6 @@ export const AiTaskRepositoryPg = Layer.effect(
       return Arr.zipWith(meters, accounts, (usage, account): SettlementBudget => ({ account: new BillingAccount(account), usage: new MonthlyUsage(usage) }))
     })
 
-    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, saveFinished, chargeSettled })
+    return AiTaskRepository.of({ insert, findById, update, claimDue, findIdempotencyKeys, lockBudgets, insertReserved, lockTasks, saveFinished, chargeSettled })
   })
 )

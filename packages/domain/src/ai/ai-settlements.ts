@@ -1,9 +1,9 @@
 import { Array as Arr, DateTime, Effect, Option } from "effect"
 import type { Scope } from "effect"
 import { type Change, ChangeLog, emit } from "../audit/index.ts"
-import { BillingEvents, BillingRepository, type MonthlyUsage } from "../billing/index.ts"
+import { BillingEvents, BillingRepository, type MonthlyUsage, type UsageRecord } from "../billing/index.ts"
 import { makeBatchedCall, systemActor, Transactor, type Unavailable } from "../shared/index.ts"
-import { announceCaps, type CapReached, type SettledTask, type SettlementCharge, settleTask, type SettlementOutcome, sumCharges } from "./ai-settlement.ts"
+import { announceCaps, type CapReached, type SettlementCharge, settleTask, type SettlementOutcome, sumCharges } from "./ai-settlement.ts"
 import type { AiTask } from "./ai-task.ts"
 import { AiTaskEvents } from "./ai-task-events.ts"
 import { AiTaskRepository } from "./ai-task-repository.ts"
@@ -52,9 +52,9 @@ const capChange = (usage: MonthlyUsage, reached: CapReached): Change => ({
 
 /**
  * Settlements in groups, running for the enclosing scope: while one group commits the next gathers. A group locks its
- * tasks and stores finished those still unfinished, with their audit entries and events, in one statement (and the
- * subscribers react to those), and only then takes the billing locks of its workspaces, which every submission of those
- * workspaces waits for, to charge them: one statement before the commit.
+ * tasks, stores them finished with their audit entries and events (and the subscribers react), and only then takes the
+ * billing locks of its workspaces, which every submission of those workspaces waits for, to charge them: one statement
+ * before the commit.
  */
 export const makeSettlements = (options: { readonly maxBatch: number; readonly writers: number }) =>
   Effect.gen(function*() {
@@ -64,47 +64,42 @@ export const makeSettlements = (options: { readonly maxBatch: number; readonly w
     const changes = yield* ChangeLog
 
     const settleAll = Effect.fnUntraced(function*(items: Arr.NonEmptyReadonlyArray<PendingSettlement>) {
+      const copies = Arr.dedupeWith(Arr.map(items, (item) => item.claimed), (a, b) => a.id === b.id)
+      const current = new Map((yield* tasks.lockTasks(copies)).map((task) => [task.id, task]))
+      const stored = (claimed: AiTask) => Option.filter(Option.fromNullishOr(current.get(claimed.id)), (task) => task.workspaceId === claimed.workspaceId)
       const now = yield* DateTime.now
-      // Each task settled from its first claimed copy in the group; a second copy (a redelivered claim) is answered with it.
-      const seen = new Set<string>()
+      const results: Array<AiTask> = []
       const finished: Array<AiTask> = []
-      const settled: Array<SettledTask> = []
+      const records: Array<UsageRecord> = []
       const recorded: Array<Change> = []
-      for (const { claimed, outcome } of items) {
-        if (claimed.isFinished || seen.has(claimed.id)) continue
-        seen.add(claimed.id)
-        const done = settleTask(claimed, outcome, now)
-        finished.push(done.task)
-        settled.push(done)
-        recorded.push(finishedChange(done.task))
-      }
-      if (!Arr.isReadonlyArrayNonEmpty(finished)) return Arr.map(items, ({ claimed }) => claimed)
-      // One statement locks the tasks and stores finished those no other worker finished meanwhile, with their trail;
-      // the subscribers hear only of those.
-      const saved = yield* changes.recordAllWith(
-        recorded,
-        (written) => tasks.saveFinished({ tasks: finished, records: settled.flatMap((done) => Option.toArray(done.record)), changes: written }),
-        (saved, i) => saved.some((one) => one.written && one.task.id === finished[i]?.id)
-      )
-      const current = new Map(saved.map((one) => [one.task.id, one]))
       const charges: Array<SettlementCharge> = []
-      for (const done of settled) {
-        const stored = current.get(done.task.id)
-        if (stored === undefined || !stored.written) continue
-        charges.push(done.charge)
-        if (Option.isSome(done.task.error)) {
+      for (const { claimed, outcome } of items) {
+        const found = stored(claimed)
+        if (Option.isNone(found) || found.value.isFinished) {
+          results.push(Option.getOrElse(found, () => claimed))
+          continue
+        }
+        const task = found.value
+        const settled = settleTask(task, outcome, now)
+        current.set(task.id, settled.task)
+        finished.push(settled.task)
+        records.push(...Option.toArray(settled.record))
+        recorded.push(finishedChange(settled.task))
+        charges.push(settled.charge)
+        results.push(settled.task)
+        if (outcome._tag === "Failed") {
           // One line per failed task for operators: ids, model and error code (the message is the caller's, not logged).
           yield* Effect.logWarning("AI task failed").pipe(Effect.annotateLogs({
-            taskId: done.task.id,
-            workspaceId: done.task.workspaceId,
-            model: done.task.model,
-            errorCode: done.task.error.value.code,
-            attempts: stored.task.attempts
+            taskId: task.id,
+            workspaceId: task.workspaceId,
+            model: task.model,
+            errorCode: outcome.error.code,
+            attempts: task.attempts
           }))
         }
       }
-      // Each call answers its task as it now stands; one that is gone (or of another workspace), as it was claimed.
-      const results = Arr.map(items, ({ claimed }) => current.get(claimed.id)?.task ?? claimed)
+      if (!Arr.isReadonlyArrayNonEmpty(finished)) return results
+      yield* changes.recordAllWith(recorded, (written) => tasks.saveFinished({ tasks: finished, records, changes: written }))
       const summed = sumCharges(charges)
       if (!Arr.isReadonlyArrayNonEmpty(summed)) return results
       // The billing locks, last. A cap reached is noted and announced under them, so once per month.

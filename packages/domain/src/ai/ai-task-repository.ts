@@ -39,20 +39,11 @@ export interface BudgetKey {
   readonly month: UsageMonth
 }
 
-/**
- * What a settlement group stores before it takes any billing lock: the finished tasks, their usage records, audit
- * entries and events. Each entry and event is of one task: the entry's `target` is its id, the event names it as `task.id`.
- */
+/** What a settlement group stores before it takes any billing lock: the finished tasks, their usage records, audit entries and events. */
 export interface FinishedBatch {
   readonly tasks: Arr.NonEmptyReadonlyArray<AiTask>
   readonly records: ReadonlyArray<UsageRecord>
   readonly changes: RecordedChanges
-}
-
-/** A task of a `FinishedBatch` as it now stands: stored finished by this call (`written`), or as it already was. */
-export interface SavedTask {
-  readonly task: AiTask
-  readonly written: boolean
 }
 
 /** Port: AI tasks, the queue the task workers share, and the idempotency keys of submissions. */
@@ -102,14 +93,14 @@ export class AiTaskRepository extends Context.Service<AiTaskRepository, {
     keys?: ReadonlyArray<IdempotencyEntry>
   ) => Effect.Effect<ReadonlyArray<IdempotencyRecord>, Unavailable | ReservationsNotWritten>
   /**
-   * Settles each task of `batch` once: locks their rows (in one order, so groups sharing tasks wait for each other) and
-   * stores finished each one whose row is not finished yet, with its usage record, audit entry and event; a task another
-   * worker finished meanwhile is left as it is, and nothing of its trail is written. Of the stored, only what settlements
-   * change is written (status, output, usage, error, next attempt, finish): attempts and start stay as the row has them.
-   * Answers each task as it now stands, in the order of `batch.tasks`, and whether this call finished it; one that is
-   * gone (or of another workspace) is left out. Call it first in the settlement's transaction. Postgres: one statement.
+   * Locks the rows of `tasks` (in one order) and returns each task as it now stands, for settling it once: a task
+   * another worker settled meanwhile comes back finished; one that is gone (or of another workspace) is left out. Only
+   * what claims and settlements change is read (Postgres); the rest is the caller's copy. Call it first in the
+   * settlement's transaction.
    */
-  readonly saveFinished: (batch: FinishedBatch) => Effect.Effect<ReadonlyArray<SavedTask>, Unavailable>
+  readonly lockTasks: (tasks: Arr.NonEmptyReadonlyArray<AiTask>) => Effect.Effect<ReadonlyArray<AiTask>, Unavailable>
+  /** Stores the finished tasks of a settlement group, under the locks `lockTasks` took. Postgres: one statement. */
+  readonly saveFinished: (batch: FinishedBatch) => Effect.Effect<void, Unavailable>
   /**
    * Takes the billing lock of every workspace of `charges` (in one order, as `lockBudgets`) and moves its account and
    * the charged months' meters by them, as increments that never go below zero (an account or month missing starts

@@ -63,14 +63,11 @@ export class ChangeLog extends Context.Service<ChangeLog, {
   readonly recordAll: (changes: ReadonlyArray<Change>) => Effect.Effect<ReadonlyArray<Option.Option<DomainEvent>>, Unavailable>
   /**
    * Records many changes as `recordAll` does, except that `write` stores their audit entries and events, in the same
-   * statement as the change itself (a batch's one write); the subscribers react after it, in the same transaction. When
-   * the write may leave some changes out (a task another worker already settled), `written` tells from its result
-   * which of `changes` (by index) it stored: only those reach the subscribers.
+   * statement as the change itself (a batch's one write); the subscribers react after it, in the same transaction.
    */
   readonly recordAllWith: <A, E, R>(
     changes: ReadonlyArray<Change>,
-    write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>,
-    written?: (result: A, index: number) => boolean
+    write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | Unavailable, R>
 }>()("@atrium/domain/ChangeLog") {
   static readonly layer = Layer.effect(
@@ -150,17 +147,12 @@ export class ChangeLog extends Context.Service<ChangeLog, {
         return events
       })
 
-      const recordAllWith = <A, E, R>(
-        changes: ReadonlyArray<Change>,
-        write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>,
-        written?: (result: A, index: number) => boolean
-      ) =>
+      const recordAllWith = <A, E, R>(changes: ReadonlyArray<Change>, write: (recorded: RecordedChanges) => Effect.Effect<A, E, R>) =>
         Effect.gen(function*() {
           const { entries, events } = yield* prepare(changes)
-          const result = yield* write({ entries, events: Arr.getSomes(events) })
-          const stored = written === undefined ? Arr.zip(changes, events) : Arr.zip(changes, events).filter((_, i) => written(result, i))
-          yield* notifyAll(stored.map(([change]) => change), stored.map(([, event]) => event))
-          return result
+          const written = yield* write({ entries, events: Arr.getSomes(events) })
+          yield* notifyAll(changes, events)
+          return written
         }).pipe(Effect.withSpan("ChangeLog.recordAllWith"))
 
       const self: ChangeLog["Service"] = ChangeLog.of({ record, recordAll, recordAllWith })

@@ -1,4 +1,4 @@
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { AiTask, type SettlementBudget, type SubmissionBudget } from "../ai/index.ts"
 import { chargeBudget } from "../ai/ai-settlement.ts"
 import { BillingAccount, monthOf, MonthlyUsage } from "../billing/index.ts"
@@ -12,9 +12,6 @@ const millis = DateTime.toEpochMillis
 const isLive = (entry: { readonly createdAt: DateTime.Utc } | undefined, now: DateTime.Utc) =>
   entry !== undefined && millis(now) - millis(entry.createdAt) < idempotencyWindowMillis
 
-
-// The task an `ai_task.*` event names.
-const taskIdOf = Schema.decodeUnknownOption(Schema.Struct({ task: Schema.Struct({ id: Schema.String }) }))
 
 /** In-memory AI tasks, with the same lease and idempotency semantics as the Postgres version. */
 export const AiTaskRepositoryMemory = Layer.effect(
@@ -94,28 +91,21 @@ export const AiTaskRepositoryMemory = Layer.effect(
               : [{ workspaceId, key, requestHash: entry.requestHash, task }]
           })
         )),
-      // The memory transactor already runs one transaction at a time: reading is the lock. A task's trail is the entry
-      // aimed at it and the event naming it, as in Postgres.
+      // The memory transactor already runs one transaction at a time: reading is the lock.
+      lockTasks: (tasks) =>
+        read.pipe(Effect.map((s) =>
+          tasks.flatMap((task) => Option.toArray(Option.filter(Option.fromNullishOr(s.aiTasks.get(task.id)), (stored) => stored.workspaceId === task.workspaceId)))
+        )),
       saveFinished: (batch) =>
-        modify((s) => {
-          const settled = batch.tasks.flatMap((task) => {
-            const stored = s.aiTasks.get(task.id)
-            if (stored === undefined || stored.workspaceId !== task.workspaceId) return []
-            return [stored.isFinished
-              ? { task: stored, written: false }
-              : { task: new AiTask({ ...task, attempts: stored.attempts, startedAt: stored.startedAt }), written: true }]
-          })
-          const written = new Set<string>(settled.flatMap(({ task, written }) => written ? [`${task.workspaceId}/${task.id}`] : []))
-          const isWritten = (workspaceId: string, taskId: string) => written.has(`${workspaceId}/${taskId}`)
+        write((s) => {
           const recorded = new Set(s.usageRecords.map((r) => r.taskId))
-          const after = {
+          return {
             ...s,
-            aiTasks: settled.reduce((map, { task, written }) => written ? withEntry(map, task.id, task) : map, s.aiTasks),
-            usageRecords: [...s.usageRecords, ...batch.records.filter((r) => isWritten(r.workspaceId, r.taskId) && !recorded.has(r.taskId))],
-            audit: [...s.audit, ...batch.changes.entries.filter((entry) => isWritten(entry.workspaceId, entry.target))],
-            events: [...s.events, ...batch.changes.events.filter((event) => Option.exists(taskIdOf(event.data), (named) => isWritten(event.workspaceId, named.task.id)))]
+            aiTasks: batch.tasks.reduce((map, task) => map.get(task.id)?.workspaceId === task.workspaceId ? withEntry(map, task.id, task) : map, s.aiTasks),
+            usageRecords: [...s.usageRecords, ...batch.records.filter((r) => !recorded.has(r.taskId))],
+            audit: [...s.audit, ...batch.changes.entries],
+            events: [...s.events, ...batch.changes.events]
           }
-          return [settled, after] as const
         }),
       // One step, like the single Postgres statement: a workspace that is gone is not charged; an account left reserving
       // beyond its balance (the table's check there) is a bug, refused as a defect, and nothing is written.
