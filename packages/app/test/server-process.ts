@@ -10,6 +10,8 @@ export interface ServerProcess {
   readonly child: ChildProcess
   readonly baseUrl: string
   readonly output: () => string
+  /** Resolves once the server printed something `pattern` matches (at once if it already has). */
+  readonly printed: (pattern: string | RegExp) => Promise<void>
   readonly stop: () => Promise<number | null>
 }
 
@@ -27,6 +29,12 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
     })
     let output = ""
     let settled = false
+    // Each waiter of `printed`: resolved by the chunk that completes what it waits for.
+    let waiting: Array<{ readonly seen: () => boolean; readonly resolve: () => void }> = []
+    const printed = (pattern: string | RegExp) => {
+      const seen = () => typeof pattern === "string" ? output.includes(pattern) : pattern.test(output)
+      return seen() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ seen, resolve }))
+    }
     const stop = () =>
       new Promise<number | null>((done) => {
         if (child.exitCode !== null) return done(child.exitCode)
@@ -35,10 +43,12 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
       })
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
+      for (const waiter of waiting) if (waiter.seen()) waiter.resolve()
+      waiting = waiting.filter((waiter) => !waiter.seen())
       const address = /Listening on (http:\/\/[0-9.:]+)/.exec(output)
       if (!settled && address?.[1] !== undefined && (waitFor === undefined || waitFor.test(output))) {
         settled = true
-        resolve({ child, baseUrl: address[1], output: () => output, stop })
+        resolve({ child, baseUrl: address[1], output: () => output, printed, stop })
       }
     }
     child.stdout?.on("data", onData)
