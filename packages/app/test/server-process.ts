@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { makeWaiters } from "./support/waiters.ts"
 
 /** A running server process and what it printed. */
 export interface ServerProcess {
@@ -29,12 +30,8 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
     })
     let output = ""
     let settled = false
-    // Each waiter of `printed`: resolved by the chunk that completes what it waits for.
-    let waiting: Array<{ readonly seen: () => boolean; readonly resolve: () => void }> = []
-    const printed = (pattern: string | RegExp) => {
-      const seen = () => typeof pattern === "string" ? output.includes(pattern) : pattern.test(output)
-      return seen() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ seen, resolve }))
-    }
+    const waiters = makeWaiters()
+    const printed = (pattern: string | RegExp) => waiters.until(() => typeof pattern === "string" ? output.includes(pattern) : pattern.test(output))
     const stop = () =>
       new Promise<number | null>((done) => {
         if (child.exitCode !== null) return done(child.exitCode)
@@ -43,8 +40,7 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
       })
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      for (const waiter of waiting) if (waiter.seen()) waiter.resolve()
-      waiting = waiting.filter((waiter) => !waiter.seen())
+      waiters.happened()
       const address = /Listening on (http:\/\/[0-9.:]+)/.exec(output)
       if (!settled && address?.[1] !== undefined && (waitFor === undefined || waitFor.test(output))) {
         settled = true
