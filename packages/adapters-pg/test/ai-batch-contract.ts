@@ -1,7 +1,7 @@
 import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, type SubmittedAiTask, Transactor, Usage, type WorkspaceId, Workspaces, type Acting } from "@atrium/domain"
 import { runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Latch, Layer, Ref, Result, Schedule } from "effect"
+import { Context, Deferred, Effect, Fiber, Latch, Layer, Queue, Ref, Result, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { domain, hello, setup, worstHello } from "./ai-domain-contract.ts"
@@ -13,11 +13,11 @@ const submitAll = (submissions: ReadonlyArray<readonly [Acting, SubmitAiTaskInpu
     return yield* Effect.all(submissions.map((submission) => Effect.result(tasks.submit(...submission))), { concurrency: "unbounded" })
   })
 
-/** What the domain asked of its transactor: transactions begun, and whether the caller runs in one. */
-class DomainTransactions extends Context.Service<DomainTransactions, { readonly begun: Ref.Ref<number>; readonly asked: Ref.Ref<number> }>()(
+/** What the domain asked of its transactor: transactions begun, and one item per question whether the caller runs in one. */
+class DomainTransactions extends Context.Service<DomainTransactions, { readonly begun: Ref.Ref<number>; readonly asked: Queue.Queue<void> }>()(
   "@atrium/adapters-pg/test/DomainTransactions"
 ) {
-  static readonly layer = Layer.effect(DomainTransactions, Effect.all({ begun: Ref.make(0), asked: Ref.make(0) }))
+  static readonly layer = Layer.effect(DomainTransactions, Effect.all({ begun: Ref.make(0), asked: Queue.unbounded<void>() }))
 }
 const countingTransactor = Layer.effect(
   Transactor,
@@ -26,7 +26,7 @@ const countingTransactor = Layer.effect(
     const { asked, begun } = yield* DomainTransactions
     return Transactor.of({
       withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))),
-      inTransaction: Ref.update(asked, (n) => n + 1).pipe(Effect.andThen(inner.inTransaction))
+      inTransaction: Queue.offer(asked, undefined).pipe(Effect.andThen(inner.inTransaction))
     })
   })
 )
@@ -49,7 +49,8 @@ const inOneBatch = (
     const billing = yield* BillingRepository
     const probe = yield* StorageProbe
     const { asked, begun } = yield* DomainTransactions
-    const [begunBefore, askedBefore] = [yield* Ref.get(begun), yield* Ref.get(asked)]
+    const begunBefore = yield* Ref.get(begun)
+    yield* Queue.clear(asked)
     const held = yield* Deferred.make<number>()
     const release = yield* Latch.make(false)
     const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(
@@ -71,9 +72,7 @@ const inOneBatch = (
     yield* untilWriters(2, second)
     const batch = yield* Effect.forkChild(submitAll(queued))
     // Until every submission asked whether it runs in a transaction: its last step before it joins the batch's queue.
-    yield* Ref.get(asked).pipe(
-      Effect.repeat({ until: (n) => n - askedBefore >= ahead.length + queued.length, schedule: Schedule.spaced("5 millis") })
-    )
+    yield* Queue.takeBetween(asked, ahead.length + queued.length, ahead.length + queued.length)
     yield* release.open
     yield* Fiber.join(holder)
     return {

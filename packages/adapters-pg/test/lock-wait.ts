@@ -2,11 +2,11 @@ import { Transactor } from "@atrium/domain"
 import { Deferred, Effect, Fiber, Latch, Schedule } from "effect"
 import { StorageProbe } from "./storage-probe.ts"
 
-/** Until `count` other sessions wait for a lock `session` holds, polled from the lock table. */
-export const untilWaiting = (session: number, count = 1) =>
+// Until another session waits for a lock `session` holds: the lock table, polled (no server event announces a wait).
+const untilWaiting = (session: number) =>
   Effect.gen(function*() {
     const probe = yield* StorageProbe
-    yield* probe.waitingFor(session).pipe(Effect.repeat({ until: (waiting) => waiting >= count, schedule: Schedule.spaced("5 millis") }))
+    yield* probe.waitingFor(session).pipe(Effect.repeat({ until: (waiting) => waiting >= 1, schedule: Schedule.spaced("5 millis") }))
   })
 
 /**
