@@ -1,68 +1,85 @@
 import { AiTasks, BillingRepository, type SubmitAiTaskError, type SubmitAiTaskInput, type SubmittedAiTask, Transactor, Usage, type WorkspaceId, Workspaces, type Acting } from "@atrium/domain"
 import { runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Fiber, Latch, Layer, Ref, Result } from "effect"
+import { Context, Deferred, Effect, Fiber, Latch, Layer, Queue, Ref, Result, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Ports } from "../src/index.ts"
 import { domain, hello, setup, worstHello } from "./ai-domain-contract.ts"
 import { StorageProbe } from "./storage-probe.ts"
 
+const submitAll = (submissions: ReadonlyArray<readonly [Acting, SubmitAiTaskInput]>) =>
+  Effect.gen(function*() {
+    const tasks = yield* AiTasks
+    return yield* Effect.all(submissions.map((submission) => Effect.result(tasks.submit(...submission))), { concurrency: "unbounded" })
+  })
+
+/** What the domain asked of its transactor: transactions begun, and one item per question whether the caller runs in one. */
+class DomainTransactions extends Context.Service<DomainTransactions, { readonly begun: Ref.Ref<number>; readonly asked: Queue.Queue<void> }>()(
+  "@atrium/adapters-pg/test/DomainTransactions"
+) {
+  static readonly layer = Layer.effect(DomainTransactions, Effect.all({ begun: Ref.make(0), asked: Queue.unbounded<void>() }))
+}
+const countingTransactor = Layer.effect(
+  Transactor,
+  Effect.gen(function*() {
+    const inner = yield* Transactor
+    const { asked, begun } = yield* DomainTransactions
+    return Transactor.of({
+      withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))),
+      inTransaction: Queue.offer(asked, undefined).pipe(Effect.andThen(inner.inTransaction))
+    })
+  })
+)
+// The domain over the target, what it asks of its transactor counted.
+const countedDomain = domain.pipe(Layer.provide(countingTransactor), Layer.provideMerge(DomainTransactions.layer))
+
 /**
- * Runs `queued` while `workspaceId`'s billing lock (in memory: the one transaction) is held and both submission
+ * Submits `queued` while `workspaceId`'s billing lock (in memory: the one transaction) is held and both submission
  * writers wait behind it with a submission of `ahead` each, so everything `queued` submits gathers into one batch once
- * released. Answers what `ahead` and `queued` answered.
+ * released. Answers what `ahead` and `queued` answered, and how many transactions the domain began meanwhile.
  */
-const inOneBatch = <A, E, R>(
+const inOneBatch = (
   workspaceId: WorkspaceId,
-  queued: Effect.Effect<A, E, R>,
+  queued: ReadonlyArray<readonly [Acting, SubmitAiTaskInput]>,
   ahead: readonly [ReturnType<typeof hello>, ReturnType<typeof hello>] = [hello(workspaceId), hello(workspaceId)]
 ) =>
   Effect.gen(function*() {
     const tasks = yield* AiTasks
     const tx = yield* Transactor
     const billing = yield* BillingRepository
-    const holding = yield* Latch.make(false)
+    const probe = yield* StorageProbe
+    const { asked, begun } = yield* DomainTransactions
+    const begunBefore = yield* Ref.get(begun)
+    yield* Queue.clear(asked)
+    const held = yield* Deferred.make<number>()
     const release = yield* Latch.make(false)
-    const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(Effect.andThen(holding.open), Effect.andThen(release.await))))
-    yield* holding.await
+    const holder = yield* Effect.forkChild(tx.withTransaction(billing.account(workspaceId).pipe(
+      Effect.andThen(probe.session),
+      Effect.flatMap((session) => Deferred.succeed(held, session)),
+      Effect.andThen(release.await)
+    )))
+    const session = yield* Deferred.await(held)
+    // Until `count` writers began their transactions and wait for the lock, or `submission` was answered without.
+    const untilWriters = <A>(count: number, submission: Fiber.Fiber<A>) =>
+      Effect.all([Ref.get(begun), probe.waitingFor(session)]).pipe(
+        Effect.repeat({ until: ([began, waiting]) => began - begunBefore >= count && waiting >= count, schedule: Schedule.spaced("5 millis") }),
+        Effect.raceFirst(Fiber.await(submission))
+      )
     // One at a time, so that each writer takes one.
     const first = yield* Effect.forkChild(Effect.result(tasks.submit(...ahead[0])))
-    yield* Effect.sleep("100 millis")
+    yield* untilWriters(1, first)
     const second = yield* Effect.forkChild(Effect.result(tasks.submit(...ahead[1])))
-    yield* Effect.sleep("100 millis")
-    const batch = yield* Effect.forkChild(queued)
-    yield* Effect.sleep("200 millis")
+    yield* untilWriters(2, second)
+    const batch = yield* Effect.forkChild(submitAll(queued))
+    // Until every submission asked whether it runs in a transaction: its last step before it joins the batch's queue.
+    yield* Queue.takeBetween(asked, ahead.length + queued.length, ahead.length + queued.length)
     yield* release.open
     yield* Fiber.join(holder)
-    const before = [yield* Fiber.join(first), yield* Fiber.join(second)]
-    return { ahead: before, answers: yield* Fiber.join(batch) }
-  })
-
-/** Transactions the domain began, counted around the target's own `Transactor`. */
-class TransactionsBegun extends Context.Service<TransactionsBegun, Ref.Ref<number>>()("@atrium/adapters-pg/test/TransactionsBegun") {
-  static readonly layer = Layer.effect(TransactionsBegun, Ref.make(0))
-}
-const countingTransactor = Layer.effect(
-  Transactor,
-  Effect.gen(function*() {
-    const inner = yield* Transactor
-    const begun = yield* TransactionsBegun
-    return Transactor.of({
-      withTransaction: (effect) => Ref.update(begun, (n) => n + 1).pipe(Effect.andThen(inner.withTransaction(effect))),
-      inTransaction: inner.inTransaction
-    })
-  })
-)
-// The domain over the target, its transactions counted.
-const countedDomain = domain.pipe(Layer.provide(countingTransactor), Layer.provideMerge(TransactionsBegun.layer))
-
-/** What `effect` answered, and how many transactions the domain began meanwhile. */
-const counted = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const begun = yield* TransactionsBegun
-    const before = yield* Ref.get(begun)
-    const answered = yield* effect
-    return { answered, transactions: (yield* Ref.get(begun)) - before }
+    return {
+      ahead: [yield* Fiber.join(first), yield* Fiber.join(second)],
+      answers: yield* Fiber.join(batch),
+      transactions: (yield* Ref.get(begun)) - begunBefore
+    }
   })
 
 /** Each answer as the caller sees it: a new task, a replay, or the refusal's tag. */
@@ -74,12 +91,6 @@ const taskIdOf = (result: Result.Result<SubmittedAiTask, SubmitAiTaskError> | un
 
 const outcomeOf = (result: Result.Result<unknown, SubmitAiTaskError>) =>
   Result.isSuccess(result) ? "accepted" : result.failure._tag === "UsageCapReached" ? `${result.failure._tag}:${result.failure.meter}` : result.failure._tag
-
-const submitAll = (submissions: ReadonlyArray<readonly [Acting, SubmitAiTaskInput]>) =>
-  Effect.gen(function*() {
-    const tasks = yield* AiTasks
-    return yield* Effect.all(submissions.map((submission) => Effect.result(tasks.submit(...submission))), { concurrency: "unbounded" })
-  })
 
 /** One batch of submissions over one database target: each answered on its own, and written whole or not at all. */
 export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
@@ -94,9 +105,9 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const short = yield* setup(worstHello)
         const unentitled = (yield* (yield* Workspaces).create(operatorPrincipal(), { name: "No plan" })).id
         yield* usage.addCredits(systemPrincipal(unentitled), 10 * worstHello)
-        const { answers } = yield* inOneBatch(funded, submitAll([
+        const { answers } = yield* inOneBatch(funded, [
           hello(funded), hello(capped), hello(short), hello(unentitled), hello(capped), hello(short), hello(funded)
-        ]))
+        ])
         assert.deepStrictEqual(answers.map(outcomeOf), [
           "accepted", "accepted", "accepted", "NotEntitled", "UsageCapReached:ai_tasks", "InsufficientCredits", "accepted"
         ])
@@ -106,7 +117,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.reservedMicros)), [4 * worstHello, worstHello, worstHello, 0])
         assert.deepStrictEqual(yield* Effect.forEach(stored, (ws) => Effect.map(usage.current(systemPrincipal(ws)), (u) => u.taskCount)), [4, 1, 1, 0])
         yield* runDueTasks(100)
-      }).pipe(Effect.provide(domain)))
+      }).pipe(Effect.provide(countedDomain)))
 
     it.effect("keyed submissions in one batch: a key's first use creates its task, its repeats replay it, another body is 409, a refused use leaves the key free; one transaction", () =>
       Effect.gen(function*() {
@@ -116,7 +127,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         // Short of hello's worst case (1,601), enough for one with 10 output tokens (1 + 4).
         const short = yield* setup(worstHello - 1)
         const small = { maxOutputTokens: 10 }
-        const { answered, transactions } = yield* counted(inOneBatch(funded, submitAll([
+        const { answers, transactions } = yield* inOneBatch(funded, [
           hello(funded, { idempotencyKey: "a" }),
           hello(funded, { idempotencyKey: "a" }),
           hello(funded, { idempotencyKey: "a", input: { prompt: "hello!" } }),
@@ -126,8 +137,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
           hello(short, { idempotencyKey: "a", ...small }),
           hello(short, { idempotencyKey: "a", ...small }),
           hello(funded, { idempotencyKey: "b" })
-        ])))
-        const { answers } = answered
+        ])
         assert.deepStrictEqual(answers.map(kindOf), [
           "created", "replayed", "IdempotencyKeyReused", "created", "created", "InsufficientCredits", "created", "replayed", "replayed"
         ])
@@ -154,13 +164,12 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const earlier = yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier" }))
         // The earlier task ran meanwhile: a replay answers it as it now stands.
         yield* runDueTasks(100)
-        const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll([
+        const { answers, transactions } = yield* inOneBatch(ws, [
           hello(ws, { idempotencyKey: "earlier" }),
           hello(ws, { idempotencyKey: "earlier", metadata: { a: "b" } }),
           hello(ws, { idempotencyKey: "later" }),
           hello(ws, { idempotencyKey: "earlier" })
-        ])))
-        const { answers } = answered
+        ])
         assert.deepStrictEqual(answers.map(kindOf), ["replayed", "IdempotencyKeyReused", "created", "replayed"])
         const replay = answers[0]
         if (replay === undefined || Result.isFailure(replay)) return assert.fail("the earlier key was not replayed")
@@ -185,10 +194,10 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         // Room for two worst cases: the earlier task holds one, so the batch can reserve one more.
         const ws = yield* setup(2 * worstHello)
         const earlier = yield* tasks.submit(...hello(ws, { idempotencyKey: "earlier" }))
-        const { answered } = yield* counted(inOneBatch(ws, submitAll([hello(ws, { idempotencyKey: "earlier" }), hello(ws, { metadata: { n: "1" } })]), [
+        const answered = yield* inOneBatch(ws, [hello(ws, { idempotencyKey: "earlier" }), hello(ws, { metadata: { n: "1" } })], [
           hello(ws, { idempotencyKey: "earlier" }),
           hello(ws, { idempotencyKey: "earlier", input: { prompt: "another body" } })
-        ]))
+        ])
         assert.deepStrictEqual(answered.ahead.map(kindOf), ["replayed", "IdempotencyKeyReused"])
         // Decided once, the replay's reservation would have left no room for the second submission.
         assert.deepStrictEqual(answered.answers.map(kindOf), ["replayed", "created"])
@@ -208,7 +217,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
         const probe = yield* StorageProbe
         const ws = yield* setup(10 * worstHello)
         const burst = hello(ws, { idempotencyKey: "burst" })
-        const { answered, transactions } = yield* counted(inOneBatch(ws, submitAll(Array.from({ length: 18 }, () => burst)), [burst, burst]))
+        const { transactions, ...answered } = yield* inOneBatch(ws, Array.from({ length: 18 }, () => burst), [burst, burst])
         const all = [...answered.ahead, ...answered.answers]
         assert.strictEqual(all.length, 20)
         assert.deepStrictEqual(all.map(kindOf).filter((kind) => kind === "created"), ["created"])
@@ -223,7 +232,7 @@ export const aiBatchContract = <E>(label: string, target: Layer.Layer<Ports | St
 
 /** A batch whose one write fails (the database cancels it) over a SQL target: every submission in it is 503, nothing of it stays. */
 export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Layer<Ports | SqlClient.SqlClient, E>) =>
-  layer(target, { timeout: "60 seconds", excludeTestServices: true })(`an AI submission batch whose write fails on ${label}`, (it) => {
+  layer(StorageProbe.layerSql.pipe(Layer.provideMerge(target)), { timeout: "60 seconds", excludeTestServices: true })(`an AI submission batch whose write fails on ${label}`, (it) => {
     it.effect("refuses every submission of the batch as Unavailable and leaves no task, reservation, meter or audit entry of it", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -248,9 +257,9 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
             const current = yield* usage.current(systemPrincipal(workspaceId))
             return { tasks: row?.tasks, audit: row?.audit, reserved: current.reservedMicros, taskCount: current.taskCount }
           })
-        const { answers } = yield* inOneBatch(funded, submitAll([
+        const { answers } = yield* inOneBatch(funded, [
           hello(funded), hello(other), hello(funded, { metadata: { refuse: "yes" } }), hello(other)
-        ]))
+        ])
         assert.deepStrictEqual(answers.map(outcomeOf), ["Unavailable", "Unavailable", "Unavailable", "Unavailable"])
         // Only the two submissions that went before the batch are stored.
         assert.deepStrictEqual(yield* counts(funded), { tasks: 2, audit: 2, reserved: 2 * worstHello, taskCount: 2 })
@@ -260,5 +269,5 @@ export const aiBatchWriteFailureContract = <E>(label: string, target: Layer.Laye
         const retried = yield* submitAll([hello(other), hello(funded, { metadata: { refuse: "yes" } })])
         assert.deepStrictEqual(retried.map(outcomeOf), ["accepted", "accepted"])
         yield* runDueTasks(100)
-      }).pipe(Effect.provide(domain)))
+      }).pipe(Effect.provide(countedDomain)))
   })

@@ -20,8 +20,10 @@ import {
   WorkspaceId
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, Exit, Fiber, Latch, type Layer, Option, Result } from "effect"
+import { DateTime, Effect, Exit, type Layer, Option, Result } from "effect"
 import type { Ports } from "../src/index.ts"
+import { whileHeld } from "./lock-wait.ts"
+import type { StorageProbe } from "./storage-probe.ts"
 import { at, makeAiTask, makeAuditEntry, makeEvent, makeUsageRecord, token } from "./fixtures.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
 
@@ -58,7 +60,7 @@ const reservedTask = (workspaceId: WorkspaceId, reservedMicros: number) => makeA
 const april = UsageMonth.make("2030-04")
 
 /** The AI task and billing ports against one database target. */
-export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
+export const aiContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`AI task and billing ports on ${label}`, (it) => {
     it.effect("tasks round-trip every field, are found only within their workspace, and update in place", () =>
       Effect.gen(function*() {
@@ -269,19 +271,17 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
 
         // A transaction that skips the billing lock races another for a key: the loser's key is not written, it is told
         // so, and failing rolls its transaction back.
-        const holding = yield* Latch.make(false)
         const winner = task(120)
-        const holder = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
-          yield* repo.insertReserved([winner], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-a", taskId: winner.id }])
-          yield* holding.open
-          yield* Effect.sleep("300 millis")
-        })))
-        yield* holding.await
         const loser = task(120)
-        const lost = yield* tx.withTransaction(
-          repo.insertReserved([loser], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-b", taskId: loser.id }])
-        ).pipe(Effect.result)
-        yield* Fiber.join(holder)
+        const { waited: lost } = yield* whileHeld(
+          (waitedOn) =>
+            repo.insertReserved([winner], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-a", taskId: winner.id }]).pipe(
+              Effect.andThen(waitedOn)
+            ),
+          tx.withTransaction(
+            repo.insertReserved([loser], { entries: [], events: [] }, [{ key: "raced", requestHash: "hash-b", taskId: loser.id }])
+          ).pipe(Effect.result)
+        )
         // Postgres: the loser's statement began before the winner committed, so its key is lost and it is refused. The
         // memory store runs one transaction at a time, so the loser comes after the winner and is answered its key.
         if (Result.isFailure(lost)) {
@@ -368,17 +368,15 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const workspace = yield* seedWorkspace
         yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
         const keys = [{ workspaceId: workspace.id, month: january }] as const
-        const locked = yield* Latch.make(false)
-        const first = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
-          yield* repo.lockBudgets(keys, at(0))
-          yield* repo.insertReserved([reservedTask(workspace.id, 300)], { entries: [], events: [] })
-          yield* locked.open
-          // Holds the lock while the second batch starts waiting for it.
-          yield* Effect.sleep("300 millis")
-        })))
-        yield* locked.await
-        const [budget] = yield* tx.withTransaction(repo.lockBudgets(keys, at(0)))
-        yield* Fiber.join(first)
+        // The first batch holds the lock until the second waits for it.
+        const { waited: [budget] } = yield* whileHeld(
+          (waitedOn) =>
+            repo.lockBudgets(keys, at(0)).pipe(
+              Effect.andThen(repo.insertReserved([reservedTask(workspace.id, 300)], { entries: [], events: [] })),
+              Effect.andThen(waitedOn)
+            ),
+          tx.withTransaction(repo.lockBudgets(keys, at(0)))
+        )
         assert.strictEqual(budget?.account.reservedMicros, 300)
         assert.strictEqual(budget?.usage.reservedMicros, 300)
         assert.strictEqual(budget?.usage.taskCount, 1)
@@ -443,19 +441,17 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const tx = yield* Transactor
         const workspace = yield* seedWorkspace
         yield* billing.saveAccount(new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 10_000 }))
-        const locked = yield* Latch.make(false)
-        const first = yield* Effect.forkChild(tx.withTransaction(Effect.gen(function*() {
-          yield* repo.lockBudgets([{ workspaceId: workspace.id, month: january }], at(0))
-          yield* repo.insertReserved([reservedTask(workspace.id, 300), reservedTask(workspace.id, 200)], { entries: [], events: [] })
-          yield* locked.open
-          // Holds the lock while the charge starts waiting for it.
-          yield* Effect.sleep("300 millis")
-        })))
-        yield* locked.await
-        const [budget] = yield* tx.withTransaction(
-          repo.chargeSettled([{ workspaceId: workspace.id, month: january, costMicros: 10, releasedMicros: 300, releasedTasks: 0 }])
+        // The submission holds the lock until the charge waits for it.
+        const { waited: [budget] } = yield* whileHeld(
+          (waitedOn) =>
+            repo.lockBudgets([{ workspaceId: workspace.id, month: january }], at(0)).pipe(
+              Effect.andThen(repo.insertReserved([reservedTask(workspace.id, 300), reservedTask(workspace.id, 200)], { entries: [], events: [] })),
+              Effect.andThen(waitedOn)
+            ),
+          tx.withTransaction(
+            repo.chargeSettled([{ workspaceId: workspace.id, month: january, costMicros: 10, releasedMicros: 300, releasedTasks: 0 }])
+          )
         )
-        yield* Fiber.join(first)
         assert.deepStrictEqual(budget?.account, new BillingAccount({ ...BillingAccount.empty(workspace.id), creditBalanceMicros: 9_990, reservedMicros: 200 }))
         assert.deepStrictEqual(budget?.usage, new MonthlyUsage({ workspaceId: workspace.id, month: january, spentMicros: 10, reservedMicros: 200, taskCount: 2, capNotices: [] }))
       }))
@@ -542,13 +538,14 @@ export const aiContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
         const billing = yield* BillingRepository
         const tx = yield* Transactor
         const workspace = yield* seedWorkspace
-        const credit = tx.withTransaction(Effect.gen(function*() {
-          const account = yield* billing.account(workspace.id)
-          // Give a concurrent transaction every chance to read the same balance.
-          yield* Effect.sleep("5 millis")
-          yield* billing.saveAccount(new BillingAccount({ ...account, creditBalanceMicros: account.creditBalanceMicros + 1 }))
-        }))
-        yield* Effect.all(Array.from({ length: 24 }, () => credit), { concurrency: "unbounded", discard: true })
+        const addOne = (account: BillingAccount) => billing.saveAccount(new BillingAccount({ ...account, creditBalanceMicros: account.creditBalanceMicros + 1 }))
+        const credit = tx.withTransaction(Effect.flatMap(billing.account(workspace.id), addOne))
+        // The account exists, so what the second waits for is the first's lock on it, not its insert.
+        yield* credit
+        // One has read the balance and holds it until another reads it too: that one waits, and reads the first's sum.
+        yield* whileHeld((waitedOn) => billing.account(workspace.id).pipe(Effect.tap(waitedOn), Effect.flatMap(addOne)), credit)
+        assert.strictEqual((yield* billing.account(workspace.id)).creditBalanceMicros, 3)
+        yield* Effect.all(Array.from({ length: 21 }, () => credit), { concurrency: "unbounded", discard: true })
         assert.strictEqual((yield* billing.account(workspace.id)).creditBalanceMicros, 24)
       }))
 

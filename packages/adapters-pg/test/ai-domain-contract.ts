@@ -16,7 +16,7 @@ import {
 } from "@atrium/domain"
 import { Domain, runDueTasks, operatorPrincipal, systemPrincipal } from "@atrium/domain/testing"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Latch, Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
 import { StorageProbe } from "./storage-probe.ts"
 
@@ -207,13 +207,21 @@ export const aiDomainContract = <E>(label: string, target: Layer.Layer<Ports | S
         const dead = yield* submit(poisoned, "die")
         const fine = yield* Effect.forEach(["hello", "hello"], (prompt) => submit(poisoned, prompt))
         const others = yield* Effect.forEach(["hello", "hello", "hello", "hello"], (prompt) => submit(healthy, prompt))
-        // The app's worker loop over the app's queue: all eight are claimed in one pass.
-        yield* runWorker(yield* AiTasks.queue, { concurrency: 16, idlePoll: "20 millis" })
         const all = [[poisoned, bad], [poisoned, dead], ...fine.map((id) => [poisoned, id] as const), ...others.map((id) => [healthy, id] as const)] as const
-        const finished = Effect.forEach(all, ([ws, id]) => tasks.get(systemPrincipal(ws), id))
-        while (!(yield* finished).every((task) => task.isFinished)) yield* Effect.sleep("20 millis")
+        // A task is settled when its step returns, or once `onDefect` failed the one whose step died.
+        const queue = yield* AiTasks.queue
+        const allSettled = yield* Latch.make(false)
+        let settled = 0
+        const settle = Effect.sync(() => ++settled === all.length && allSettled.openUnsafe())
+        // The app's worker loop over the app's queue: all eight are claimed in one pass.
+        yield* runWorker({
+          ...queue,
+          step: (task) => queue.step(task).pipe(Effect.tap(settle)),
+          onDefect: (task, cause, outcome) => (queue.onDefect?.(task, cause, outcome) ?? Effect.void).pipe(Effect.ensuring(settle))
+        }, { concurrency: 16, idlePoll: "20 millis" })
+        yield* allSettled.await
 
-        const [first, second, ...rest] = yield* finished
+        const [first, second, ...rest] = yield* Effect.forEach(all, ([ws, id]) => tasks.get(systemPrincipal(ws), id))
         assert.strictEqual(first?.status, "failed")
         assert.deepStrictEqual(Option.map(first?.error ?? Option.none(), (e) => e.code), Option.some("provider_invalid_response"))
         assert.strictEqual(second?.status, "failed")

@@ -1,6 +1,6 @@
 import { WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EmbeddedPostgres, layerEmbedded } from "../src/index.ts"
 import { makeWorkspace } from "./fixtures.ts"
+import { isAlive } from "../src/embedded/postmaster-pid.ts"
 import { embeddedServerProcesses, TestMigrationServices } from "../src/testing.ts"
 import { tempDataDir } from "./temp-data-dir.ts"
 
@@ -108,7 +109,9 @@ describe("the embedded PostgreSQL server", () => {
         // The server dies at once with all its processes (`kill -9`, a power cut), leaving its pid file.
         const left = readFileSync(pidFile(dataDir), "utf8")
         for (const pid of embeddedServerProcesses(dataDir)) process.kill(pid, "SIGKILL")
-        yield* Effect.sleep("200 millis")
+        // Until this process reaped the postmaster it spawned: the liveness the next start judges the pid file by.
+        const postmaster = postmasterPid(dataDir)
+        yield* Effect.sync(() => isAlive(postmaster)).pipe(Effect.repeat({ while: (alive) => alive, schedule: Schedule.spaced("5 millis") }))
         return left
       }).pipe(Effect.scoped)
       // What the crash left behind: a pid file naming a process that is gone.

@@ -15,10 +15,12 @@ import {
   WorkspaceRepository
 } from "@atrium/domain"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Deferred, Effect, Fiber, type Layer, Option } from "effect"
+import { DateTime, Effect, type Layer, Option } from "effect"
 import type { Ports } from "../src/index.ts"
 import { at, makeAppearance, makeInvitation, makeMembership, makeSession, makeUser, makeWorkspace, passwordHash, rotated } from "./fixtures.ts"
+import { whileHeld } from "./lock-wait.ts"
 import { collectPages, seedWorkspace } from "./repository-contract.ts"
+import type { StorageProbe } from "./storage-probe.ts"
 
 /** A fresh user, stored with a PHC-looking hash. */
 const seedUser = Effect.gen(function*() {
@@ -40,7 +42,7 @@ const byTimeThenId = <A extends { readonly createdAt: DateTime.Utc; readonly id:
   DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : 1)
 
 /** The identity ports' behaviour (users, memberships, sessions, invitations, appearance), run against one database target. */
-export const identityContract = <E>(label: string, target: Layer.Layer<Ports, E>) =>
+export const identityContract = <E>(label: string, target: Layer.Layer<Ports | StorageProbe, E>) =>
   layer(target, { timeout: "60 seconds", excludeTestServices: true })(`identity ports on ${label}`, (it) => {
     it.effect("users are found by normalised email with their hash, and by id; a taken email is EmailTaken and writes nothing", () =>
       Effect.gen(function*() {
@@ -154,18 +156,16 @@ export const identityContract = <E>(label: string, target: Layer.Layer<Ports, E>
         yield* repo.insert(ownerA)
         yield* repo.insert(ownerB)
         assert.strictEqual(yield* repo.countOwners(workspace.id), 2)
-        const counted = yield* Deferred.make<number>()
-        // The first transaction counts (locking both owners), lets the second start counting, then demotes B.
-        const first = yield* tx.withTransaction(
-          Effect.gen(function*() {
-            yield* Deferred.succeed(counted, yield* repo.countOwners(workspace.id))
-            yield* Effect.sleep("300 millis")
-            yield* repo.update(new Membership({ ...ownerB, role: "admin" }))
-          })
-        ).pipe(Effect.forkChild)
-        assert.strictEqual(yield* Deferred.await(counted), 2)
-        const second = yield* tx.withTransaction(repo.countOwners(workspace.id))
-        yield* Fiber.join(first)
+        // The first transaction counts (locking both owners), holds them until the second waits to count, then demotes B.
+        const { held: first, waited: second } = yield* whileHeld(
+          (waitedOn) =>
+            repo.countOwners(workspace.id).pipe(
+              Effect.tap(waitedOn),
+              Effect.tap(repo.update(new Membership({ ...ownerB, role: "admin" })))
+            ),
+          tx.withTransaction(repo.countOwners(workspace.id))
+        )
+        assert.strictEqual(first, 2)
         // Without the lock a second connection would read the snapshot from before the demotion: 2.
         assert.strictEqual(second, 1)
       }))

@@ -1,6 +1,6 @@
 import { AccountTokenRepository, AiTaskRepository, DeliveryRepository, EventOutbox, MailRepository, NotificationInbox, PasswordResetRequest, PushMessageRepository, Transactor, Unavailable, UserRepository, WebhookEndpointRepository, WorkspaceRepository } from "@atrium/domain"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { PortsMemory } from "@atrium/domain/testing"
 import { Latch, Layer } from "effect"
@@ -122,28 +122,28 @@ for (const target of [
   ...(databaseUrl === undefined || databaseUrl === "" ? [] : [{ label: "Postgres at DATABASE_URL", layer: layerTestPorts(PostgresTestSchema(Redacted.make(databaseUrl), { maxConnections: 4 })) }])
 ]) {
   describe(`work announcements on ${target.label}`, () => {
-    // Polled rather than awaited, so a missing announcement fails the test instead of hanging it.
+    // Awaited for at most 5 seconds, so a missing announcement fails the test instead of hanging it. The listener opens
+    // latches in one synchronous pass that resumes a waiter at its first: yielding once lets the pass end.
     const opened = (latch: Latch.Latch) =>
-      Effect.gen(function*() {
-        for (let i = 0; i < 100 && !latch.isOpen(); i++) yield* Effect.sleep("50 millis")
-        return latch.isOpen()
-      })
+      latch.await.pipe(Effect.timeoutOption("5 seconds"), Effect.map(Option.isSome), Effect.tap(Effect.yieldNow))
     it.live("a committed insert of deliveries or a task opens the subscribers' latch; a rolled-back one does not", () =>
       Effect.gen(function*() {
         // Both queues on the process's one listener.
         const announcements = yield* WorkAnnouncements
         const deliveries = yield* announcements.subscribe("webhook_deliveries")
         const tasks = yield* announcements.subscribe("ai_tasks")
+        const mail = yield* announcements.subscribe("mail_messages")
         // The listener announces itself once on (re)connect: wait for that, then start from closed.
-        assert.isTrue(yield* opened(deliveries), "the listener announces itself")
-        assert.isTrue(yield* opened(tasks), "the listener announces itself")
-        deliveries.closeUnsafe()
-        tasks.closeUnsafe()
+        for (const latch of [deliveries, tasks, mail]) assert.isTrue(yield* opened(latch), "the listener announces itself")
+        for (const latch of [deliveries, tasks, mail]) latch.closeUnsafe()
         const workspace = makeWorkspace()
         yield* (yield* WorkspaceRepository).insert(workspace)
         const tx = yield* Transactor
         yield* tx.withTransaction(Effect.andThen((yield* AiTaskRepository).insert(makeAiTask(workspace.id)), Effect.fail("rolled back"))).pipe(Effect.ignore)
-        yield* Effect.sleep("200 millis")
+        // Announcements reach the one listener in commit order: once a later commit's is heard, the rolled-back insert's
+        // would have been too.
+        assert.isTrue(yield* (yield* MailRepository).insert(makeMessage()))
+        assert.isTrue(yield* opened(mail), "a committed mail message is announced")
         assert.isFalse(tasks.isOpen(), "a rolled-back insert announces nothing")
         yield* (yield* AiTaskRepository).insert(makeAiTask(workspace.id))
         assert.isTrue(yield* opened(tasks), "a committed task is announced")

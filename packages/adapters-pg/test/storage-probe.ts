@@ -19,6 +19,10 @@ export class StorageProbe extends Context.Service<StorageProbe, {
   readonly dump: Effect.Effect<string>
   /** The stored password hash of a user. */
   readonly passwordHash: (userId: UserId) => Effect.Effect<string>
+  /** Inside a transaction: the session that holds its locks, for `waitingFor`. */
+  readonly session: Effect.Effect<number>
+  /** How many other sessions now wait, directly or queued behind another, for a lock `session` holds (in memory: all). */
+  readonly waitingFor: (session: number) => Effect.Effect<number>
 }>()("@atrium/adapters-pg/test/StorageProbe") {
   /** Reads the tables with SQL. */
   static readonly layerSql = Layer.effect(
@@ -27,6 +31,7 @@ export class StorageProbe extends Context.Service<StorageProbe, {
       const sql = yield* SqlClient.SqlClient
       const decodeCount = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ count: Schema.Int })]))
       const decodeText = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ row: Schema.String })))
+      const decodePid = Schema.decodeUnknownEffect(Schema.Tuple([Schema.Struct({ pid: Schema.Int })]))
       const first = <E>(effect: Effect.Effect<readonly [{ readonly count: number }], E>) => effect.pipe(Effect.map(([row]) => row.count), Effect.orDie)
       const tables = ["users", "memberships", "sessions", "session_refresh_tokens", "invitations", "appearance_bundles", "audit_entries", "events"]
       return StorageProbe.of({
@@ -45,7 +50,16 @@ export class StorageProbe extends Context.Service<StorageProbe, {
             Effect.flatMap(decodeText),
             Effect.map(([row]) => row?.row ?? ""),
             Effect.orDie
-          )
+          ),
+        session: sql`SELECT pg_backend_pid() AS pid`.pipe(Effect.flatMap(decodePid), Effect.map(([row]) => row.pid), Effect.orDie),
+        // pg_locks is read live (pg_stat_activity would be a snapshot held for the reading transaction). A session
+        // queued for a row behind another waiter is blocked by that waiter: followed to the end of the queue.
+        waitingFor: (session) =>
+          first(sql`
+            WITH RECURSIVE blocked AS MATERIALIZED (SELECT pid, pg_blocking_pids(pid) AS by FROM pg_locks WHERE NOT granted),
+            waiting(pid) AS (SELECT pid FROM blocked WHERE ${session} = ANY(by) UNION SELECT b.pid FROM blocked b JOIN waiting w ON w.pid = ANY(b.by))
+            SELECT count(*)::int AS count FROM waiting
+          `.pipe(Effect.flatMap(decodeCount)))
       })
     })
   )
@@ -85,7 +99,10 @@ export class StorageProbe extends Context.Service<StorageProbe, {
         owners: (workspaceId) =>
           Effect.map(state, (s) => Array.from(s.memberships.values()).filter((m) => m.workspaceId === workspaceId && m.role === "owner").length),
         dump: Effect.map(state, (s) => JSON.stringify(s, (_key, value: unknown) => value instanceof Map ? Array.from(value.entries()) : value)),
-        passwordHash: (userId) => Effect.map(state, (s) => s.users.get(userId)?.passwordHash ?? "")
+        passwordHash: (userId) => Effect.map(state, (s) => s.users.get(userId)?.passwordHash ?? ""),
+        // One transaction at a time: every other one begun meanwhile waits for it.
+        session: Effect.succeed(0),
+        waitingFor: () => Effect.succeed(Number.POSITIVE_INFINITY)
       })
     })
   )

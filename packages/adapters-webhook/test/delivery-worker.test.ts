@@ -14,7 +14,7 @@ import {
   Workspaces
 } from "@atrium/domain"
 import { Domain, MemoryStore, ownerPrincipal, PortsMemory, runDueDeliveries, systemPrincipal, operatorPrincipal } from "@atrium/domain/testing"
-import { Duration, Effect, Exit, Layer, Option, Redacted, Ref, Scope } from "effect"
+import { Duration, Effect, Exit, Latch, Layer, Option, Redacted, Ref, Scope } from "effect"
 import { Webhook as StandardWebhook } from "standardwebhooks"
 import { Webhook as SvixWebhook } from "svix"
 import { type ReceivedRequest, receiver } from "./receiver.ts"
@@ -33,13 +33,28 @@ const countingSecretBox = Layer.effect(
 
 const nodeTransport = WebhookTransportNode.layerWith({ allowNetworks: ["127.0.0.0/8"] })
 
+/** Opened whenever the delivery store recorded attempts: the only change `waitUntil`'s conditions wait for. */
+const recorded = Latch.makeUnsafe(false)
+
+// The ports, their delivery store opening `recorded` after each record (refused or not).
+const signallingRecords = (ports: Layer.Layer<Layer.Success<typeof PortsMemory>>) =>
+  Layer.effect(
+    DeliveryRepository,
+    Effect.map(DeliveryRepository, (store) =>
+      DeliveryRepository.of({
+        ...store,
+        recordAttempt: (attempt, delivery) => store.recordAttempt(attempt, delivery).pipe(Effect.ensuring(recorded.open)),
+        recordAttempts: (records) => store.recordAttempts(records).pipe(Effect.ensuring(recorded.open))
+      }))
+  ).pipe(Layer.provideMerge(ports))
+
 /** The domain in memory, but with the real Node transport allowed to reach loopback receivers. */
 const domainWith = (
   policy: Partial<DeliveryPolicy>,
   ports: Layer.Layer<Layer.Success<typeof PortsMemory>> = PortsMemory,
   transport: Layer.Layer<Layer.Success<typeof nodeTransport>, Layer.Error<typeof nodeTransport>> = nodeTransport
 ) =>
-  Domain.layerOver(ports, { delivery: policy, replace: Layer.merge(countingSecretBox, transport) })
+  Domain.layerOver(signallingRecords(ports), { delivery: policy, replace: Layer.merge(countingSecretBox, transport) })
 
 /** The memory ports, but the delivery store refuses (dies on) any attempt whose response body says so, as Postgres refuses some text. */
 const portsRefusing = (marker: string) =>
@@ -72,9 +87,10 @@ const fast = { retryDelays: [Duration.millis(200), Duration.millis(200), Duratio
 const headersOf = (request: ReceivedRequest): Record<string, string> =>
   Object.fromEntries(Object.entries(request.headers).flatMap(([name, value]) => typeof value === "string" ? [[name, value]] : []))
 
+/** Until the store holds what `check` asks, checked again after each record (closed before each check, so none is missed). */
 const waitUntil = <R>(check: Effect.Effect<boolean, never, R>, limit: Duration.Input = "10 seconds") =>
   Effect.gen(function*() {
-    while (!(yield* check)) yield* Effect.sleep("20 millis")
+    for (recorded.closeUnsafe(); !(yield* check); recorded.closeUnsafe()) yield* recorded.await
   }).pipe(Effect.timeout(limit))
 
 /** The delivery queue on `runWorker`, as the app runs it. */
@@ -159,7 +175,7 @@ describe("delivery worker over loopback", () => {
       yield* startWorker()
       for (let i = 0; i < 10; i++) yield* (yield* ApiKeys).create(systemPrincipal(workspace.id), { name: `k${i}` })
       const started = Date.now()
-      yield* waitUntil(Effect.sync(() => quick.requests.length === 10), "3 seconds")
+      yield* Effect.promise(() => quick.received(10)).pipe(Effect.timeout("3 seconds"))
       // All ten reached the fast endpoint well inside one attempt timeout of the slow one.
       assert.isBelow(Date.now() - started, 2_000)
     }).pipe(Effect.provide(domainWith({ ...fast, timeout: Duration.seconds(5) }))))
@@ -255,9 +271,10 @@ describe("delivery worker resilience", () => {
   it.live("a pass that dies does not end the worker: it backs off and polls again", () =>
     Effect.gen(function*() {
       let claims = 0
+      const thirdClaim = Latch.makeUnsafe(false)
       // The worker is under test here, so the queue it polls is a stand-in that dies on its first claim.
       const queue = Layer.succeed(WebhookDeliveries, WebhookDeliveries.of({
-        claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.succeed([])),
+        claim: () => Effect.suspend(() => ++claims === 1 ? Effect.die(new Error("boom")) : Effect.as(claims >= 3 ? thirdClaim.open : Effect.void, [])),
         send: () => Effect.die(new Error("unused")),
         record: () => Effect.die(new Error("unused")),
         recordDefect: () => Effect.die(new Error("unused"))
@@ -267,7 +284,7 @@ describe("delivery worker resilience", () => {
         deliveryWorker({ concurrency: 4, perKey: 1, idlePoll: "20 millis", failureBackoff: "50 millis" }).pipe(Layer.provide(queue)),
         scope
       )
-      yield* waitUntil(Effect.sync(() => claims >= 3), "5 seconds")
+      yield* thirdClaim.await.pipe(Effect.timeout("5 seconds"))
       yield* Scope.close(scope, Exit.void)
       assert.isAtLeast(claims, 3)
     }))

@@ -20,6 +20,8 @@ export interface Receiver {
   readonly requestArrived: Promise<void>
   /** Resolves when the socket of the first request closed. */
   readonly firstSocketClosed: Promise<void>
+  /** Resolves once `count` requests were received. */
+  readonly received: (count: number) => Promise<void>
 }
 
 /** Answers a request; the body was read unless the handler asked for the head only. */
@@ -30,6 +32,15 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
   Effect.acquireRelease(
     Effect.callback<{ readonly receiver: Receiver; readonly close: () => void }>((resume) => {
       const requests: Array<ReceivedRequest> = []
+      // Each waiter of `received`, with the count it waits for.
+      let waiting: Array<{ readonly count: number; readonly resolve: () => void }> = []
+      const receive = (request: ReceivedRequest) => {
+        requests.push(request)
+        for (const waiter of waiting) if (requests.length >= waiter.count) waiter.resolve()
+        waiting = waiting.filter((waiter) => requests.length < waiter.count)
+      }
+      const received = (count: number) =>
+        requests.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }))
       let signalArrived = () => {}
       let signalClosed = () => {}
       const requestArrived = new Promise<void>((resolve) => {
@@ -42,7 +53,7 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
         if (requests.length === 0) request.socket.once("close", () => signalClosed())
         signalArrived()
         if (options.headOnly === true) {
-          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "", remotePort: request.socket.remotePort ?? 0 })
+          receive({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: "", remotePort: request.socket.remotePort ?? 0 })
           handler(request, response, "")
           return
         }
@@ -50,7 +61,7 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
         request.on("data", (chunk: Buffer) => chunks.push(chunk))
         request.on("end", () => {
           const body = Buffer.concat(chunks).toString("utf8")
-          requests.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body, remotePort: request.socket.remotePort ?? 0 })
+          receive({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body, remotePort: request.socket.remotePort ?? 0 })
           handler(request, response, body)
         })
       })
@@ -58,7 +69,7 @@ export const receiver = (handler: Handler, options: { readonly headOnly?: boolea
         const address = server.address()
         const port = typeof address === "object" && address !== null ? address.port : 0
         resume(Effect.succeed({
-          receiver: { port, url: (path = "/hook") => `http://127.0.0.1:${port}${path}`, requests, requestArrived, firstSocketClosed },
+          receiver: { port, url: (path = "/hook") => `http://127.0.0.1:${port}${path}`, requests, requestArrived, firstSocketClosed, received },
           close: () => {
             server.closeAllConnections()
             server.close()

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { makeWaiters } from "./support/waiters.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
@@ -229,12 +230,12 @@ describe("admin CLI", () => {
 
       // The server, which has the push token, sends what the CLI's transactions queued: author and voter, both changes.
       const pushedFor = (id: string) => expo.messages().filter((message) => message.data?.featureRequestId === id).map((message) => message.to).sort()
-      await until(() => pushedFor(planned).length === 2 && pushedFor(duplicate).length === 2, server.output)
+      await expo.until(() => pushedFor(planned).length === 2 && pushedFor(duplicate).length === 2)
       expect(pushedFor(planned)).toEqual([device(1).expoPushToken, device(2).expoPushToken])
       expect(pushedFor(duplicate)).toEqual([device(1).expoPushToken, device(2).expoPushToken])
       expect(expo.authorizations()).toEqual(new Set(["Bearer expo-test-access-token"]))
       // Webhooks were durable already: the same changes reach the workspace's endpoint through the server's worker.
-      await until(() => hooks.bodies().filter((body) => body.includes("feature_request.status_changed")).length === 2, server.output)
+      await hooks.until(() => hooks.bodies().filter((body) => body.includes("feature_request.status_changed")).length === 2)
     } finally {
       await server.stop()
       await expo.close()
@@ -242,15 +243,6 @@ describe("admin CLI", () => {
     }
   }, 180_000)
 })
-
-/** Polls `done` every 100 ms for up to 30 s; fails with the server's output when it never holds. */
-const until = async (done: () => boolean, output: () => string) => {
-  const deadline = Date.now() + 30_000
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out; server output:\n${output().slice(-4000)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 interface Answer {
   readonly status: number
@@ -283,11 +275,14 @@ const httpOf = (baseUrl: string) => {
 
 /** Listens on loopback with `handle`; answers the base URL and a close. */
 const listen = async (handle: (path: string, body: string, authorization: string | undefined) => { readonly status: number; readonly body: unknown }) => {
+  // `until` checks again after each request it handled.
+  const waiters = makeWaiters()
   const server: Server = createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
       const answer = handle(request.url ?? "", Buffer.concat(chunks).toString("utf8"), request.headers.authorization)
+      waiters.happened()
       response.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body))
     })
   })
@@ -299,7 +294,7 @@ const listen = async (handle: (path: string, body: string, authorization: string
       server.closeAllConnections()
       server.close(() => resolve())
     })
-  return { url: `http://127.0.0.1:${port}`, close }
+  return { url: `http://127.0.0.1:${port}`, until: waiters.until, close }
 }
 
 interface ExpoMessage {

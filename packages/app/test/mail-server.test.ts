@@ -24,14 +24,6 @@ const json = async (baseUrl: string, path: string, body?: unknown, token?: strin
   return { status: response.status, text, headers: JSON.stringify([...response.headers]), body: text.length > 0 ? JSON.parse(text) : {} }
 }
 
-const until = async (condition: () => boolean, what: string) => {
-  for (let i = 0; i < 150; i++) {
-    if (condition()) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  expect.fail(`timed out waiting for ${what}`)
-}
-
 describe("mail from the running server", () => {
   it("the embedded default writes the message with its link to the log, and the link verifies the address", async () => {
     const dataDir = join(workDir, "log-data")
@@ -40,7 +32,7 @@ describe("mail from the running server", () => {
       const signedUp = await json(server.baseUrl, "/api/auth/sign-up", { email: "ada@example.com", password: "correct horse battery", name: "Ada" })
       expect(signedUp.status).toBe(201)
       const pattern = /http:\/\/atrium\.test\/verify-email#token=(ev_[0-9A-Za-z]+)/
-      await until(() => pattern.test(server.output()), "the log line")
+      await server.printed(pattern)
       expect(server.output()).toContain("mail (not sent: log adapter) to ada@example.com: Confirm your email address")
       const token = pattern.exec(server.output())?.[1]
       expect((await json(server.baseUrl, "/api/auth/verify-email", { token })).status).toBe(204)
@@ -69,17 +61,17 @@ describe("mail from the running server", () => {
     try {
       const signedUp = await call("/api/auth/sign-up", { email: "ada@example.com", password: "correct horse battery", name: "Ada" })
       expect(signedUp.status).toBe(201)
-      await until(() => smtp.received.length === 1, "the verification mail")
+      await smtp.until(() => smtp.received.length === 1)
       // The server echoes the credential in a refusal: it must still not come back out anywhere.
       smtp.script.push({ step: "MAIL", reply: `554 5.7.1 not for you, atrium:${mailPassword}` })
       expect((await call("/api/auth/password-reset", { email: "ada@example.com" })).status).toBe(202)
       expect((await call("/api/auth/password-reset", { email: "nobody@example.com" })).status).toBe(202)
-      await until(() => smtp.script.length === 0, "the refused reset mail")
+      await smtp.until(() => smtp.script.length === 0)
       expect((await call("/api/auth/password-reset", { email: "ada@example.com" })).status).toBe(202)
-      await until(() => smtp.received.length === 2, "the reset mail")
+      await smtp.until(() => smtp.received.length === 2)
       const invited = await call("/api/mobile/invitations", { email: "finn@example.com", role: "member" }, signedUp.body.session.accessToken)
       expect(invited.status).toBe(201)
-      await until(() => smtp.received.length === 3, "the invitation mail")
+      await smtp.until(() => smtp.received.length === 3)
       const subjects = smtp.received.map((mail) => mail.headers.subject ?? "")
       expect(subjects.slice(0, 2)).toEqual(["Confirm your email address", "Reset your password"])
       expect(subjects[2]).toMatch(/^Ada invited you to .+ on Atrium$/)

@@ -70,11 +70,7 @@ describe("operator CLI beside a running server", () => {
     expect(invitation).toMatchObject({ email: "max@example.com", role: "member" })
     expect(String(invitation.token)).toMatch(/^it_/)
     // The server process (the log mailer of the embedded default) sends it, with the link.
-    const deadline = Date.now() + 60_000
-    while (!server.output().includes(`accept-invitation#token=${String(invitation.token)}`) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    expect(server.output()).toContain(`accept-invitation#token=${String(invitation.token)}`)
+    await server.printed(`accept-invitation#token=${String(invitation.token)}`)
   }, 120_000)
 
   it("lists workspaces, keys, feature requests, failed mail and store notifications", async () => {

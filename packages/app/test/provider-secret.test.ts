@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { makeWaiters } from "./support/waiters.ts"
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, "..", "..", "..")
@@ -58,13 +59,20 @@ const adaTablet = "ExponentPushToken[adatabletgonebbbbbbbbb]"
  * Expo refuses it (naming the token); receipts for every id.
  */
 const fakePush = () =>
-  new Promise<{ url: string; seen: Array<{ readonly authorization: string | undefined; readonly body: string }>; close: () => void }>((resolve) => {
+  new Promise<{
+    url: string
+    seen: Array<{ readonly authorization: string | undefined; readonly body: string }>
+    until: (check: () => boolean) => Promise<void>
+    close: () => void
+  }>((resolve) => {
     const seen: Array<{ readonly authorization: string | undefined; readonly body: string }> = []
+    const waiters = makeWaiters()
     const server = createServer((request, response) => {
       let body = ""
       request.on("data", (chunk: Buffer) => (body += chunk.toString()))
       request.on("end", () => {
         seen.push({ authorization: request.headers.authorization, body })
+        waiters.happened()
         const messages: unknown = JSON.parse(body)
         const data = Array.isArray(messages)
           ? messages.map((m: { readonly to?: string }, n) =>
@@ -79,7 +87,7 @@ const fakePush = () =>
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
-      resolve({ url: `http://127.0.0.1:${port}`, seen, close: () => server.close() })
+      resolve({ url: `http://127.0.0.1:${port}`, seen, until: waiters.until, close: () => server.close() })
     })
   })
 
@@ -150,7 +158,7 @@ describe("the provider and push credentials, and device push tokens, never leave
       expect((await register("ada-tablet", adaTablet)).status).toBe(200)
       expect((await session("/api/mobile/notification-preferences", ada, "GET")).json().pushEnabled).toBe(true)
       expect((await session("/api/mobile/invitations", bob, "POST", { email: "ada@example.com", role: "member" })).status).toBe(201)
-      for (let i = 0; i < 100 && push.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      await push.until(() => push.seen.length > 0)
     } finally {
       await server.stop()
       provider.close()

@@ -4,12 +4,15 @@ import { randomUUID } from "node:crypto"
 import { chmodSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { makeWaiters } from "./support/waiters.ts"
 
 /** A running server process and what it printed. */
 export interface ServerProcess {
   readonly child: ChildProcess
   readonly baseUrl: string
   readonly output: () => string
+  /** Resolves once the server printed something `pattern` matches (at once if it already has). */
+  readonly printed: (pattern: string | RegExp) => Promise<void>
   readonly stop: () => Promise<number | null>
 }
 
@@ -27,6 +30,8 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
     })
     let output = ""
     let settled = false
+    const waiters = makeWaiters()
+    const printed = (pattern: string | RegExp) => waiters.until(() => typeof pattern === "string" ? output.includes(pattern) : pattern.test(output))
     const stop = () =>
       new Promise<number | null>((done) => {
         if (child.exitCode !== null) return done(child.exitCode)
@@ -35,10 +40,11 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
       })
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
+      waiters.happened()
       const address = /Listening on (http:\/\/[0-9.:]+)/.exec(output)
       if (!settled && address?.[1] !== undefined && (waitFor === undefined || waitFor.test(output))) {
         settled = true
-        resolve({ child, baseUrl: address[1], output: () => output, stop })
+        resolve({ child, baseUrl: address[1], output: () => output, printed, stop })
       }
     }
     child.stdout?.on("data", onData)

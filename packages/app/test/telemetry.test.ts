@@ -4,26 +4,29 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { makeWaiters } from "./support/waiters.ts"
 
 const workDir = tempWorkDir("atrium-otlp-")
 afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 /** A loopback OTLP/HTTP collector that records what each signal's path received. */
 const fakeCollector = () =>
-  new Promise<{ url: string; received: Array<{ path: string; body: string }>; close: () => void }>((resolve) => {
+  new Promise<{ url: string; received: Array<{ path: string; body: string }>; until: (check: () => boolean) => Promise<void>; close: () => void }>((resolve) => {
     const received: Array<{ path: string; body: string }> = []
+    const waiters = makeWaiters()
     const server = createServer((request, response) => {
       let body = ""
       request.on("data", (chunk: Buffer) => (body += chunk.toString()))
       request.on("end", () => {
         received.push({ path: request.url ?? "", body })
+        waiters.happened()
         response.writeHead(200, { "content-type": "application/json" }).end("{}")
       })
     })
     server.listen(0, "127.0.0.1", () => {
       const address = server.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
-      resolve({ url: `http://127.0.0.1:${port}`, received, close: () => server.close() })
+      resolve({ url: `http://127.0.0.1:${port}`, received, until: waiters.until, close: () => server.close() })
     })
   })
 
@@ -34,7 +37,7 @@ describe("OTLP export", () => {
     try {
       const secret = "sk_live_0000000000000000000000000000000000000000"
       await fetch(`${server.baseUrl}/api/v1/workspaces/current`, { headers: { authorization: `Bearer ${secret}` } })
-      for (let i = 0; i < 100 && !collector.received.some((r) => r.path === "/v1/traces"); i++) await new Promise((done) => setTimeout(done, 100))
+      await collector.until(() => collector.received.some((r) => r.path === "/v1/traces"))
       const traces = collector.received.filter((r) => r.path === "/v1/traces").map((r) => r.body).join("\n")
       expect(traces).toContain("atrium-test")
       expect(traces).not.toContain(secret)

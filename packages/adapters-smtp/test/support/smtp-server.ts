@@ -41,6 +41,8 @@ export interface FakeSmtpServer {
   readonly serverNames: Array<string | null>
   /** Replies to use instead of the normal one, once each, in order per step; "stall" never answers. */
   readonly script: Array<{ readonly step: SmtpStep; readonly reply: string | "stall" }>
+  /** Resolves once `check` holds, checked again after each line the server handled. */
+  readonly until: (check: () => boolean) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -87,6 +89,15 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
   const serverNames: Array<string | null> = []
   const script: FakeSmtpServer["script"] = []
   const sockets = new Set<net.Socket>()
+  let waiting: Array<{ readonly check: () => boolean; readonly resolve: () => void }> = []
+  const until = (check: () => boolean) => check() ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ check, resolve }))
+  const handled = () => {
+    waiting = waiting.filter((waiter) => {
+      const done = waiter.check()
+      if (done) waiter.resolve()
+      return !done
+    })
+  }
 
   const scripted = (step: SmtpStep): string | "stall" | undefined => {
     const index = script.findIndex((entry) => entry.step === step)
@@ -223,6 +234,7 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
         buffer = buffer.slice(end + 2)
         const wasSecure = secure
         onLine(line)
+        handled()
         // After STARTTLS the rest of the buffer belongs to the TLS layer, which re-reads from the socket.
         if (!wasSecure && secure) return
         end = buffer.indexOf("\r\n")
@@ -250,6 +262,7 @@ export const startSmtpServer = (options: FakeSmtpOptions = {}): Promise<FakeSmtp
         mailCommands,
         serverNames,
         script,
+        until,
         close: () =>
           new Promise<void>((done) => {
             for (const socket of sockets) socket.destroy()

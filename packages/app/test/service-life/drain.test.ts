@@ -11,11 +11,13 @@ const work = tempWorkDir("atrium-drain-")
 afterAll(() => rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
 
 const portOf = (baseUrl: string) => Number(new URL(baseUrl).port)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-// A sign-in whose body arrives `afterMs` after its headers: a request begun before the stop that ends after it.
-const slowRequest = (port: number, afterMs: number) =>
-  new Promise<{ readonly status: number } | { readonly error: string }>((resolve) => {
+// A sign-in whose body arrives `afterMs` after its headers: a request begun before the stop that ends after it. `begun`
+// resolves once its head and first bytes were written to the connection.
+const slowRequest = (port: number, afterMs: number) => {
+  let sent = () => {}
+  const begun = new Promise<void>((resolve) => sent = resolve)
+  const answer = new Promise<{ readonly status: number } | { readonly error: string }>((resolve) => {
     const body = JSON.stringify({ email: "nobody@example.com", password: "wrong password here" })
     const req = request({
       host: "127.0.0.1",
@@ -30,9 +32,11 @@ const slowRequest = (port: number, afterMs: number) =>
     })
     req.on("error", (error) => resolve({ error: error.message }))
     req.flushHeaders()
-    req.write(body.slice(0, 10))
+    req.write(body.slice(0, 10), () => sent())
     setTimeout(() => req.end(body.slice(10)), afterMs)
   })
+  return { begun, answer }
+}
 
 describe("liveness, readiness and the drain", () => {
   it("GET /healthz and /readyz answer 200; on SIGTERM readiness turns 503 at once, the server serves the drain delay, then refuses new connections, answers the request begun, closes an idle keep-alive connection and exits 0", async () => {
@@ -59,12 +63,12 @@ describe("liveness, readiness and the drain", () => {
     })
     const idleClosed = new Promise<number>((resolve) => idleSocket.once("close", () => resolve(performance.now())))
 
-    const begun = slowRequest(port, 3_500)
-    await sleep(200)
+    const slow = slowRequest(port, 3_500)
+    await slow.begun
     const signalled = performance.now()
     const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)))
     server.child.kill("SIGTERM")
-    await sleep(300)
+    await server.printed("draining: readiness is 503")
 
     const draining = await probe(port, "/readyz", 2_000)
     expect(draining).toMatchObject({ outcome: "answered", status: 503 })
@@ -73,16 +77,16 @@ describe("liveness, readiness and the drain", () => {
     expect(await probe(port, "/healthz", 2_000)).toMatchObject({ outcome: "answered", status: 200 })
     expect(await probe(port, "/api/v1/workspaces/current", 2_000)).toMatchObject({ outcome: "answered", status: 401 })
 
-    await sleep(2_200)
+    await server.printed("stopping: no new connections")
     expect((await probe(port, "/healthz", 2_000)).outcome).toBe("refused")
     // The idle keep-alive connection did not hold the stop up until its own timeout (5 s).
     expect(await idleClosed - signalled).toBeLessThan(3_000)
 
-    const answered = await begun
+    const answered = await slow.answer
     expect(answered).toHaveProperty("status")
     expect(await exited).toBe(0)
     const stopMillis = performance.now() - signalled
-    console.log(`drain: SIGTERM to exit ${Math.round(stopMillis)} ms (drain delay 2 s, a request begun ending 3.3 s after the signal)`)
+    console.log(`drain: SIGTERM to exit ${Math.round(stopMillis)} ms (drain delay 2 s, a request begun ending 3.5 s after the signal)`)
     expect(stopMillis).toBeLessThan(8_000)
     agent.destroy()
   }, 90_000)
@@ -92,7 +96,7 @@ describe("liveness, readiness and the drain", () => {
     const port = portOf(server.baseUrl)
     const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)))
     server.child.kill("SIGTERM")
-    await sleep(300)
+    await server.printed("draining: readiness is 503")
     expect(await probe(port, "/readyz", 2_000)).toMatchObject({ outcome: "answered", status: 503 })
     const second = performance.now()
     server.child.kill("SIGTERM")
