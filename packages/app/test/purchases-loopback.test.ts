@@ -185,12 +185,12 @@ describe("purchases against loopback stores", () => {
     }
     const usage = await call("/api/mobile/usage", { session })
     expect(usage.body.creditBalanceMicros).toBe(2_000_000)
-    const settled = await eventually(() =>
+    // The store's side is settled once the fake has answered the consumption and both acknowledgements.
+    await stores.until(() =>
       stores.playProducts.get("g-credits")?.consumptionState === 1 &&
       stores.playProducts.get("g-lifetime")?.acknowledgementState === 1 &&
       stores.playSubscriptions.get("g-sub")?.acknowledgementState === "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
     )
-    expect(settled).toBe(true)
     // Our record follows, and the reconciler has nothing left to do: no second call, whatever the wait.
     expect(await eventually(async () => {
       const list = await call("/api/mobile/purchases", { session })
