@@ -3,7 +3,8 @@
 // in this process over a fresh database on DATABASE_URL's server; V8's precise coverage, reset before each walk, names
 // every `src` file that ran. Four walks: a key on a v1 read, a session on mobile reads, a change (a new API key) to its
 // webhook attempt on a loopback receiver, and an App Store notification (signed by a test PKI) to its grant. Each is
-// walked cold (first use: caches miss, the worker's first item) and hot (what two walks in a row both ran).
+// walked cold (first use: caches miss, the worker's first item) and hot (what two walks in a row both ran). A summary
+// ends the run: the plumbing every walk passes (hot), and each walk's count with and without it.
 import { randomBytes, generateKeyPairSync } from "node:crypto"
 import { Session } from "node:inspector/promises"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
@@ -121,6 +122,7 @@ try {
     return { line, files: new Set([...answered, ...after]), onlyAfter: new Set(after.filter((file) => !answered.has(file))) }
   }
   // Cold: the first walk (a credential's first use misses every cache). Hot: what two walks in a row both ran (background flushes drop out).
+  const walked: Array<{ readonly label: string; readonly cold: ReadonlyArray<string>; readonly hot: ReadonlyArray<string> }> = []
   const walk = async (walk: Walk) => {
     const cold = await once(walk)
     const first = await once(walk)
@@ -132,6 +134,7 @@ try {
       console.log(`\n${walk.label}, ${name}: ${cold.line}; ${files.length} files in ${packages.size} packages (${later} only after the answer: ·)`)
       for (const file of [...files].sort()) console.log(`  ${run.onlyAfter.has(file) ? "·" : " "} ${file}`)
     }
+    walked.push({ label: walk.label, cold: [...cold.files], hot })
   }
   // The access log's sink runs once the response has left.
   const read = (label: string, path: string, credential: string): Walk => ({
@@ -203,6 +206,16 @@ try {
     }
   })
   await stopInbox()
+
+  // The plumbing every request passes (what all the walks ran, hot) is read once; each walk's own stops are the rest.
+  const plumbing = walked.map((w) => new Set(w.hot)).reduce((shared, files) => new Set([...shared].filter((file) => files.has(file))))
+  console.log(`\nthe plumbing every walk passes, hot: ${plumbing.size} files`)
+  for (const file of [...plumbing].sort()) console.log(`    ${file}`)
+  console.log("\nwalk: files hot / cold (its own, beside the plumbing: hot / cold)")
+  for (const { label, cold, hot } of walked) {
+    const own = (files: ReadonlyArray<string>) => files.filter((file) => !plumbing.has(file)).length
+    console.log(`  ${label}: ${hot.length} / ${cold.length} (${own(hot)} / ${own(cold)})`)
+  }
 } finally {
   await Effect.runPromise(Fiber.interrupt(server))
   await Effect.runPromise(Scope.close(domainScope, Exit.void))
