@@ -163,12 +163,14 @@ const classifyIpv6 = (address: IpAddress): AddressClass => {
     : blocked("not_global_unicast", `outside global unicast (${globalUnicast.text})`)
 }
 
-/** Classifies an IP address as public or a blocked category; text that is not an IP address is blocked as invalid. */
-export const classifyAddress = (text: string): AddressClass =>
-  Option.match(parseIpAddress(text), {
+const classifyParsed = (parsed: Option.Option<IpAddress>): AddressClass =>
+  Option.match(parsed, {
     onNone: () => blocked("invalid", "not an IP address"),
     onSome: (address) => address.family === 4 ? classifyIpv4(address) : classifyIpv6(address)
   })
+
+/** Classifies an IP address as public or a blocked category; text that is not an IP address is blocked as invalid. */
+export const classifyAddress = (text: string): AddressClass => classifyParsed(parseIpAddress(text))
 
 /** The guard's verdict on one address, given the allow-list. */
 export type AddressVerdict =
@@ -180,7 +182,7 @@ export const checkAddress = (allowList: AllowList, text: string): AddressVerdict
   const parsed = parseIpAddress(text)
   const allowListed = Option.isSome(parsed) && isAllowListed(allowList, parsed.value)
   if (allowListed) return { _tag: "Allowed", address: text, allowListed }
-  const verdict = classifyAddress(text)
+  const verdict = classifyParsed(parsed)
   return verdict._tag === "Public"
     ? { _tag: "Allowed", address: text, allowListed }
     : { _tag: "Blocked", address: text, category: verdict.category, reason: `${text} is ${verdict.description}` }
