@@ -1,12 +1,15 @@
 // `DATABASE_URL=… node packages/app/bench/walk.ts`: the project files whose functions run for one walk, followed from
 // the Node server to the handler and the repository, and on through the worker that finishes it. The real server runs
 // in this process over a fresh database on DATABASE_URL's server; V8's precise coverage, reset before each walk, names
-// every `src` file that ran. Four walks: a key on a v1 read, a session on mobile reads, a change (a new API key) to its
-// webhook attempt on a loopback receiver, and an App Store notification (signed by a test PKI) to its grant. Each is
-// walked cold (first use: caches miss, the worker's first item) and hot (what two walks in a row both ran). A summary
-// ends the run: the plumbing every walk passes (hot), and each walk's count with and without it.
+// every `src` file that ran. The walks: a key on a v1 read, a session on mobile reads, a change (a new API key) to its
+// webhook attempt on a loopback receiver — made once through the domain (the change itself) and once by a session's
+// request (the change with the door in front of it) — and an App Store notification (signed by a test PKI) to its
+// grant. Each is walked cold (first use: caches miss, the worker's first item) and hot (what two walks in a row both
+// ran), in two legs: until the answer (the door, or the use case's return), and after it (the worker's part). A summary
+// ends the run: the plumbing every request passes (hot), and each walk's count, by leg and without the plumbing.
 import { randomBytes, generateKeyPairSync } from "node:crypto"
 import { Session } from "node:inspector/promises"
+import { ApiKeys, SystemPrincipal, WorkspaceId } from "@atrium/domain"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { appConfig } from "../src/app-config.ts"
 import { AppDomain } from "../src/domain-layer.ts"
@@ -117,24 +120,35 @@ try {
     const line = await walk.act()
     const answered = new Set(await ran())
     await walk.settle()
-    const after = await ran()
+    const after = new Set(await ran())
     await walk.check?.()
-    return { line, files: new Set([...answered, ...after]), onlyAfter: new Set(after.filter((file) => !answered.has(file))) }
+    return { line, answered, after, files: new Set([...answered, ...after]), onlyAfter: new Set([...after].filter((file) => !answered.has(file))) }
   }
   // Cold: the first walk (a credential's first use misses every cache). Hot: what two walks in a row both ran (background flushes drop out).
-  const walked: Array<{ readonly label: string; readonly cold: ReadonlyArray<string>; readonly hot: ReadonlyArray<string> }> = []
-  const walk = async (walk: Walk) => {
+  interface Walked {
+    readonly label: string
+    readonly cold: ReadonlyArray<string>
+    readonly hot: ReadonlyArray<string>
+    /** Hot, each leg on its own: what ran until the answer, and what ran after it (a file may run in both). */
+    readonly door: ReadonlyArray<string>
+    readonly after: ReadonlyArray<string>
+    /** A walk that starts inside the domain passes no door: it is left out of the plumbing every request passes. */
+    readonly request: boolean
+  }
+  const walked: Array<Walked> = []
+  const walk = async (walk: Walk, request = true) => {
     const cold = await once(walk)
     const first = await once(walk)
     const second = await once(walk)
-    const hot = [...first.files].filter((file) => second.files.has(file))
+    const both = (a: ReadonlySet<string>, b: ReadonlySet<string>) => [...a].filter((file) => b.has(file))
+    const hot = both(first.files, second.files)
     for (const [name, files, run] of [["cold", [...cold.files], cold], ["hot", hot, second]] as const) {
       const packages = new Set(files.map((file) => file.split("/")[1]))
       const later = files.filter((file) => run.onlyAfter.has(file)).length
       console.log(`\n${walk.label}, ${name}: ${cold.line}; ${files.length} files in ${packages.size} packages (${later} only after the answer: ·)`)
       for (const file of [...files].sort()) console.log(`  ${run.onlyAfter.has(file) ? "·" : " "} ${file}`)
     }
-    walked.push({ label: walk.label, cold: [...cold.files], hot })
+    walked.push({ label: walk.label, cold: [...cold.files], hot, door: both(first.answered, second.answered), after: both(first.after, second.after), request })
   }
   // The access log's sink runs once the response has left.
   const read = (label: string, path: string, credential: string): Walk => ({
@@ -151,16 +165,26 @@ try {
   if (endpoint.status !== 201) throw new Error(`the endpoint was refused: ${endpoint.text}`)
   const stopDeliveries = await workerOf("WebhookDeliveries")
   let keys = 0
+  const delivered = async () => {
+    const deliveries = await call("GET", `/api/mobile/webhooks/${endpoint.body.id}/deliveries`, token)
+    const succeeded = (deliveries.body.data ?? []).filter((delivery) => delivery.status === "succeeded").length
+    if (succeeded !== keys) throw new Error(`${succeeded} of ${keys} deliveries recorded as succeeded: ${deliveries.text}`)
+  }
+  // The change itself: the use case that makes it, run through the domain as the admin CLI runs it, with no door.
+  const workspaceId = WorkspaceId.make((await call("GET", "/api/v1/workspaces/current", key)).body.id ?? "")
+  const createKey = (name: string) => ApiKeys.use((apiKeys) => apiKeys.create(new SystemPrincipal({ name: "walk", workspaceId }), { name }))
   await walk({
     label: "change to its webhook attempt",
+    act: async () => `ApiKeys.create → ${(await Effect.runPromise(Effect.provide(createKey(`changed ${++keys}`), domain))).apiKey.id}, delivered`,
+    settle: () => eventually(() => receiver.received() >= keys, Date.now() + 10_000).then(() => pause(250)),
+    check: delivered
+  }, false)
+  await walk({
+    label: "a session's new key to its webhook attempt",
     act: async () => `POST /api/mobile/api-keys → ${(await call("POST", "/api/mobile/api-keys", token, { name: `hooked ${++keys}` })).status}, delivered`,
     // The attempt is recorded a few milliseconds after the receiver answers (the worker's group write).
     settle: () => eventually(() => receiver.received() >= keys, Date.now() + 10_000).then(() => pause(250)),
-    check: async () => {
-      const deliveries = await call("GET", `/api/mobile/webhooks/${endpoint.body.id}/deliveries`, token)
-      const succeeded = (deliveries.body.data ?? []).filter((delivery) => delivery.status === "succeeded").length
-      if (succeeded !== keys) throw new Error(`${succeeded} of ${keys} deliveries recorded as succeeded: ${deliveries.text}`)
-    }
+    check: delivered
   })
   await stopDeliveries()
 
@@ -208,13 +232,13 @@ try {
   await stopInbox()
 
   // The plumbing every request passes (what all the walks ran, hot) is read once; each walk's own stops are the rest.
-  const plumbing = walked.map((w) => new Set(w.hot)).reduce((shared, files) => new Set([...shared].filter((file) => files.has(file))))
-  console.log(`\nthe plumbing every walk passes, hot: ${plumbing.size} files`)
+  const plumbing = walked.filter((w) => w.request).map((w) => new Set(w.hot)).reduce((shared, files) => new Set([...shared].filter((file) => files.has(file))))
+  console.log(`\nthe plumbing every request passes, hot: ${plumbing.size} files`)
   for (const file of [...plumbing].sort()) console.log(`    ${file}`)
-  console.log("\nwalk: files hot / cold (its own, beside the plumbing: hot / cold)")
-  for (const { label, cold, hot } of walked) {
+  console.log("\nwalk: files hot / cold (its own, beside the plumbing: hot / cold); hot by leg: until the answer + after it")
+  for (const { label, cold, hot, door, after } of walked) {
     const own = (files: ReadonlyArray<string>) => files.filter((file) => !plumbing.has(file)).length
-    console.log(`  ${label}: ${hot.length} / ${cold.length} (${own(hot)} / ${own(cold)})`)
+    console.log(`  ${label}: ${hot.length} / ${cold.length} (${own(hot)} / ${own(cold)}); ${door.length} + ${after.length}`)
   }
 } finally {
   await Effect.runPromise(Fiber.interrupt(server))
