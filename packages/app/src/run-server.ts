@@ -47,9 +47,15 @@ const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   process.on("SIGTERM", onSignal)
 })
 
-// A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving.
+// A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving, and
+// says so once on stderr, where an operator whose log pipe died may still look.
 let stdoutOpen = true
-process.stdout.on("error", () => void (stdoutOpen = false))
+process.stdout.on("error", (error) => {
+  if (!stdoutOpen) return
+  stdoutOpen = false
+  const message = `stdout failed (${"code" in error ? String(error.code) : error.message}): log lines are lost from here on; serving on`
+  process.stderr.write(`${JSON.stringify({ message, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+})
 
 // Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.
 const JsonLogs = Logger.layer([
