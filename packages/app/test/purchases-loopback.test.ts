@@ -83,15 +83,12 @@ const signUp = async (): Promise<string> => {
   return typeof session === "object" && session !== null && "accessToken" in session ? String(session.accessToken) : ""
 }
 
-/** Polls until `check` holds, or gives up after `millis` (the workers run on their own loops). */
-const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_000): Promise<boolean> => {
-  const until = Date.now() + millis
-  while (Date.now() < until) {
-    if (await check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  return check()
-}
+/** Resolves once the server's inbox has processed the App Store notifications of these UUIDs (the workers run on their own loops). */
+const processed = (...uuids: ReadonlyArray<string>) =>
+  untilRows(dataDir, (sql) =>
+    sql<{ readonly done: number }>`
+      SELECT count(*)::int AS done FROM store_notifications WHERE source = 'apple' AND external_id = ANY(${uuids}) AND processed_at IS NOT NULL
+    `, ([row]) => row?.done === uuids.length)
 
 const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
 
@@ -235,7 +232,8 @@ describe("purchases against loopback stores", () => {
     const yearly = appleSubscription("grade-1", start + 1_000, { transactionId: "grade-2", productId: "pro.yearly", days: 365 })
     const upgraded = await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-up", start + 1_000, yearly.tx, "UPGRADE")
     expect(upgraded.status, upgraded.text).toBe(200)
-    expect(await eventually(async () => (await product()) === "pro.yearly")).toBe(true)
+    await processed("grade-up")
+    expect(await product()).toBe("pro.yearly")
     expect(await features()).toEqual(["ai.advanced", "domains.custom"])
     const availability = await call("/api/mobile/purchases/availability?platform=ios", { session })
     const owned = Array.isArray(availability.body.products)
@@ -254,13 +252,15 @@ describe("purchases against loopback stores", () => {
     const renewedAt = start + 3_000
     const renewed = appleSubscription("grade-1", renewedAt, { transactionId: "grade-3", productId: "pro.monthly" })
     expect((await notifyApple("DID_RENEW", "grade-renew", renewedAt, renewed.tx)).status).toBe(200)
-    expect(await eventually(async () => (await product()) === "pro.monthly")).toBe(true)
+    await processed("grade-down", "grade-renew")
+    expect(await product()).toBe("pro.monthly")
     expect(await features()).toEqual(["ai.advanced"])
 
     // Crossgrade to a product of the same duration: immediate.
     const team = appleSubscription("grade-1", start + 4_000, { transactionId: "grade-4", productId: "team.monthly" })
     expect((await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-cross", start + 4_000, team.tx, "UPGRADE")).status).toBe(200)
-    expect(await eventually(async () => (await product()) === "team.monthly")).toBe(true)
+    await processed("grade-cross")
+    expect(await product()).toBe("team.monthly")
     expect(await features()).toEqual(["ai.standard", "domains.custom"])
 
     const audit = await call("/api/mobile/audit?limit=100", { session })
@@ -276,10 +276,12 @@ describe("purchases against loopback stores", () => {
     expect(await access(session)).toBe("full")
     const refund = await notifyApple("REFUND", "rr-refund", now + 1_000, { ...sub.tx, signedDate: now + 1_000, revocationDate: now + 1_000 })
     expect(refund.status, refund.text).toBe(200)
-    expect(await eventually(async () => (await access(session)) !== "full")).toBe(true)
+    await processed("rr-refund")
+    expect(await access(session)).not.toBe("full")
     const reversed = await notifyApple("REFUND_REVERSED", "rr-reversed", now + 2_000, { ...sub.tx, signedDate: now + 2_000 })
     expect(reversed.status, reversed.text).toBe(200)
-    expect(await eventually(async () => (await access(session)) === "full")).toBe(true)
+    await processed("rr-reversed")
+    expect(await access(session)).toBe("full")
     const purchases = await call("/api/mobile/purchases", { session })
     expect(purchases.text).toContain("\"status\":\"active\"")
     const audit = await call("/api/mobile/audit?limit=100", { session })
