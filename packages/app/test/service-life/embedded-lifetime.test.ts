@@ -81,12 +81,12 @@ describe("the embedded database's lifetime", () => {
     const dataDir = join(work, "stdout")
     const server = await startServer({ ATRIUM_DATA_DIR: dataDir })
     const postmaster = postmasterOf(dataDir)
+    const exited = new Promise<string>((resolve) => server.child.once("exit", (code) => resolve(`exited with ${code}`)))
     // The reader of its stdout goes away (a closed terminal, a log pipe that died): every log line now fails with EPIPE.
     server.child.stdout?.destroy()
     const port = portOf(server.baseUrl)
     // A request's access-log line is the first write to fail; the server says so on stderr, or dies of it.
     expect(await probe(port, "/api/v1/workspaces/current", 3_000)).toMatchObject({ outcome: "answered", status: 401 })
-    const exited = new Promise<string>((resolve) => server.child.once("exit", (code) => resolve(`exited with ${code}`)))
     expect(await Promise.race([server.printed("stdout failed (EPIPE)").then(() => "serving on"), exited])).toBe("serving on")
     for (let i = 0; i < 20; i++) {
       expect(await probe(port, "/api/v1/workspaces/current", 3_000)).toMatchObject({ outcome: "answered", status: 401 })
