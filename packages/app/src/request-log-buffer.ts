@@ -39,6 +39,7 @@ export class RequestLogBuffer extends Context.Service<RequestLogBuffer, {
         const batch = taken.slice(from, from + maxBatch)
         if (!Arr.isReadonlyArrayNonEmpty(batch)) return
         const written = yield* Effect.exit(logs.record(batch))
+        if (Exit.isSuccess(written)) yield* Effect.logDebug(`request log: ${batch.length} lines written`)
         if (Exit.isFailure(written) && Exit.hasDies(written)) {
           // Refused as a bug, not an outage: kept, the batch would fail every round and the backlog would only grow.
           yield* Effect.logError(`request log: ${batch.length} lines dropped, the database refused them`, written.cause)

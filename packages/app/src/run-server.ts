@@ -1,5 +1,5 @@
 // Node modules by path: the package index loads every one it has (cluster, workers, sockets, the Redis client), ~9 MB of heap.
-import { Cause, Duration, Effect, Layer, Logger, Runtime } from "effect"
+import { Cause, Config, Duration, Effect, Layer, Logger, References, Runtime, Schema } from "effect"
 import { constants } from "node:os"
 import { appConfig } from "./app-config.ts"
 import { serverLayer } from "./server.ts"
@@ -11,10 +11,15 @@ const stopBound = Duration.seconds(40)
 
 const life = Lifecycle.make()
 
+// The least severe lines printed (ATRIUM_LOG_LEVEL): `debug` adds the background steps, such as each request-log write.
+const logLevel = Config.schema(Schema.Literals(["debug", "info", "warn", "error"]), "ATRIUM_LOG_LEVEL").pipe(Config.withDefault("info"))
+const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
+
 // SIGTERM/SIGINT: readiness turns 503 at once; the server keeps serving for the drain delay (a balancer notices), then
 // stops accepting and the layers shut down in order: requests begun are answered, workers finish or leave their leases.
 const program = Effect.gen(function*() {
   const config = yield* appConfig
+  const level = levels[yield* logLevel]
   const stopAsked = Effect.promise(() => life.drainBegun).pipe(
     Effect.andThen(Effect.logInfo(`draining: readiness is 503; serving ${Duration.format(config.drainDelay)} more, then stopping (a second signal exits at once)`)),
     Effect.andThen(Effect.sleep(config.drainDelay)),
@@ -25,7 +30,10 @@ const program = Effect.gen(function*() {
     })),
     Effect.andThen(Effect.logInfo("stopping: no new connections; answering the requests begun"))
   )
-  yield* Layer.launch(serverLayer(config, life).pipe(Layer.provide(telemetryLayer(config)))).pipe(Effect.raceFirst(stopAsked))
+  yield* Layer.launch(serverLayer(config, life).pipe(Layer.provide(telemetryLayer(config)))).pipe(
+    Effect.raceFirst(stopAsked),
+    Effect.provideService(References.MinimumLogLevel, level)
+  )
 })
 
 // A stop that shut every layer down cleanly is a successful exit.
@@ -47,9 +55,15 @@ const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   process.on("SIGTERM", onSignal)
 })
 
-// A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving.
+// A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving, and
+// says so once on stderr, where an operator whose log pipe died may still look.
 let stdoutOpen = true
-process.stdout.on("error", () => void (stdoutOpen = false))
+process.stdout.on("error", (error) => {
+  if (!stdoutOpen) return
+  stdoutOpen = false
+  const message = `stdout failed (${"code" in error ? String(error.code) : error.message}): log lines are lost from here on; serving on`
+  process.stderr.write(`${JSON.stringify({ message, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+})
 
 // Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.
 const JsonLogs = Logger.layer([

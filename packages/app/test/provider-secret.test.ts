@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { startServer, tempWorkDir } from "./server-process.ts"
+import { untilRows } from "./support/embedded-rows.ts"
 import { makeWaiters } from "./support/waiters.ts"
 
 const run = promisify(execFile)
@@ -124,16 +125,13 @@ describe("the provider and push credentials, and device push tokens, never leave
       const ok = await call("/api/v1/ai-tasks", { method: "POST", body: JSON.stringify({ model: "gpt-4o-mini", input: { prompt: "Hi" }, maxOutputTokens: 50 }) })
       const failing = await call("/api/v1/ai-tasks", { method: "POST", body: JSON.stringify({ model: "gpt-4o-mini", input: { prompt: "fail-auth" }, maxOutputTokens: 50 }) })
       expect([ok.status, failing.status]).toEqual([202, 202])
-      const settled = async (id: string | undefined) => {
-        for (let i = 0; i < 100; i++) {
-          const task = (await call(`/api/v1/ai-tasks/${id}`)).json()
-          if (task.status === "succeeded" || task.status === "failed") return task
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
-        return undefined
-      }
-      expect((await settled(ok.json().id))?.status).toBe("succeeded")
-      expect((await settled(failing.json().id))?.status).toBe("failed")
+      // Both settle in the background (the provider answered, or refused the key): read once the database has them settled.
+      const ids = [ok.json().id, failing.json().id].map(String)
+      await untilRows(dataDir, (sql) =>
+        sql<{ readonly settled: number }>`SELECT count(*)::int AS settled FROM ai_tasks WHERE id = ANY(${ids}) AND status IN ('succeeded', 'failed')`, ([row]) =>
+        row?.settled === 2)
+      expect((await call(`/api/v1/ai-tasks/${ids[0]}`)).json().status).toBe("succeeded")
+      expect((await call(`/api/v1/ai-tasks/${ids[1]}`)).json().status).toBe("failed")
       await call("/api/v1/events")
       await call("/api/v1/usage")
 

@@ -3,11 +3,13 @@ import { generateKeyPairSync } from "node:crypto"
 import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "./server-process.ts"
+import { untilRows } from "./support/embedded-rows.ts"
 import { type FakeStores, startFakeStores } from "./support/fake-stores.ts"
 import { testApplePki } from "../../adapters-http/test/stores/test-certificates.ts"
 
 // The real server process (embedded Postgres, real store clients, its workers) against loopback fakes of both stores.
 const workDir = tempWorkDir("atrium-purchases-")
+const dataDir = join(workDir, "data")
 const pki = testApplePki()
 const bundleId = "com.example.atrium"
 const day = 86_400_000
@@ -18,7 +20,7 @@ let server: ServerProcess
 beforeAll(async () => {
   stores = await startFakeStores()
   server = await startServer({
-    ATRIUM_DATA_DIR: join(workDir, "data"),
+    ATRIUM_DATA_DIR: dataDir,
     ATRIUM_STORE_PRODUCTS: JSON.stringify([
       { store: "app_store", productId: "pro.monthly", kind: "subscription", features: ["ai.advanced"] },
       { store: "app_store", productId: "pro.yearly", kind: "subscription", features: ["ai.advanced", "domains.custom"] },
@@ -81,15 +83,12 @@ const signUp = async (): Promise<string> => {
   return typeof session === "object" && session !== null && "accessToken" in session ? String(session.accessToken) : ""
 }
 
-/** Polls until `check` holds, or gives up after `millis` (the workers run on their own loops). */
-const eventually = async (check: () => boolean | Promise<boolean>, millis = 15_000): Promise<boolean> => {
-  const until = Date.now() + millis
-  while (Date.now() < until) {
-    if (await check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  return check()
-}
+/** Resolves once the server's inbox has processed the App Store notifications of these UUIDs (the workers run on their own loops). */
+const processed = (...uuids: ReadonlyArray<string>) =>
+  untilRows(dataDir, (sql) =>
+    sql<{ readonly done: number }>`
+      SELECT count(*)::int AS done FROM store_notifications WHERE source = 'apple' AND external_id = ANY(${uuids}) AND processed_at IS NOT NULL
+    `, ([row]) => row?.done === uuids.length)
 
 const settleCalls = (token: string) => stores.calls.filter((c) => c.method === "POST" && c.path.includes(`/tokens/${token}:`)).map((c) => c.path.split(":").at(-1))
 
@@ -191,13 +190,18 @@ describe("purchases against loopback stores", () => {
       stores.playProducts.get("g-lifetime")?.acknowledgementState === 1 &&
       stores.playSubscriptions.get("g-sub")?.acknowledgementState === "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
     )
-    // Our record follows, and the reconciler has nothing left to do: no second call, whatever the wait.
-    expect(await eventually(async () => {
-      const list = await call("/api/mobile/purchases", { session })
-      const data = list.body.data
-      return Array.isArray(data) && data.length === 4 && data.every((p: unknown) => typeof p === "object" && p !== null && "acknowledgedAt" in p && p.acknowledgedAt !== null)
-    })).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    // Our record follows, and the reconciler has nothing left to do: each of the four is acknowledged and none is due
+    // again within the hour (nor leased: a lease is 60 s), so no second call comes, whatever the wait.
+    const list = await call("/api/mobile/purchases", { session })
+    const ids = Array.isArray(list.body.data) ? list.body.data.map((p: unknown) => typeof p === "object" && p !== null && "id" in p ? String(p.id) : "") : []
+    expect(ids).toHaveLength(4)
+    await untilRows(dataDir, (sql) =>
+      sql<{ readonly done: number }>`
+        SELECT count(*)::int AS done FROM purchases WHERE id = ANY(${ids})
+        AND acknowledged_at IS NOT NULL AND (next_check_at IS NULL OR next_check_at > now() + interval '1 hour')
+      `, ([row]) => row?.done === 4)
+    const acknowledged = await call("/api/mobile/purchases", { session })
+    expect(Array.isArray(acknowledged.body.data) && acknowledged.body.data.every((p: unknown) => typeof p === "object" && p !== null && "acknowledgedAt" in p && p.acknowledgedAt !== null)).toBe(true)
     expect(settleCalls("g-credits")).toEqual(["consume"])
     expect(settleCalls("g-lifetime")).toEqual(["acknowledge"])
     expect(settleCalls("g-sub")).toEqual(["acknowledge"])
@@ -228,7 +232,8 @@ describe("purchases against loopback stores", () => {
     const yearly = appleSubscription("grade-1", start + 1_000, { transactionId: "grade-2", productId: "pro.yearly", days: 365 })
     const upgraded = await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-up", start + 1_000, yearly.tx, "UPGRADE")
     expect(upgraded.status, upgraded.text).toBe(200)
-    expect(await eventually(async () => (await product()) === "pro.yearly")).toBe(true)
+    await processed("grade-up")
+    expect(await product()).toBe("pro.yearly")
     expect(await features()).toEqual(["ai.advanced", "domains.custom"])
     const availability = await call("/api/mobile/purchases/availability?platform=ios", { session })
     const owned = Array.isArray(availability.body.products)
@@ -247,13 +252,15 @@ describe("purchases against loopback stores", () => {
     const renewedAt = start + 3_000
     const renewed = appleSubscription("grade-1", renewedAt, { transactionId: "grade-3", productId: "pro.monthly" })
     expect((await notifyApple("DID_RENEW", "grade-renew", renewedAt, renewed.tx)).status).toBe(200)
-    expect(await eventually(async () => (await product()) === "pro.monthly")).toBe(true)
+    await processed("grade-down", "grade-renew")
+    expect(await product()).toBe("pro.monthly")
     expect(await features()).toEqual(["ai.advanced"])
 
     // Crossgrade to a product of the same duration: immediate.
     const team = appleSubscription("grade-1", start + 4_000, { transactionId: "grade-4", productId: "team.monthly" })
     expect((await notifyApple("DID_CHANGE_RENEWAL_PREF", "grade-cross", start + 4_000, team.tx, "UPGRADE")).status).toBe(200)
-    expect(await eventually(async () => (await product()) === "team.monthly")).toBe(true)
+    await processed("grade-cross")
+    expect(await product()).toBe("team.monthly")
     expect(await features()).toEqual(["ai.standard", "domains.custom"])
 
     const audit = await call("/api/mobile/audit?limit=100", { session })
@@ -269,10 +276,12 @@ describe("purchases against loopback stores", () => {
     expect(await access(session)).toBe("full")
     const refund = await notifyApple("REFUND", "rr-refund", now + 1_000, { ...sub.tx, signedDate: now + 1_000, revocationDate: now + 1_000 })
     expect(refund.status, refund.text).toBe(200)
-    expect(await eventually(async () => (await access(session)) !== "full")).toBe(true)
+    await processed("rr-refund")
+    expect(await access(session)).not.toBe("full")
     const reversed = await notifyApple("REFUND_REVERSED", "rr-reversed", now + 2_000, { ...sub.tx, signedDate: now + 2_000 })
     expect(reversed.status, reversed.text).toBe(200)
-    expect(await eventually(async () => (await access(session)) === "full")).toBe(true)
+    await processed("rr-reversed")
+    expect(await access(session)).toBe("full")
     const purchases = await call("/api/mobile/purchases", { session })
     expect(purchases.text).toContain("\"status\":\"active\"")
     const audit = await call("/api/mobile/audit?limit=100", { session })

@@ -4,31 +4,33 @@
 // `bash .ci/run` (it runs this suite): the test holds `.ci/run` to installing with `npm ci` and then running `npm test`,
 // the README's test command. The last block lists every README section with shell commands and the test that runs them.
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { tempWorkDir } from "./server-process.ts"
 import { bashSession, commandsOf, freePort, readme, root, shBlocks } from "./support/readme-shell.ts"
 
 const workDir = tempWorkDir("atrium-readme-start-")
-let started: ChildProcess | undefined
+let started: ReturnType<typeof spawnGroup> | undefined
 let session: ReturnType<typeof bashSession> | undefined
 
 // npm and the server it started are one process group (as in a terminal, where Ctrl-C reaches both): it is signalled
-// whole, and gone once no process of it is left (the server's own stop included).
-const groupAlive = (pid: number) => {
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch {
-    return false
-  }
+// whole, and has ended once no process of it is left (the server's own stop included). Each of them holds the output
+// pipe npm was given, so npm's side of it closes when the last one ends.
+function spawnGroup(command: string, args: ReadonlyArray<string>, options: SpawnOptions) {
+  const child: ChildProcess = spawn(command, args, { ...options, detached: true })
+  let running = true
+  const ended = new Promise<void>((resolve) => child.once("close", () => resolve(void (running = false))))
+  return { child, ended, running: () => running }
 }
-const stopGroup = async (child: ChildProcess | undefined) => {
-  const pid = child?.pid
-  if (pid === undefined || !groupAlive(pid)) return
+const stopGroup = async (group: ReturnType<typeof spawnGroup> | undefined) => {
+  const pid = group?.child.pid
+  if (group === undefined || pid === undefined || !group.running()) return
   process.kill(-pid, "SIGTERM")
-  for (let waited = 0; groupAlive(pid) && waited < 60_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100))
+  await Promise.race([
+    group.ended,
+    new Promise((_, reject) => setTimeout(() => reject(new Error("npm start still running 60 s after SIGTERM")), 60_000).unref())
+  ])
 }
 
 afterAll(async () => {
@@ -44,13 +46,12 @@ describe("README: Two commands", () => {
   it("`npm start` serves on PORT with the embedded database, and /healthz and /readyz answer as written", async () => {
     expect(install).toBe("npm install && npm start")
     const port = await freePort()
-    const child = spawn("npm", ["start"], {
+    started = spawnGroup("npm", ["start"], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
-      detached: true,
       stdio: ["ignore", "pipe", "pipe"]
     })
-    started = child
+    const child = started.child
     let output = ""
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {
@@ -74,7 +75,7 @@ describe("README: Two commands", () => {
     }
     expect(answers[0]).toContain('{"status":"live"}')
     expect(answers[1]).toContain('{"status":"ready"}')
-    await stopGroup(child)
+    await stopGroup(started)
   }, 180_000)
 
   it("`bash .ci/run` installs with `npm ci`, then runs `npm test`, which type-checks and runs every project", () => {

@@ -14,10 +14,11 @@ const password = "correct horse battery staple"
 const ownDatabase = ownDatabaseOf("request_logs")
 
 
+// At debug level the server prints each request-log write, which the tests wait for.
 const environment = () =>
   ownDatabase !== undefined
-    ? { DATABASE_URL: ownDatabase.url, ATRIUM_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"), ATRIUM_RATE_LIMIT_PER_MINUTE: "6000" }
-    : { ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_RATE_LIMIT_PER_MINUTE: "6000" }
+    ? { DATABASE_URL: ownDatabase.url, ATRIUM_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"), ATRIUM_RATE_LIMIT_PER_MINUTE: "6000", ATRIUM_LOG_LEVEL: "debug" }
+    : { ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_RATE_LIMIT_PER_MINUTE: "6000", ATRIUM_LOG_LEVEL: "debug" }
 
 let server: ServerProcess
 
@@ -60,16 +61,9 @@ const createKey = async (token: string, name: string) => {
 }
 const logs = (token: string, query = "") => call("GET", `/api/mobile/request-logs${query}`, token)
 
-// Lines arrive about a second after the answer (the buffer's flush): wait until `count` are there.
-const waitForLines = async (token: string, count: number, query = "") => {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const page = await logs(token, query)
-    expect(page.status).toBe(200)
-    if (linesOf(page.body).length >= count || Date.now() > deadline) return linesOf(page.body)
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-}
+// Lines are written about a second after the answer (the buffer's flush): wait until the server says `count` were.
+const linesWritten = (count: number) =>
+  server.printed((output) => [...output.matchAll(/request log: (\d+) lines written/g)].reduce((sum, [, n]) => sum + Number(n), 0) >= count)
 
 let ada: Awaited<ReturnType<typeof signUp>>
 let bob: Awaited<ReturnType<typeof signUp>>
@@ -111,7 +105,9 @@ describe("the request log of /api/v1", () => {
     expect((await call("GET", "/api/v1/workspaces/current", "sk_live_notakey")).status).toBe(401)
     expect((await call("GET", "/api/mobile/organization", ada.token)).status).toBe(200)
 
-    const lines = await waitForLines(ada.token, 4)
+    // Ada's four and Bob's one.
+    await linesWritten(5)
+    const lines = linesOf((await logs(ada.token)).body)
     expect(lines).toHaveLength(4)
     expect(lines.map((line) => [line.keyId, line.method, line.route, line.status])).toEqual([
       [second.id, "GET", "/api/v1/entitlements", 200],
@@ -139,7 +135,7 @@ describe("the request log of /api/v1", () => {
     expect(rest.body.nextCursor).toBeNull()
 
     // Tenant isolation: Bob sees his line only; Ada's key id or request id finds nothing in his workspace, nor his in hers.
-    const bobLines = await waitForLines(bob.token, 1)
+    const bobLines = linesOf((await logs(bob.token)).body)
     expect(bobLines.map((line) => [line.keyId, line.requestId])).toEqual([[bobs.id, `b-ok-${suffix}`]])
     expect(linesOf((await logs(bob.token, `?keyId=${first.id}`)).body)).toEqual([])
     expect(linesOf((await logs(bob.token, `?requestId=a-ok-${suffix}`)).body)).toEqual([])

@@ -11,8 +11,8 @@ export interface ServerProcess {
   readonly child: ChildProcess
   readonly baseUrl: string
   readonly output: () => string
-  /** Resolves once the server printed something `pattern` matches (at once if it already has). */
-  readonly printed: (pattern: string | RegExp) => Promise<void>
+  /** Resolves once the server printed something `pattern` matches, or all it printed passes it (at once if it already has). */
+  readonly printed: (pattern: string | RegExp | ((output: string) => boolean)) => Promise<void>
   readonly stop: () => Promise<number | null>
 }
 
@@ -31,7 +31,8 @@ export const startServer = (env: Record<string, string | undefined>, waitFor?: R
     let output = ""
     let settled = false
     const waiters = makeWaiters()
-    const printed = (pattern: string | RegExp) => waiters.until(() => typeof pattern === "string" ? output.includes(pattern) : pattern.test(output))
+    const printed = (pattern: string | RegExp | ((output: string) => boolean)) =>
+      waiters.until(() => typeof pattern === "string" ? output.includes(pattern) : typeof pattern === "function" ? pattern(output) : pattern.test(output))
     const stop = () =>
       new Promise<number | null>((done) => {
         if (child.exitCode !== null) return done(child.exitCode)

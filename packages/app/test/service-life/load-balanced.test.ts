@@ -8,6 +8,7 @@ import { accessSync, constants, readFileSync, rmSync, writeFileSync } from "node
 import { Agent, createServer, request } from "node:http"
 import { join } from "node:path"
 import { type ServerProcess, startServer, tempWorkDir } from "../server-process.ts"
+import { makeWaiters } from "../support/waiters.ts"
 import { freePort } from "./probe.ts"
 
 const root = join(import.meta.dirname, "..", "..", "..", "..")
@@ -86,6 +87,13 @@ const serverStates = async (statsPort: number) => {
   return states
 }
 
+// Resolves with `promise`, or rejects naming `what` when it has not settled within `withinMs`.
+const within = <A>(what: string, promise: Promise<A>, withinMs = 60_000) =>
+  new Promise<A>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: not within ${withinMs} ms`)), withinMs)
+    promise.then(resolve, reject).finally(() => clearTimeout(timer))
+  })
+
 const until = async (what: string, check: () => Promise<boolean>, withinMs = 60_000) => {
   const began = Date.now()
   while (Date.now() - began < withinMs) {
@@ -101,13 +109,22 @@ describe("several processes behind HAProxy", () => {
     const dataDir = join(work, "data")
     const [frontPort, statsPort, portA, portB, receiverPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
 
-    // The loopback webhook receiver: the event ids it was sent.
+    // The loopback webhook receiver: the event ids it was sent, and the AI tasks whose settlement it was sent.
     const received = new Map<string, number>()
+    const tasksSettled = new Set<string>()
+    const deliveries = makeWaiters()
     const receiver = createServer((req, res) => {
       const id = req.headers["webhook-id"]
-      if (typeof id === "string") received.set(id, (received.get(id) ?? 0) + 1)
-      req.resume()
-      req.on("end", () => res.writeHead(204).end())
+      let body = ""
+      req.setEncoding("utf8")
+      req.on("data", (chunk: string) => body += chunk)
+      req.on("end", () => {
+        if (typeof id === "string") received.set(id, (received.get(id) ?? 0) + 1)
+        const task = /"task":\{"id":"([^"]+)"/.exec(body)?.[1]
+        if (task !== undefined) tasksSettled.add(task)
+        deliveries.happened()
+        res.writeHead(204).end()
+      })
     })
     await new Promise<void>((resolve) => receiver.listen(receiverPort, "127.0.0.1", resolve))
     cleanups.push(() => receiver.close())
@@ -144,8 +161,17 @@ describe("several processes behind HAProxy", () => {
     const configFile = join(work, "haproxy.cfg")
     writeFileSync(configFile, config)
     const balancer: ChildProcess = spawn(haproxy, ["-db", "-f", configFile], { stdio: ["ignore", "ignore", "pipe"] })
+    // The balancer prints each server's state change ("Server atrium/atrium2 is DOWN, reason: …") on stderr.
     let balancerLog = ""
-    balancer.stderr?.on("data", (chunk: Buffer) => balancerLog += chunk.toString())
+    const balancerSaid = makeWaiters()
+    balancer.stderr?.on("data", (chunk: Buffer) => {
+      balancerLog += chunk.toString()
+      balancerSaid.happened()
+    })
+    const changes = (server: string, state: "UP" | "DOWN") => balancerLog.split(`Server atrium/${server} is ${state},`).length - 1
+    // A server is in until its last change says DOWN (none is printed for the servers it starts with).
+    const isUp = (server: string) => balancerLog.lastIndexOf(`Server atrium/${server} is DOWN,`) <= balancerLog.lastIndexOf(`Server atrium/${server} is UP,`)
+    const balancerSees = (what: string, check: () => boolean) => within(`${what} behind the balancer`, balancerSaid.until(check))
     cleanups.push(() => balancer.kill("SIGKILL"))
     const bothUp = async () => {
       const states = await serverStates(statsPort)
@@ -175,6 +201,10 @@ describe("several processes behind HAProxy", () => {
       readonly error?: string
     }
     const outcomes: Array<Outcome> = []
+    // Which lanes (by number) have had an answer in each phase: the load flows when each fast lane has.
+    const answeredIn = new Map<string, Set<number>>()
+    const answers = makeWaiters()
+    let lanesStarted = 0
     let phase = "steady"
     let loading = true
     const submitted = new Map<string, string | undefined>()
@@ -182,7 +212,7 @@ describe("several processes behind HAProxy", () => {
     const expected: Record<string, ReadonlyArray<number>> = { read: [200], ai: [202], webhook: [200, 201, 202], signIn: [200] }
     let sequence = 0
     const lane = (name: string, pauseMs: number, send: () => Promise<Answer>, onAnswer: (answer: Answer) => void = () => {}) =>
-      (async () => {
+      (async (number) => {
         while (loading && outcomes.length < 20_000) {
           const startedAt = Date.now()
           const at = phase
@@ -193,9 +223,11 @@ describe("several processes behind HAProxy", () => {
           } catch (error) {
             outcomes.push({ lane: name, phase: at, startedAt, error: error instanceof Error ? error.message : String(error) })
           }
+          if (pauseMs < 1_000) answeredIn.set(at, (answeredIn.get(at) ?? new Set()).add(number))
+          answers.happened()
           await sleep(pauseMs)
         }
-      })()
+      })(lanesStarted++)
     const lanes = [
       lane("read", 20, () => call(frontPort, "GET", "/api/v1/workspaces/current", auth)),
       lane("read", 20, () => call(frontPort, "GET", "/api/v1/entitlements", auth)),
@@ -225,7 +257,11 @@ describe("several processes behind HAProxy", () => {
     const failed = (outcome: Outcome) => outcome.error !== undefined || (outcome.status ?? 0) >= 500
     const unexpected = (outcome: Outcome) => !failed(outcome) && !(expected[outcome.lane] ?? []).includes(outcome.status ?? 0)
 
-    await sleep(2_000)
+    // Every lane asking more than once a second has had an answer in `name`'s phase (the sign-in lane pauses 3 s).
+    const fastLanes = lanes.length - 1
+    const flowing = (name: string) => within(`load in the ${name} phase`, answers.until(() => (answeredIn.get(name)?.size ?? 0) >= fastLanes))
+
+    await flowing("steady")
     // Rolling restart: each process in turn gets SIGTERM, drains, exits and starts again on its port.
     phase = "rolling"
     const stopMillis: Array<number> = []
@@ -233,26 +269,32 @@ describe("several processes behind HAProxy", () => {
       const server = processes.get(name)
       if (server === undefined) throw new Error(name)
       const signalled = Date.now()
+      const upsBefore = changes(name, "UP")
       expect(await server.stop()).toBe(0)
       stopMillis.push(Date.now() - signalled)
       processes.set(name, await startServer(env(port)))
-      await until(`${name} back up behind the balancer`, bothUp)
+      // Taken out while it drained, in again once its checks pass, and the other one in too.
+      await balancerSees(`${name} back, both in`, () => changes(name, "UP") > upsBefore && isUp("atrium1") && isUp("atrium2"))
     }
     phase = "between"
-    await sleep(1_000)
+    // The restarted pair carries the load, the victim-to-be included, before the kill.
+    await flowing("between")
+    await processes.get("atrium2")?.printed(/"message":"request"/)
 
     // kill -9 of one process: only what was in flight on it may fail; its leased work comes back to the other.
     phase = "kill"
     const victim = processes.get("atrium2")?.child
+    const downsBefore = changes("atrium2", "DOWN")
     // In flight on it: begun before it was gone (a killed process takes a moment to end, its socket still accepting).
     const killedAt = await new Promise<number>((resolve) => {
       victim?.once("exit", () => resolve(Date.now()))
       victim?.kill("SIGKILL")
     })
     processes.delete("atrium2")
-    await sleep(3_000)
+    // The load goes on while the balancer still sends to the dead process, until it takes it out, and after.
+    await balancerSees("atrium2 taken out", () => changes("atrium2", "DOWN") > downsBefore)
     phase = "after"
-    await sleep(1_000)
+    await flowing("after")
     loading = false
     await Promise.all(lanes)
 
@@ -269,17 +311,13 @@ describe("several processes behind HAProxy", () => {
     }
     const tasks = [...submitted.values()].filter((id): id is string => id !== undefined)
 
-    // Every accepted task settles (the killed process's leases end after 5 s) …
+    // Every accepted task settles (the killed process's leases end after 5 s): its ai_task.* event reaches the receiver …
+    await within("every accepted AI task settled", deliveries.until(() => tasks.every((id) => tasksSettled.has(id))), 45_000)
     const settled = new Map<string, string>()
-    await until("every accepted AI task settled", async () => {
-      for (const id of tasks) {
-        if (settled.has(id)) continue
-        const task = json(await call(frontPort, "GET", `/api/v1/ai-tasks/${id}`, auth))
-        const status = field(task, "status")
-        if (status === "succeeded" || status === "failed") settled.set(id, status)
-      }
-      return settled.size === tasks.length
-    }, 45_000)
+    for (const id of tasks) {
+      const status = field(json(await call(frontPort, "GET", `/api/v1/ai-tasks/${id}`, auth)), "status")
+      if (status === "succeeded" || status === "failed") settled.set(id, status)
+    }
     // … exactly once (one ai_task.* event each), and every event reached the receiver.
     const events: Array<{ readonly id: string; readonly type: string; readonly data: unknown }> = []
     let cursor: string | null = null
@@ -296,7 +334,7 @@ describe("several processes behind HAProxy", () => {
       if (id !== undefined) settlementsOf.set(id, (settlementsOf.get(id) ?? 0) + 1)
     }
     const toDeliver = [...settlements.map((event) => event.id), ...testEvents]
-    await until("every event delivered", () => Promise.resolve(toDeliver.every((id) => received.has(id))), 45_000)
+    await within("every event delivered", deliveries.until(() => toDeliver.every((id) => received.has(id))), 45_000)
 
     const inPhase = (name: string) => outcomes.filter((outcome) => outcome.phase === name)
     const rollingFailed = inPhase("rolling").filter(failed)
