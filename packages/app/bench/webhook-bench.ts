@@ -54,6 +54,7 @@ export const benchConfig = (database: AppConfig["database"], secretKey: string):
   requestLog: true,
   workLease: Option.none(),
   drainDelay: Duration.zero,
+  logLevel: "Info",
   openai: Option.none(),
   rateLimitPerMinute: 100_000_000,
   redis: Option.none(),

@@ -1,4 +1,4 @@
-import { Config, Duration, Option, type Redacted, Schema } from "effect"
+import { Config, Duration, type LogLevel, Option, type Redacted, Schema } from "effect"
 import { ModelCatalogJson, type ModelSpec, defaultModelCatalog } from "@atrium/domain"
 import { storesConfig, type StoresConfig } from "./purchases/store-config.ts"
 
@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly workLease: Option.Option<Duration.Duration>
   /** How long a stopping process keeps serving, readiness already 503, so a balancer stops sending before it closes. */
   readonly drainDelay: Duration.Duration
+  /** The least severe lines printed (`ATRIUM_LOG_LEVEL`): `Debug` adds background steps, such as each request-log write. */
+  readonly logLevel: LogLevel.Severity
   readonly openai: Option.Option<{ readonly baseUrl: string; readonly apiKey: Redacted.Redacted<string>; readonly timeout: Duration.Duration }>
   readonly rateLimitPerMinute: number
   /** Where rate limits and throttles are counted when several processes must share them (`ATRIUM_REDIS_URL`). */
@@ -64,6 +66,13 @@ const database = Config.all({
   )
 )
 
+// Written in lower case, as operators write log levels; Effect's own names are capitalised.
+const severities = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } satisfies Record<string, LogLevel.Severity>
+const logLevel = Config.schema(Schema.Literals(["debug", "info", "warn", "error"]), "ATRIUM_LOG_LEVEL").pipe(
+  Config.withDefault("info"),
+  Config.map((level): LogLevel.Severity => severities[level])
+)
+
 const commaList = (name: string) =>
   Config.String(name).pipe(
     Config.withDefault(""),
@@ -88,6 +97,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   requestLog: Config.Boolean("ATRIUM_REQUEST_LOG").pipe(Config.withDefault(true)),
   workLease: Config.option(Config.Duration("ATRIUM_WORK_LEASE")),
   drainDelay: Config.Duration("ATRIUM_DRAIN_DELAY").pipe(Config.withDefault(Duration.seconds(5))),
+  logLevel,
   openai: Config.all({
     baseUrl: Config.option(Config.String("ATRIUM_OPENAI_BASE_URL")),
     apiKey: Config.option(Config.Redacted("ATRIUM_OPENAI_API_KEY")),

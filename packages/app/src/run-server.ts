@@ -1,5 +1,5 @@
 // Node modules by path: the package index loads every one it has (cluster, workers, sockets, the Redis client), ~9 MB of heap.
-import { Cause, Config, Duration, Effect, Layer, Logger, References, Runtime, Schema } from "effect"
+import { Cause, Duration, Effect, Layer, Logger, References, Runtime } from "effect"
 import { constants } from "node:os"
 import { appConfig } from "./app-config.ts"
 import { serverLayer } from "./server.ts"
@@ -11,15 +11,10 @@ const stopBound = Duration.seconds(40)
 
 const life = Lifecycle.make()
 
-// The least severe lines printed (ATRIUM_LOG_LEVEL): `debug` adds the background steps, such as each request-log write.
-const logLevel = Config.schema(Schema.Literals(["debug", "info", "warn", "error"]), "ATRIUM_LOG_LEVEL").pipe(Config.withDefault("info"))
-const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
-
 // SIGTERM/SIGINT: readiness turns 503 at once; the server keeps serving for the drain delay (a balancer notices), then
 // stops accepting and the layers shut down in order: requests begun are answered, workers finish or leave their leases.
 const program = Effect.gen(function*() {
   const config = yield* appConfig
-  const level = levels[yield* logLevel]
   const stopAsked = Effect.promise(() => life.drainBegun).pipe(
     Effect.andThen(Effect.logInfo(`draining: readiness is 503; serving ${Duration.format(config.drainDelay)} more, then stopping (a second signal exits at once)`)),
     Effect.andThen(Effect.sleep(config.drainDelay)),
@@ -32,7 +27,7 @@ const program = Effect.gen(function*() {
   )
   yield* Layer.launch(serverLayer(config, life).pipe(Layer.provide(telemetryLayer(config)))).pipe(
     Effect.raceFirst(stopAsked),
-    Effect.provideService(References.MinimumLogLevel, level)
+    Effect.provideService(References.MinimumLogLevel, config.logLevel)
   )
 })
 
