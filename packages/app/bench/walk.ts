@@ -145,7 +145,7 @@ try {
     for (const [name, files, run] of [["cold", [...cold.files], cold], ["hot", hot, second]] as const) {
       const packages = new Set(files.map((file) => file.split("/")[1]))
       const later = files.filter((file) => run.onlyAfter.has(file)).length
-      console.log(`\n${walk.label}, ${name}: ${cold.line}; ${files.length} files in ${packages.size} packages (${later} only after the answer: ·)`)
+      console.log(`\n${walk.label}, ${name}: ${run.line}; ${files.length} files in ${packages.size} packages (${later} only after the answer: ·)`)
       for (const file of [...files].sort()) console.log(`  ${run.onlyAfter.has(file) ? "·" : " "} ${file}`)
     }
     walked.push({ label: walk.label, cold: [...cold.files], hot, door: both(first.answered, second.answered), after: both(first.after, second.after), request })
