@@ -48,6 +48,17 @@ const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   })
   process.on("SIGINT", onSignal)
   process.on("SIGTERM", onSignal)
+  // npm does not pass a SIGTERM sent to npm alone on to the server: npm and its shell end and the server is left to
+  // init. Its parent gone, it stops as if signalled, so `kill <pid of npm start>` drains it instead of orphaning it.
+  const parent = process.ppid
+  const orphaned = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(orphaned)
+    if (life.draining()) return
+    process.stderr.write(`${JSON.stringify({ message: `the process that started this server (${parent}) is gone: stopping`, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+    life.beginDrain()
+  }, 1_000)
+  orphaned.unref()
 })
 
 // A closed stdout (its reader gone) fails writes with EPIPE: the lines are lost, the server must go on serving, and

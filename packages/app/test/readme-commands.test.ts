@@ -78,6 +78,35 @@ describe("README: Two commands", () => {
     await stopGroup(started)
   }, 180_000)
 
+  it("`npm start` stopped by a SIGTERM to npm alone (a supervisor that signals one pid) still drains the server and ends", async () => {
+    const port = await freePort()
+    const group = spawnGroup("npm", ["start"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    started = group
+    let output = ""
+    const listening = new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
+      }
+      group.child.stdout?.on("data", onData)
+      group.child.stderr?.on("data", onData)
+      group.child.once("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)))
+    })
+    await listening
+    // npm ends at once and does not pass the signal on; the server, left to init, must notice and stop by itself.
+    group.child.kill("SIGTERM")
+    await Promise.race([
+      group.ended,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`the server outlived npm by 20 s:\n${output}`)), 20_000).unref())
+    ])
+    expect(output).toContain("is gone: stopping")
+    expect(output).toContain("stopping: no new connections")
+  }, 180_000)
+
   it("`bash .ci/run` installs with `npm ci`, then runs `npm test`, which type-checks and runs every project", () => {
     expect(ci).toBe("bash .ci/run")
     const run = readFileSync(join(root, ".ci", "run"), "utf8").split("\n").map((line) => line.trim())
