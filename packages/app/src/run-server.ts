@@ -50,6 +50,8 @@ const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   process.on("SIGTERM", onSignal)
   // npm does not pass a SIGTERM sent to npm alone on to the server: npm and its shell end and the server is left to
   // init. Its parent gone, it stops as if signalled, so `kill <pid of npm start>` drains it instead of orphaning it.
+  // Only under an npm script (which npm waits for): a server started with `nohup … &` outlives its shell on purpose.
+  if (process.env.npm_lifecycle_event === undefined) return
   const parent = process.ppid
   const orphaned = setInterval(() => {
     if (process.ppid === parent) return

@@ -107,6 +107,36 @@ describe("README: Two commands", () => {
     expect(output).toContain("stopping: no new connections")
   }, 180_000)
 
+  it("a server started outside npm by a shell that then ends (`nohup … &`) keeps serving: only npm's end stops it", async () => {
+    const port = await freePort()
+    const script: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start
+    const group = spawnGroup("sh", ["-c", `${script.replace(/^node /, `${process.execPath} `)} & wait`], {
+      cwd: root,
+      env: { ...process.env, npm_lifecycle_event: undefined, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    started = group
+    let output = ""
+    const said = (text: string) =>
+      new Promise<void>((resolve) => {
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString()
+          if (output.includes(text)) resolve()
+        }
+        group.child.stdout?.on("data", onData)
+        group.child.stderr?.on("data", onData)
+      })
+    await said(`Listening on http://127.0.0.1:${port}`)
+    // Its shell ends (a logout); past two of the server's one-second looks at its parent, it must still be serving.
+    const shellEnded = new Promise((resolve) => group.child.once("exit", resolve))
+    group.child.kill("SIGKILL")
+    await shellEnded
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    expect(output).not.toContain("is gone: stopping")
+    await stopGroup(group)
+  }, 180_000)
+
   it("`bash .ci/run` installs with `npm ci`, then runs `npm test`, which type-checks and runs every project", () => {
     expect(ci).toBe("bash .ci/run")
     const run = readFileSync(join(root, ".ci", "run"), "utf8").split("\n").map((line) => line.trim())
