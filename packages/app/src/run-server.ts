@@ -35,6 +35,10 @@ const program = Effect.gen(function*() {
 const teardown: Runtime.Teardown = (exit, onExit) =>
   exit._tag === "Failure" && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
+// A warning outside the Effect logger (its stdout may be what failed), shaped like the app's other log lines.
+const warnOnStderr = (message: string) =>
+  void process.stderr.write(`${JSON.stringify({ message, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+
 // The first signal drains; a second one exits at once.
 const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
   const onSignal = (signal: NodeJS.Signals) => {
@@ -57,7 +61,7 @@ const runMain = Runtime.makeRunMain(({ fiber, teardown }) => {
     if (process.ppid === parent) return
     clearInterval(orphaned)
     if (life.draining()) return
-    process.stderr.write(`${JSON.stringify({ message: `the process that started this server (${parent}) is gone: stopping`, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+    warnOnStderr(`the process that started this server (${parent}) is gone: stopping`)
     life.beginDrain()
   }, 1_000)
   orphaned.unref()
@@ -69,8 +73,7 @@ let stdoutOpen = true
 process.stdout.on("error", (error) => {
   if (!stdoutOpen) return
   stdoutOpen = false
-  const message = `stdout failed (${"code" in error ? String(error.code) : error.message}): log lines are lost from here on; serving on`
-  process.stderr.write(`${JSON.stringify({ message, level: "WARN", timestamp: new Date().toISOString() })}\n`)
+  warnOnStderr(`stdout failed (${"code" in error ? String(error.code) : error.message}): log lines are lost from here on; serving on`)
 })
 
 // Written in batches (one write per 50 ms, flushed on shutdown): a line per request must not cost a write per request.

@@ -33,6 +33,29 @@ const stopGroup = async (group: ReturnType<typeof spawnGroup> | undefined) => {
   ])
 }
 
+// A server started by `command` in its own group, on the embedded database of `workDir`: resolved once it listens, with
+// everything its group printed so far (and since, through `output`).
+const startListening = async (command: string, args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {
+  const port = await freePort()
+  const group = spawnGroup(command, args, {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  started = group
+  let output = ""
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
+    }
+    group.child.stdout?.on("data", onData)
+    group.child.stderr?.on("data", onData)
+    group.child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${output}`)))
+  })
+  return { group, port, output: () => output }
+}
+
 afterAll(async () => {
   session?.close()
   await stopGroup(started)
@@ -45,26 +68,10 @@ describe("README: Two commands", () => {
 
   it("`npm start` serves on PORT with the embedded database, and /healthz and /readyz answer as written", async () => {
     expect(install).toBe("npm install && npm start")
-    const port = await freePort()
-    started = spawnGroup("npm", ["start"], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const child = started.child
-    let output = ""
-    await new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString()
-        if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
-      }
-      child.stdout?.on("data", onData)
-      child.stderr?.on("data", onData)
-      child.once("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)))
-    })
+    const { port, output } = await startListening("npm", ["start"])
     // npm ran the script package.json names, with its Node flags.
     const script = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start
-    expect(output).toContain(`> ${script}`)
+    expect(output()).toContain(`> ${script}`)
     const [health = ""] = shBlocks("## Running it as a service")
     session = bashSession({})
     const answers = []
@@ -79,61 +86,27 @@ describe("README: Two commands", () => {
   }, 180_000)
 
   it("`npm start` stopped by a SIGTERM to npm alone (a supervisor that signals one pid) still drains the server and ends", async () => {
-    const port = await freePort()
-    const group = spawnGroup("npm", ["start"], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    started = group
-    let output = ""
-    const listening = new Promise<void>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString()
-        if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
-      }
-      group.child.stdout?.on("data", onData)
-      group.child.stderr?.on("data", onData)
-      group.child.once("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)))
-    })
-    await listening
+    const { group, output } = await startListening("npm", ["start"])
     // npm ends at once and does not pass the signal on; the server, left to init, must notice and stop by itself.
     group.child.kill("SIGTERM")
     await Promise.race([
       group.ended,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`the server outlived npm by 20 s:\n${output}`)), 20_000).unref())
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`the server outlived npm by 20 s:\n${output()}`)), 20_000).unref())
     ])
-    expect(output).toContain("is gone: stopping")
-    expect(output).toContain("stopping: no new connections")
+    expect(output()).toContain("is gone: stopping")
+    expect(output()).toContain("stopping: no new connections")
   }, 180_000)
 
   it("a server started outside npm by a shell that then ends (`nohup … &`) keeps serving: only npm's end stops it", async () => {
-    const port = await freePort()
     const script: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start
-    const group = spawnGroup("sh", ["-c", `${script.replace(/^node /, `${process.execPath} `)} & wait`], {
-      cwd: root,
-      env: { ...process.env, npm_lifecycle_event: undefined, DATABASE_URL: undefined, PORT: String(port), ATRIUM_DATA_DIR: join(workDir, "data"), ATRIUM_DRAIN_DELAY: "0 seconds" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    started = group
-    let output = ""
-    const said = (text: string) =>
-      new Promise<void>((resolve) => {
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString()
-          if (output.includes(text)) resolve()
-        }
-        group.child.stdout?.on("data", onData)
-        group.child.stderr?.on("data", onData)
-      })
-    await said(`Listening on http://127.0.0.1:${port}`)
+    const { group, port, output } = await startListening("sh", ["-c", `${script.replace(/^node /, `${process.execPath} `)} & wait`], { npm_lifecycle_event: undefined })
     // Its shell ends (a logout); past two of the server's one-second looks at its parent, it must still be serving.
     const shellEnded = new Promise((resolve) => group.child.once("exit", resolve))
     group.child.kill("SIGKILL")
     await shellEnded
     await new Promise((resolve) => setTimeout(resolve, 2_500))
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
-    expect(output).not.toContain("is gone: stopping")
+    expect(output()).not.toContain("is gone: stopping")
     await stopGroup(group)
   }, 180_000)
 
