@@ -76,12 +76,17 @@ const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
     const barePort = /listening (\d+)/.exec(bare.output())?.[1] ?? ""
     const trivial = await start("packages/app/bench/trivial-httpapi-server.ts", { PORT: "0", BENCH_BODY: body }, [/listening \d+/])
     const trivialPort = /listening (\d+)/.exec(trivial.output())?.[1] ?? ""
+    // The v1 read's work written by hand inside HttpApi's two seams: the most a front door on this framework reaches.
+    const floor = await start("packages/app/bench/floor-httpapi-server.ts", { PORT: "0", BENCH_BODY: body, BENCH_FLOOR: "product" }, [/listening \d+/])
+    const floorPort = /listening (\d+)/.exec(floor.output())?.[1] ?? ""
     try {
       await load(url, headers) // warm-up: JIT, caches, connection pools
       await load(`http://127.0.0.1:${trivialPort}/`, {})
+      await load(`http://127.0.0.1:${floorPort}/`, headers)
       const real = await load(url, headers)
       const ceiling = await load(`http://127.0.0.1:${trivialPort}/`, {})
       const baseline = await load(`http://127.0.0.1:${barePort}/`, {})
+      const floorRead = await load(`http://127.0.0.1:${floorPort}/`, headers)
       const mobile = await mobileBench(baseUrl, seconds)
       const submissions = await keyedAndUnkeyed(baseUrl, target.key, seconds, atrium.child.pid)
       lines.push(`\n${target.label}: ${connections} connections, ${seconds} s each, one run on this machine\n`)
@@ -90,10 +95,12 @@ const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
       lines.push(row("atrium GET /api/mobile/organization", mobile.organization))
       lines.push(row("trivial HttpApi endpoint, same JSON", ceiling))
       lines.push(row("bare node:http, same JSON", baseline))
+      lines.push(row("v1's work by hand on HttpApi (floor)", floorRead))
       lines.push("")
       lines.push(`throughput ratio v1/trivial HttpApi     ${fmt(real.requests.average / ceiling.requests.average, 2)}  (target ≥ 0.9)`)
       lines.push(`throughput ratio v1/bare                ${fmt(real.requests.average / baseline.requests.average, 2)}  (target ≥ 0.5)`)
       lines.push(`throughput ratio trivial HttpApi/bare   ${fmt(ceiling.requests.average / baseline.requests.average, 2)}  (the framework's ceiling)`)
+      lines.push(`throughput ratio floor/trivial HttpApi  ${fmt(floorRead.requests.average / ceiling.requests.average, 2)}  (the most any front door on HttpApi reaches; floor/bare ${fmt(floorRead.requests.average / baseline.requests.average, 2)})`)
       lines.push(`p99 ratio v1/bare                       ${fmt(real.latency.p99 / Math.max(baseline.latency.p99, 1), 2)}  (target ≤ 2)`)
       lines.push(`throughput ratio mobile/v1              ${fmt(mobile.organization.requests.average / real.requests.average, 2)}  (target ≥ 0.6)`)
       lines.push(...extra)
@@ -107,6 +114,7 @@ const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
     } finally {
       await bare.stop()
       await trivial.stop()
+      await floor.stop()
     }
   } finally {
     memory.stop()

@@ -3,7 +3,8 @@
 // round), with each server's own CPU per request from /proc. BENCH_ROOTS=/path/a,/path/b starts one real server per
 // checkout of the project (an A/B of a change: the first is "a"), BENCH_ENV_0, BENCH_ENV_1… add `NAME=value` words to the
 // environment of the first, second… of them (an A/B of a switch, on one root given twice); BENCH_TOGETHER=1 loads those at the same time
-// instead of in turn; BENCH_CEILINGS=0 leaves out trivial and bare; BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof
+// instead of in turn; BENCH_CEILINGS=0 leaves out trivial and bare; BENCH_FLOORS=0 leaves out the floors (the trivial
+// endpoint behind a no-op envelope, a no-op gate, and both: `floor-httpapi-server.ts`); BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`) goes to the real servers only; BENCH_PERF_DIR records each server's on-CPU samples with
 // `perf` (kernel included) during the first round, one file per target.
 import autocannon, { type Result } from "autocannon"
@@ -22,6 +23,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const together = process.env.BENCH_TOGETHER === "1"
 const ceilings = process.env.BENCH_CEILINGS !== "0"
+const floors = ceilings && process.env.BENCH_FLOORS !== "0"
 const here = join(import.meta.dirname, "..", "..", "..")
 const roots = (process.env.BENCH_ROOTS ?? here).split(",")
 const perfDir = process.env.BENCH_PERF_DIR
@@ -76,12 +78,20 @@ const main = async () => {
       body = await (await fetch(url, { headers })).text()
       targets.push(target(roots.length === 1 ? "v1" : `v1 ${String.fromCharCode(97 + i)}`, true, server, url, headers))
     }
+    const ceiling = async (label: string, script: string, env: Record<string, string> = {}) => {
+      const server = await start(script, { PORT: "0", BENCH_BODY: body, ...env }, [/listening \d+/])
+      servers.push(server)
+      const port = /listening (\d+)/.exec(server.output())?.[1] ?? ""
+      // The same bearer header as the real server's: the floors read it, the others ignore it.
+      targets.push(target(label, false, server, `http://127.0.0.1:${port}/`, { authorization: "Bearer floor" }))
+    }
     if (ceilings) {
-      for (const [label, script] of [["trivial", "packages/app/bench/trivial-httpapi-server.ts"], ["bare", "packages/app/bench/bare-server.ts"]] as const) {
-        const server = await start(script, { PORT: "0", BENCH_BODY: body }, [/listening \d+/])
-        servers.push(server)
-        const port = /listening (\d+)/.exec(server.output())?.[1] ?? ""
-        targets.push(target(label, false, server, `http://127.0.0.1:${port}/`, {}))
+      await ceiling("trivial", "packages/app/bench/trivial-httpapi-server.ts")
+      await ceiling("bare", "packages/app/bench/bare-server.ts")
+    }
+    if (floors) {
+      for (const floor of ["envelope", "gate", "both", "product"]) {
+        await ceiling(`floor ${floor}`, "packages/app/bench/floor-httpapi-server.ts", { BENCH_FLOOR: floor })
       }
     }
     // Warm-up: JIT, caches, pools.
@@ -113,19 +123,20 @@ const main = async () => {
     }
     console.log(`\n${connections} connections, ${seconds} s a load, ${rounds} rounds${together ? ", real servers loaded together" : " interleaved"}`)
     for (const t of targets) {
-      console.log(`${t.label.padEnd(10)} median ${fmt(median(t.rates))} req/s, ${fmt(median(t.cpu), 1)} µs server CPU/request, peak RSS ${fmt(peakRssOf(t.pid))} MB`)
+      console.log(`${t.label.padEnd(14)} median ${fmt(median(t.rates))} req/s, ${fmt(median(t.cpu), 1)} µs server CPU/request, peak RSS ${fmt(peakRssOf(t.pid))} MB`)
     }
     const perRound = (a: Target, b: Target, of: (t: Target) => Array<number>) => median(of(a).map((x, i) => x / (of(b)[i] ?? 1)))
     const trivial = targets.find((t) => t.label === "trivial")
     const bare = targets.find((t) => t.label === "bare")
-    for (const t of targets.filter((t) => t.real)) {
+    // What the framework's own two seams cost, with nothing behind them: no front door built on them beats these.
+    for (const t of targets.filter((t) => t.label.startsWith("floor")).concat(targets.filter((t) => t.real))) {
       if (trivial !== undefined) console.log(`${t.label}/trivial req/s ${fmt(perRound(t, trivial, (x) => x.rates), 2)} (target ≥ 0.9), CPU/request ${fmt(perRound(t, trivial, (x) => x.cpu), 2)}`)
       if (bare !== undefined) console.log(`${t.label}/bare    req/s ${fmt(perRound(t, bare, (x) => x.rates), 2)} (target ≥ 0.5), CPU/request ${fmt(perRound(t, bare, (x) => x.cpu), 2)}`)
     }
-    // Each real server against the one before it (b against a, c against b): per-round ratios, then their median.
-    const real = targets.filter((t) => t.real)
-    for (const [i, b] of real.entries()) {
-      const a = real[i - 1]
+    // Each real server against the first (b against a, c against a): per-round ratios, then their median.
+    const [first, ...others] = targets.filter((t) => t.real)
+    for (const b of others) {
+      const a = first
       if (a === undefined) continue
       console.log(`${b.label} ÷ ${a.label} per round: CPU/request ${a.cpu.map((x, r) => fmt((b.cpu[r] ?? 0) / x, 2)).join(", ")}; median ${fmt(perRound(b, a, (x) => x.cpu), 3)}; req/s median ${fmt(perRound(b, a, (x) => x.rates), 3)}`)
     }
