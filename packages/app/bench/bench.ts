@@ -101,6 +101,7 @@ const httpFigures = async (target: Target, extra: ReadonlyArray<string>) => {
       lines.push(`throughput ratio v1/bare                ${fmt(real.requests.average / baseline.requests.average, 2)}  (target ≥ 0.5)`)
       lines.push(`throughput ratio trivial HttpApi/bare   ${fmt(ceiling.requests.average / baseline.requests.average, 2)}  (the framework's ceiling)`)
       lines.push(`throughput ratio floor/trivial HttpApi  ${fmt(floorRead.requests.average / ceiling.requests.average, 2)}  (the most any front door on HttpApi reaches; floor/bare ${fmt(floorRead.requests.average / baseline.requests.average, 2)})`)
+      lines.push(`throughput ratio v1/floor               ${fmt(real.requests.average / floorRead.requests.average, 2)}  (what Effect's services per request cost the v1 read)`)
       lines.push(`p99 ratio v1/bare                       ${fmt(real.latency.p99 / Math.max(baseline.latency.p99, 1), 2)}  (target ≤ 2)`)
       lines.push(`throughput ratio mobile/v1              ${fmt(mobile.organization.requests.average / real.requests.average, 2)}  (target ≥ 0.6)`)
       lines.push(...extra)

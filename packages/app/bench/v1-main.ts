@@ -128,10 +128,12 @@ const main = async () => {
     const perRound = (a: Target, b: Target, of: (t: Target) => Array<number>) => median(of(a).map((x, i) => x / (of(b)[i] ?? 1)))
     const trivial = targets.find((t) => t.label === "trivial")
     const bare = targets.find((t) => t.label === "bare")
+    const floor = targets.find((t) => t.label === "floor product")
     // What the framework's own two seams cost, with nothing behind them: no front door built on them beats these.
     for (const t of targets.filter((t) => t.label.startsWith("floor")).concat(targets.filter((t) => t.real))) {
       if (trivial !== undefined) console.log(`${t.label}/trivial req/s ${fmt(perRound(t, trivial, (x) => x.rates), 2)} (target ≥ 0.9), CPU/request ${fmt(perRound(t, trivial, (x) => x.cpu), 2)}`)
       if (bare !== undefined) console.log(`${t.label}/bare    req/s ${fmt(perRound(t, bare, (x) => x.rates), 2)} (target ≥ 0.5), CPU/request ${fmt(perRound(t, bare, (x) => x.cpu), 2)}`)
+      if (floor !== undefined && t.real) console.log(`${t.label}/floor product req/s ${fmt(perRound(t, floor, (x) => x.rates), 2)}, CPU/request ${fmt(perRound(t, floor, (x) => x.cpu), 2)}`)
     }
     // Each real server against the first (b against a, c against a): per-round ratios, then their median.
     const [first, ...others] = targets.filter((t) => t.real)
