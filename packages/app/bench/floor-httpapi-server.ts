@@ -13,6 +13,7 @@ import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "e
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { createHmac, createSecretKey, randomUUID } from "node:crypto"
 import { createServer } from "node:http"
+import { Workspace, workspace } from "./workspace-body.ts"
 import type { unhandled } from "effect/Types"
 
 const floor = process.env.BENCH_FLOOR ?? "both"
@@ -20,21 +21,11 @@ const product = floor === "product"
 const withEnvelope = floor === "envelope" || floor === "both" || product
 const withGate = floor === "gate" || floor === "both" || product
 
-const Workspace = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
-  personal: Schema.Boolean,
-  createdAt: Schema.String
-})
-
 class Principal extends Context.Service<Principal, { readonly workspaceId: string }>()("bench/Principal") {}
 
 class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}, { httpApiStatus: 401 }) {}
 
 class Gate extends HttpApiMiddleware.Service<Gate, { provides: Principal }>()("bench/Gate", { error: Unauthorized }) {}
-
-const workspace = Schema.decodeUnknownSync(Schema.fromJsonString(Workspace))(process.env.BENCH_BODY ?? "{}")
 
 // The bench's own bearer token (any the client sends) stands for one principal, found by its text.
 const principals = new Map<string, { readonly workspaceId: string }>()

@@ -1,23 +1,14 @@
 // The framework's ceiling: a trivial Effect HttpApi endpoint (no middleware, no envelope) answering the same JSON as
 // GET /api/v1/workspaces/current, decoded once and encoded by its schema on every request.
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { createServer } from "node:http"
-
-const Workspace = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
-  personal: Schema.Boolean,
-  createdAt: Schema.String
-})
+import { Workspace, workspace } from "./workspace-body.ts"
 
 class Trivial extends HttpApiGroup.make("trivial").add(HttpApiEndpoint.get("workspace", "/", { success: Workspace })) {}
 class TrivialApi extends HttpApi.make("trivial").add(Trivial) {}
-
-const workspace = Schema.decodeUnknownSync(Schema.fromJsonString(Workspace))(process.env.BENCH_BODY ?? "{}")
 
 const Handlers = HttpApiBuilder.group(TrivialApi, "trivial", (handlers) => handlers.handle("workspace", () => Effect.succeed(workspace)))
 
