@@ -104,6 +104,7 @@ const GateLive = Layer.succeed(Gate, Gate.of((handler) =>
     facts.principal = principal.keyId
     facts.workspace = principal.workspaceId
     const headers = counted(principal.keyId, Date.now())
+    // Over the limit (never, at the bench's limit): refused with the one error this stand-in declares.
     if (headers === undefined) return Effect.fail(new Unauthorized())
     Object.assign(facts.headers, headers)
     return Effect.provideService(handler, Principal, principal)
