@@ -7,6 +7,7 @@
 // fixed-window count per key, the RateLimit and nosniff headers, one access-log line gathered for a 50 ms write and one
 // request-log record held for 1 s: what a hand-written pipeline on HttpApi would cost, with none of Effect's services
 // (Cache, RateLimiter, Redacted, logger) per request.
+import { serverRequestId } from "@atrium/domain"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -116,7 +117,7 @@ const plainEnvelope = (httpEffect: Effect.Effect<HttpServerResponse.HttpServerRe
 const productEnvelope = (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled>) =>
   Effect.suspend(() => {
     const started = performance.now()
-    const requestId = `req_${Date.now().toString(16).padStart(12, "0")}${randomUUID().replaceAll("-", "").slice(0, 20)}`
+    const requestId = serverRequestId(Date.now(), randomUUID())
     const facts: Facts = { principal: undefined, workspace: undefined, headers: { "x-request-id": requestId, "x-content-type-options": "nosniff" } }
     return Effect.map(Effect.provideService(httpEffect, CurrentFacts, facts), (response) => {
       const entry = {

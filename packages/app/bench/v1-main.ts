@@ -4,7 +4,8 @@
 // checkout of the project (an A/B of a change: the first is "a"), BENCH_ENV_0, BENCH_ENV_1… add `NAME=value` words to the
 // environment of the first, second… of them (an A/B of a switch, on one root given twice); BENCH_TOGETHER=1 loads those at the same time
 // instead of in turn; BENCH_CEILINGS=0 leaves out trivial and bare; BENCH_FLOORS=0 leaves out the floors (the trivial
-// endpoint behind a no-op envelope, a no-op gate, and both: `floor-httpapi-server.ts`); BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof
+// endpoint behind a minimal envelope, a minimal gate, both, and both doing the v1 read's work by hand:
+// `floor-httpapi-server.ts`); BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`) goes to the real servers only; BENCH_PERF_DIR records each server's on-CPU samples with
 // `perf` (kernel included) during the first round, one file per target.
 import autocannon, { type Result } from "autocannon"
@@ -129,18 +130,18 @@ const main = async () => {
     const trivial = targets.find((t) => t.label === "trivial")
     const bare = targets.find((t) => t.label === "bare")
     const floor = targets.find((t) => t.label === "floor product")
-    // What the framework's own two seams cost, with nothing behind them: no front door built on them beats these.
+    // The floors first (no front door on HttpApi beats them), then each real server, against trivial and bare.
     for (const t of targets.filter((t) => t.label.startsWith("floor")).concat(targets.filter((t) => t.real))) {
       if (trivial !== undefined) console.log(`${t.label}/trivial req/s ${fmt(perRound(t, trivial, (x) => x.rates), 2)} (target ≥ 0.9), CPU/request ${fmt(perRound(t, trivial, (x) => x.cpu), 2)}`)
       if (bare !== undefined) console.log(`${t.label}/bare    req/s ${fmt(perRound(t, bare, (x) => x.rates), 2)} (target ≥ 0.5), CPU/request ${fmt(perRound(t, bare, (x) => x.cpu), 2)}`)
       if (floor !== undefined && t.real) console.log(`${t.label}/floor product req/s ${fmt(perRound(t, floor, (x) => x.rates), 2)}, CPU/request ${fmt(perRound(t, floor, (x) => x.cpu), 2)}`)
     }
     // Each real server against the first (b against a, c against a): per-round ratios, then their median.
-    const [first, ...others] = targets.filter((t) => t.real)
-    for (const b of others) {
-      const a = first
-      if (a === undefined) continue
-      console.log(`${b.label} ÷ ${a.label} per round: CPU/request ${a.cpu.map((x, r) => fmt((b.cpu[r] ?? 0) / x, 2)).join(", ")}; median ${fmt(perRound(b, a, (x) => x.cpu), 3)}; req/s median ${fmt(perRound(b, a, (x) => x.rates), 3)}`)
+    const [a, ...others] = targets.filter((t) => t.real)
+    if (a !== undefined) {
+      for (const b of others) {
+        console.log(`${b.label} ÷ ${a.label} per round: CPU/request ${a.cpu.map((x, r) => fmt((b.cpu[r] ?? 0) / x, 2)).join(", ")}; median ${fmt(perRound(b, a, (x) => x.cpu), 3)}; req/s median ${fmt(perRound(b, a, (x) => x.rates), 3)}`)
+      }
     }
   } finally {
     for (const server of servers) await server.stop()
